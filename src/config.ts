@@ -1,0 +1,149 @@
+// The only reader of process.env. Every setting is parsed and checked here once, so a bad value
+// stops the start with one line naming the variable instead of failing later in some module.
+import { isIP } from 'node:net';
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Where the embedded store (PGlite) and the generated secret key live. */
+  dataDir: string;
+  /** A PostgreSQL server for the store; undefined means the embedded PGlite store. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** 32-byte key for AES-256-GCM and HMACs; undefined means "generate into DATA_DIR". */
+  secretKey: Buffer | undefined;
+  corsOrigins: string[];
+  trustedProxies: string[];
+  cookieSecure: boolean;
+  smtpUrl: string | undefined;
+  logLevel: LogLevel;
+  /** Public address of the web application, used in links sent by e-mail. */
+  publicUrl: string;
+  admin: { email: string; password: string; org: string } | undefined;
+  argon2: { memoryKib: number; iterations: number };
+  sessionTtlHours: number;
+  /** Whether `serve` also works the job queue (the single-process default). */
+  jobsInServer: boolean;
+  sessionCleanupCron: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const fail = (name: string, expected: string, got: string): never => {
+    throw new ConfigError(`${name} must be ${expected} (got ${JSON.stringify(got)})`);
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) fail(name, `an integer from ${min} to ${max}`, raw);
+    return value;
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (/^(true|1|yes|on)$/i.test(raw)) return true;
+    if (/^(false|0|no|off)$/i.test(raw)) return false;
+    return fail(name, 'true or false', raw);
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !protocols.includes(parsed.protocol)) {
+      // Never echo a URL back: it may carry a password.
+      throw new ConfigError(`${name} must be a URL starting with ${protocols.join(' or ')}`);
+    }
+    return raw;
+  };
+  const list = (name: string): string[] =>
+    (read(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+
+  const logLevel = (read('LOG_LEVEL') ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) fail('LOG_LEVEL', `one of ${LOG_LEVELS.join(', ')}`, logLevel);
+
+  const corsOrigins = list('CORS_ORIGINS');
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail('CORS_ORIGINS', 'a comma-separated list of origins', origin);
+  }
+  const trustedProxies = list('TRUSTED_PROXIES');
+  for (const proxy of trustedProxies) {
+    const [address = '', bits, extra] = proxy.split('/');
+    const version = isIP(address);
+    const maxBits = version === 6 ? 128 : 32;
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits);
+    if (version === 0 || !bitsOk || extra !== undefined) {
+      fail('TRUSTED_PROXIES', 'a comma-separated list of IP addresses or CIDR ranges', proxy);
+    }
+  }
+
+  const adminEmail = read('ADMIN_EMAIL');
+  const adminPassword = read('ADMIN_PASSWORD');
+  if ((adminEmail === undefined) !== (adminPassword === undefined)) {
+    throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  }
+
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
+  const secretKey = parseSecretKey(read('SECRET_KEY'));
+  if (databaseUrl && !secretKey) {
+    throw new ConfigError(
+      'SECRET_KEY is required with DATABASE_URL (every process sharing the store must use the same key)',
+    );
+  }
+
+  return {
+    port: integer('PORT', 8000, 0, 65535),
+    host: read('HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(read('DATA_DIR') ?? 'var/data'),
+    databaseUrl,
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    secretKey,
+    corsOrigins,
+    trustedProxies,
+    cookieSecure: boolean('COOKIE_SECURE', true),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    logLevel,
+    publicUrl: (url('PUBLIC_URL', ['http:', 'https:']) ?? 'http://localhost:8000').replace(/\/$/, ''),
+    admin:
+      adminEmail && adminPassword
+        ? { email: adminEmail, password: adminPassword, org: read('ADMIN_ORG') ?? 'Default' }
+        : undefined,
+    argon2: {
+      memoryKib: integer('ARGON2_MEMORY_KIB', 19_456, 8, 4_194_304),
+      iterations: integer('ARGON2_ITERATIONS', 2, 1, 100),
+    },
+    sessionTtlHours: integer('SESSION_TTL_HOURS', 24, 1, 24 * 90),
+    jobsInServer: boolean('JOBS_IN_SERVER', true),
+    sessionCleanupCron: read('SESSION_CLEANUP_CRON') ?? '*/15 * * * *',
+  };
+}
+
+/** SECRET_KEY is 32 bytes, written as 64 hex characters or as base64. */
+export function parseSecretKey(raw: string | undefined): Buffer | undefined {
+  if (raw === undefined) return undefined;
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('SECRET_KEY must be 32 bytes written as 64 hex characters or base64');
+  }
+  return key;
+}

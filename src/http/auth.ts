@@ -1,0 +1,109 @@
+// Authentication of every request: an API key (`Authorization: Bearer ak_<prefix>_<secret>`) or the
+// `session` cookie, read fresh from the store each time so that a revocation, a demotion or a
+// deactivation takes effect at once. Then the signed double-submit CSRF check for mutating session
+// requests, and the scope and organization-role part of the route's declared action.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { findKeyByPrefix, touchKey } from '../modules/api-keys/api-keys.repo.ts';
+import { findLiveSession, touchSession } from '../modules/auth/auth.repo.ts';
+import { decide, type Principal } from '../security/policy.ts';
+import { hmac, safeEqual, sha256 } from '../security/tokens.ts';
+import type { Db } from '../store/db.ts';
+import { AppError, forbidden, unauthenticated } from './errors.ts';
+
+export const SESSION_COOKIE = 'session';
+export const CSRF_COOKIE = 'csrf_token';
+export const CSRF_HEADER = 'x-csrf-token';
+
+const API_KEY = /^ak_([0-9A-Za-z]{8})_([0-9A-Za-z]{32,128})$/;
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** last_used_at and last_seen_at are written at most this often, to keep writes off the hot path. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** The CSRF token of a session: an HMAC of its id, so a token cannot be forged or moved to another session. */
+export function csrfTokenFor(secretKey: Buffer, sessionId: string): string {
+  return hmac(secretKey, `csrf:${sessionId}`);
+}
+
+export interface AuthDeps {
+  db: Db;
+  secretKey: Buffer;
+  now: () => Date;
+}
+
+export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): void {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request) => {
+    const { auth, action } = request.routeOptions.config;
+    if (auth === 'public' && !action) return;
+    const principal = await authenticate(request, deps);
+    if (!principal) {
+      if (auth === 'public') return;
+      throw unauthenticated();
+    }
+    request.principal = principal;
+    if (principal.via === 'session' && MUTATING.has(request.method)) checkCsrf(request, principal, deps.secretKey);
+    if (auth === 'session' && principal.via !== 'session') {
+      throw forbidden('This endpoint needs a signed-in session, not an API key');
+    }
+    if (action) {
+      const decision = decide(principal, action);
+      if (!decision.allowed) throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
+    }
+  });
+}
+
+async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Principal | null> {
+  const header = request.headers.authorization;
+  if (header !== undefined) return authenticateKey(header, deps);
+  const token = request.cookies[SESSION_COOKIE];
+  if (!token) return null;
+  const now = deps.now();
+  const session = await findLiveSession(deps.db, sha256(token), now);
+  if (!session) throw unauthenticated('Session expired or revoked');
+  if (now.getTime() - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) await touchSession(deps.db, session.id, now);
+  return {
+    userId: session.user_id,
+    orgId: session.org_id,
+    orgRole: session.org_role,
+    email: session.email,
+    via: 'session',
+    scopes: null,
+    sessionId: session.id,
+    apiKeyId: null,
+  };
+}
+
+async function authenticateKey(header: string, deps: AuthDeps): Promise<Principal> {
+  const [scheme, credential = ''] = header.split(' ', 2);
+  const match = scheme?.toLowerCase() === 'bearer' ? API_KEY.exec(credential) : null;
+  if (!match) throw unauthenticated('Invalid API key');
+  const [, prefix = '', secret = ''] = match;
+  const key = await findKeyByPrefix(deps.db, prefix);
+  if (!key || !safeEqual(key.secret_hash, sha256(secret))) throw unauthenticated('Invalid API key');
+  const now = deps.now();
+  if (key.revoked_at) throw unauthenticated('API key revoked');
+  if (key.expires_at && key.expires_at <= now) throw unauthenticated('API key expired');
+  if (!key.owner_can_sign_in) throw unauthenticated('API key owner is deactivated');
+  if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
+    await touchKey(deps.db, key.id, now);
+  }
+  return {
+    userId: key.user_id,
+    orgId: key.org_id,
+    orgRole: key.org_role,
+    email: key.email,
+    via: 'api_key',
+    scopes: key.scopes,
+    sessionId: null,
+    apiKeyId: key.id,
+  };
+}
+
+function checkCsrf(request: FastifyRequest, principal: Principal, secretKey: Buffer): void {
+  const sent = request.headers[CSRF_HEADER];
+  const cookie = request.cookies[CSRF_COOKIE];
+  const expected = csrfTokenFor(secretKey, principal.sessionId ?? '');
+  const ok = typeof sent === 'string' && cookie !== undefined && safeEqual(sent, cookie) && safeEqual(sent, expected);
+  if (!ok) throw forbidden('CSRF token missing or invalid');
+}

@@ -1,0 +1,100 @@
+// TypeBox building blocks shared by every module's schemas: ids, timestamps, names, the error
+// bodies of API §2 and the pagination envelope. One schema gives validation, type and OpenAPI.
+import { type Static, type TSchema, Type } from 'typebox';
+
+export const Uuid = Type.String({ format: 'uuid', description: 'UUID v4' });
+
+export const Timestamp = Type.String({
+  format: 'date-time',
+  description: 'UTC, written YYYY-MM-DDThh:mm:ssZ',
+  examples: ['2026-01-31T12:00:00Z'],
+});
+
+/** `schema` or null; written as a type list so errors stay one per field. */
+export function Nullable<T extends TSchema>(schema: T) {
+  const type = (schema as { type?: string }).type;
+  return Type.Unsafe<Static<T> | null>(type ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]));
+}
+
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** A display name: 1 to 100 characters, not only spaces. */
+export const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+
+export const ErrorBody = Type.Object(
+  { detail: Type.String() },
+  { $id: 'Error', description: 'Every error but validation: a human-readable detail' },
+);
+
+export const ValidationErrorBody = Type.Object(
+  {
+    detail: Type.Array(
+      Type.Object({
+        loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {
+          description: 'Where: starts with body, query, path or header',
+        }),
+        msg: Type.String(),
+        type: Type.String({ description: 'Machine-readable kind, e.g. missing, extra_forbidden, json_invalid' }),
+      }),
+    ),
+  },
+  { $id: 'ValidationError' },
+);
+
+const ERROR_DESCRIPTIONS = {
+  401: 'Not authenticated, or a bad, expired or revoked API key',
+  403: 'Missing scope or role, or CSRF check failed',
+  404: 'Not found, or not visible to the caller',
+  409: 'Conflict with the current state',
+  413: 'Request body larger than 1 MiB',
+  415: 'Unsupported media type',
+  422: 'Validation error',
+  502: 'Target database unreachable or failing',
+} as const;
+
+/** The error responses of a route, for its schema: `...errors(401, 403, 404)`. 422 is always added. */
+export function errors(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]) {
+  const out: Record<number, TSchema> = {
+    422: Type.Ref('ValidationError', { description: ERROR_DESCRIPTIONS[422] }),
+  };
+  for (const status of statuses) {
+    if (status !== 422) out[status] = Type.Ref('Error', { description: ERROR_DESCRIPTIONS[status] });
+  }
+  return out;
+}
+
+/** 204: typed `void` so that handlers call `reply.code(204).send()`. */
+export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'No content' });
+
+export const PageQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+  page_size: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Items per page, 1 to 200' }),
+});
+export type PageQuery = Static<typeof PageQuery>;
+
+export function Page<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer({ minimum: 0 }),
+    page: Type.Integer({ minimum: 1 }),
+    page_size: Type.Integer({ minimum: 1 }),
+  });
+}
+
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+export const IdParams = Type.Object({ id: Uuid });
+
+/** API timestamps have no fractional seconds. */
+export function toTimestamp(date: Date): string;
+export function toTimestamp(date: Date | null): string | null;
+export function toTimestamp(date: Date | null): string | null {
+  return date === null ? null : `${date.toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,198 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createTestPgDatabase,
+  pgAvailable,
+  reportSkipped,
+  type TestPgDatabase,
+  testPgUrl,
+} from '../../test/support/databases.ts';
+import { type Db, openStore, type Store } from '../store/db.ts';
+import { migrateToLatest } from '../store/migrate.ts';
+import { createJobs, type Jobs, type JobsLogger } from './boss.ts';
+import { jobNames, registerJobHandlers } from './index.ts';
+
+const HOUR = 60 * 60 * 1000;
+const DAY = 24 * HOUR;
+// Once a year, so no scheduled job shows up beside the one a test sends.
+const CRON = '7 3 1 1 *';
+
+const pgReachable = await pgAvailable();
+if (!pgReachable) reportSkipped('src/jobs/boss.test.ts "jobs on PostgreSQL"', 'PostgreSQL', testPgUrl);
+
+interface LogLine {
+  level: 'error' | 'warn' | 'info';
+  obj: object;
+  msg: string;
+}
+
+function recordingLogger(): JobsLogger & { lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at =
+    (level: LogLine['level']) =>
+    (obj: object, msg: string): void => {
+      lines.push({ level, obj, msg });
+    };
+  return { lines, error: at('error'), warn: at('warn'), info: at('info') };
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+/** One user with four sessions, of which only the two ended more than a day ago are dead. */
+async function seedSessions(db: Db, now: Date) {
+  const orgId = randomUUID();
+  const userId = randomUUID();
+  await db.insertInto('organizations').values({ id: orgId, name: 'Acme' }).execute();
+  await db
+    .insertInto('users')
+    .values({ id: userId, org_id: orgId, email: `u-${userId}@example.com`, name: 'U', org_role: 'owner', password_hash: null, scim_external_id: null })
+    .execute();
+  const session = (expiresAt: Date, revokedAt: Date | null = null) => ({
+    id: randomUUID(),
+    token_hash: randomBytes(32).toString('hex'),
+    user_id: userId,
+    ip: null,
+    user_agent: null,
+    expires_at: expiresAt,
+    revoked_at: revokedAt,
+  });
+  const sessions = {
+    expiredLongAgo: session(new Date(now.getTime() - 2 * DAY)),
+    revokedLongAgo: session(new Date(now.getTime() + DAY), new Date(now.getTime() - 2 * DAY)),
+    expiredRecently: session(new Date(now.getTime() - HOUR)),
+    live: session(new Date(now.getTime() + DAY)),
+  };
+  await db.insertInto('sessions').values(Object.values(sessions)).execute();
+  return { ids: Object.fromEntries(Object.entries(sessions).map(([key, s]) => [key, s.id])) as Record<keyof typeof sessions, string> };
+}
+
+function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promise<void> }>) {
+  let cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    // Reverse order: pg-boss stops before the store closes, the store closes before its database drops.
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    cleanups = [];
+  });
+
+  async function started(): Promise<{ store: Store; jobs: Jobs; logger: ReturnType<typeof recordingLogger> }> {
+    const { store, dispose } = await openTestStore();
+    cleanups.push(dispose);
+    await migrateToLatest(store.db);
+    const logger = recordingLogger();
+    const jobs = createJobs({ store, logger });
+    await jobs.start();
+    cleanups.push(() => jobs.stop());
+    return { store, jobs, logger };
+  }
+
+  it('schedules session_cleanup and, on a job, deletes the sessions dead for more than a day', async () => {
+    const { store, jobs, logger } = await started();
+    const now = new Date();
+    const { ids } = await seedSessions(store.db, now);
+    await registerJobHandlers(jobs, {
+      db: store.db,
+      logger,
+      config: { sessionCleanupCron: CRON },
+      now: () => now,
+      pollingIntervalSeconds: 0.5,
+    });
+
+    const schedules = await jobs.boss.getSchedules();
+    expect(schedules.map((s) => ({ name: s.name, cron: s.cron, timezone: s.timezone }))).toEqual([
+      { name: jobNames.sessionCleanup, cron: CRON, timezone: 'UTC' },
+    ]);
+
+    const id = await jobs.boss.send(jobNames.sessionCleanup);
+    expect(id).toEqual(expect.any(String));
+    const job = await waitFor('the session_cleanup job to finish', async () => {
+      const [found] = await jobs.boss.findJobs(jobNames.sessionCleanup, { id: id ?? '' });
+      return found && ['completed', 'failed'].includes(found.state) ? found : undefined;
+    });
+    expect({ state: job.state, output: job.output }).toEqual({ state: 'completed', output: { deleted: 2 } });
+
+    const left = await store.db.selectFrom('sessions').select('id').execute();
+    expect(left.map((row) => row.id).sort()).toEqual([ids.expiredRecently, ids.live].sort());
+    expect(logger.lines).toContainEqual({
+      level: 'info',
+      obj: { job: jobNames.sessionCleanup, deleted: 2 },
+      msg: 'dead sessions deleted',
+    });
+    expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('registers twice (a second process, a restart) without duplicating the schedule', async () => {
+    const { store, jobs, logger } = await started();
+    const deps = { db: store.db, logger, config: { sessionCleanupCron: CRON } };
+    await registerJobHandlers(jobs, deps);
+    await registerJobHandlers(jobs, { ...deps, config: { sessionCleanupCron: '*/5 * * * *' } });
+    const schedules = await jobs.boss.getSchedules(jobNames.sessionCleanup);
+    expect(schedules.map((s) => s.cron)).toEqual(['*/5 * * * *']);
+    const queue = await jobs.boss.getQueue(jobNames.sessionCleanup);
+    expect({ policy: queue?.policy, retryLimit: queue?.retryLimit, retryBackoff: queue?.retryBackoff }).toEqual({
+      policy: 'stately',
+      retryLimit: 3,
+      retryBackoff: true,
+    });
+  });
+
+  return { started };
+}
+
+describe('jobs on PGlite (in memory)', () => {
+  const { started } = jobsSuite(async () => {
+    const store = await openStore({ kind: 'pglite-memory' });
+    return { store, dispose: () => store.close() };
+  });
+
+  // PGlite is one connection: were a Kysely transaction a plain BEGIN … COMMIT on it, a send from
+  // elsewhere would run inside it and vanish with its rollback (DESIGN §1, traps).
+  it('a send issued during a Kysely transaction waits for it, and survives its rollback', async () => {
+    const { store, jobs } = await started();
+    const probe = 'gateway_probe';
+    await jobs.boss.createQueue(probe);
+    const orgId = randomUUID();
+    class Rollback extends Error {}
+    let sent: Promise<string | null> | undefined;
+    let whileOpen: string | undefined;
+
+    await expect(
+      store.db.transaction().execute(async (trx) => {
+        await trx.insertInto('organizations').values({ id: orgId, name: 'rolled back' }).execute();
+        sent = jobs.boss.send(probe, { orgId });
+        whileOpen = await Promise.race([sent.then(() => 'landed'), sleep(500).then(() => 'waiting')]);
+        throw new Rollback();
+      }),
+    ).rejects.toBeInstanceOf(Rollback);
+
+    expect(whileOpen).toBe('waiting');
+    const id = await sent;
+    expect(id).toEqual(expect.any(String));
+    const found = await jobs.boss.findJobs(probe, { id: id ?? '' });
+    expect(found.map((job) => job.data)).toEqual([{ orgId }]);
+    const org = await store.db.selectFrom('organizations').select('id').where('id', '=', orgId).execute();
+    expect(org).toEqual([]);
+  });
+});
+
+describe.skipIf(!pgReachable)('jobs on PostgreSQL', () => {
+  jobsSuite(async () => {
+    const database = (await createTestPgDatabase()) as TestPgDatabase;
+    const store = await openStore({ kind: 'postgres', url: database.url });
+    return {
+      store,
+      async dispose() {
+        await store.close();
+        await database.drop();
+      },
+    };
+  });
+});

@@ -1,0 +1,5 @@
+// Queue names. They are stored in pg-boss's tables and shared by every process on the store, so a
+// rename is a data migration, not a refactoring.
+export const jobNames = {
+  sessionCleanup: 'session_cleanup',
+} as const;

@@ -1,0 +1,96 @@
+// Process entry: `serve` (default), `worker`, `migrate`, `create-admin`, `openapi`.
+// Configuration errors and a busy embedded store end the process with one clear line.
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createPasswordHasher } from './security/passwords.ts';
+import { resolveSecretKey } from './security/secret-key.ts';
+import { DataDirBusyError } from './store/data-dir-lock.ts';
+import { openStore, type Store, storeLocation } from './store/db.ts';
+import { migrateToLatest } from './store/migrate.ts';
+import { bootstrapAdmin, createAdmin } from './bootstrap.ts';
+
+const USAGE = `Usage: npm run cli -- <command>
+  serve                      start the API (and the job worker, unless JOBS_IN_SERVER=false)
+  worker                     work the job queue only (needs DATABASE_URL)
+  migrate                    apply the store migrations
+  create-admin --email E --password P --org NAME [--name N]
+                             create an organization and its owner
+  openapi                    print the OpenAPI description`;
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      return serve(config);
+    case 'worker':
+      return worker(config);
+    case 'migrate':
+      return withStore(config, async (store) => {
+        const applied = await migrateToLatest(store.db);
+        console.log(applied.length ? `Applied ${applied.join(', ')}` : 'The store is up to date');
+      });
+    case 'create-admin':
+      return withStore(config, async (store) => {
+        const { values } = parseArgs({
+          args: rest,
+          options: { email: { type: 'string' }, password: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' } },
+        });
+        if (!values.email || !values.password || !values.org) throw new UsageError('create-admin needs --email, --password and --org');
+        await migrateToLatest(store.db);
+        const { org, owner } = await createAdmin(store.db, config, { email: values.email, password: values.password, orgName: values.org, name: values.name });
+        console.log(`Created organization "${org.name}" (${org.id}) with owner ${owner.email}`);
+      });
+    case 'openapi': {
+      const app = await buildApp({ config: { ...config, logLevel: 'silent' }, db: undefined as never, secretKey: Buffer.alloc(32), passwords: undefined as never });
+      await app.ready();
+      process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
+      return;
+    }
+    default:
+      throw new UsageError(`Unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+class UsageError extends Error {}
+
+async function withStore(config: Config, work: (store: Store) => Promise<void>): Promise<void> {
+  const store = await openStore(storeLocation(config));
+  try {
+    await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const store = await openStore(storeLocation(config));
+  await migrateToLatest(store.db);
+  const secretKey = resolveSecretKey(config);
+  const passwords = await createPasswordHasher(config.argon2);
+  const app = await buildApp({ config, db: store.db, secretKey, passwords });
+  await bootstrapAdmin(store.db, config, app.log);
+  const stop = async () => {
+    await app.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await app.listen({ port: config.port, host: config.host });
+}
+
+async function worker(config: Config): Promise<void> {
+  if (!config.databaseUrl) {
+    throw new ConfigError('worker needs DATABASE_URL: the embedded store belongs to the serve process, which works the jobs itself');
+  }
+  throw new UsageError('worker: not wired yet');
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(`Invalid configuration: ${error.message}`);
+  else if (error instanceof DataDirBusyError || error instanceof UsageError) console.error(error.message);
+  else console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+// The audit log: written in the transaction of the change it records, read with filters.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { ActorType, AuditOutcome, Database } from '../../store/tables.ts';
+
+type Executor = Kysely<Database>;
+
+export interface AuditRecord {
+  org_id: string | null;
+  actor_type: ActorType;
+  actor_id: string | null;
+  actor_label: string | null;
+  api_key_id: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  target_label: string | null;
+  project_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  outcome: AuditOutcome;
+  details: Record<string, unknown>;
+}
+
+export async function insertAudit(db: Executor, record: AuditRecord, now: Date): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({ ...record, id: randomUUID(), details: JSON.stringify(record.details), created_at: now })
+    .execute();
+}
+
+export interface AuditFilter {
+  project_id?: string;
+  actor_id?: string;
+  action?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export function auditQuery(db: Executor, orgId: string, filter: AuditFilter) {
+  let query = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc');
+  if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
+  if (filter.actor_id) query = query.where('actor_id', '=', filter.actor_id);
+  if (filter.action) query = query.where('action', '=', filter.action);
+  if (filter.from) query = query.where('created_at', '>=', filter.from);
+  if (filter.to) query = query.where('created_at', '<', filter.to);
+  return query;
+}
+
+/** Purging a user keeps their audit entries but replaces the label that named them. */
+export async function redactAuditLabels(db: Executor, userId: string, label: string): Promise<void> {
+  await db.updateTable('audit_log').set({ actor_label: label }).where('actor_id', '=', userId).execute();
+  await db
+    .updateTable('audit_log')
+    .set({ target_label: label })
+    .where('target_type', '=', 'user')
+    .where('target_id', '=', userId)
+    .execute();
+}

@@ -1,0 +1,52 @@
+// Writing and reading the audit trail. `record` is called by every service inside the transaction of
+// the change it describes, so a change and its audit entry commit or vanish together.
+import type { Actor, AnonymousActor } from '../../http/context.ts';
+import type { PageRequest } from '../../store/paging.ts';
+import { paginate } from '../../store/paging.ts';
+import type { Db } from '../../store/db.ts';
+import type { AuditOutcome } from '../../store/tables.ts';
+import { type AuditFilter, auditQuery, insertAudit } from './audit.repo.ts';
+
+export interface AuditEvent {
+  action: string;
+  target?: { type: string; id: string; label?: string | null };
+  projectId?: string | null;
+  outcome?: AuditOutcome;
+  details?: Record<string, unknown>;
+  /** For anonymous actors (a failed login): the organization the event belongs to, when known. */
+  orgId?: string | null;
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;
+
+export function createAuditService({ db, now }: { db: Db; now: () => Date }) {
+  return {
+    async record(executor: Db, actor: Actor | AnonymousActor, event: AuditEvent): Promise<void> {
+      const principal = actor.principal;
+      await insertAudit(
+        executor,
+        {
+          org_id: principal?.orgId ?? event.orgId ?? null,
+          actor_type: principal ? (principal.via === 'api_key' ? 'api_key' : 'user') : 'anonymous',
+          actor_id: principal?.userId ?? null,
+          actor_label: principal?.email ?? null,
+          api_key_id: principal?.apiKeyId ?? null,
+          action: event.action,
+          target_type: event.target?.type ?? null,
+          target_id: event.target?.id ?? null,
+          target_label: event.target?.label ?? null,
+          project_id: event.projectId ?? null,
+          ip: actor.ip,
+          user_agent: actor.userAgent,
+          outcome: event.outcome ?? 'success',
+          details: event.details ?? {},
+        },
+        now(),
+      );
+    },
+
+    async list(actor: Actor, filter: AuditFilter, page: PageRequest) {
+      return paginate(auditQuery(db, actor.principal.orgId, filter), page);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+import { Name, Nullable, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import { Password, UserSchema } from '../users/users.schemas.ts';
+
+export const LoginBody = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+
+export const LoginResponse = Type.Object({ user: UserSchema }, { title: 'LoginResult' });
+
+export const UpdateMeBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    current_password: Type.Optional(Type.String({ maxLength: 256 })),
+    new_password: Type.Optional(Password),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionSchema = Type.Object(
+  {
+    id: Uuid,
+    ip: Nullable(Type.String()),
+    user_agent: Nullable(Type.String()),
+    created_at: Timestamp,
+    last_seen_at: Timestamp,
+    expires_at: Timestamp,
+    current: Type.Boolean({ description: 'The session making this request' }),
+  },
+  { title: 'Session' },
+);
+
+export function toSessionResponse(
+  session: { id: string; ip: string | null; user_agent: string | null; created_at: Date; last_seen_at: Date; expires_at: Date },
+  currentId: string | null,
+) {
+  return {
+    ...session,
+    created_at: toTimestamp(session.created_at),
+    last_seen_at: toTimestamp(session.last_seen_at),
+    expires_at: toTimestamp(session.expires_at),
+    current: session.id === currentId,
+  };
+}

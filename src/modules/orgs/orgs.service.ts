@@ -1,0 +1,59 @@
+// The caller's organization, and the creation of a new organization with its first owner (the
+// `create-admin` command and the first start from ADMIN_EMAIL/ADMIN_PASSWORD).
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../http/context.ts';
+import { conflict, notFound } from '../../http/errors.ts';
+import type { PasswordHasher } from '../../security/passwords.ts';
+import type { Db } from '../../store/db.ts';
+import type { Organization, User } from '../../store/tables.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { findLiveUserByEmail, insertUser } from '../users/users.repo.ts';
+import { findOrg, insertOrg, renameOrg } from './orgs.repo.ts';
+
+export type OrgsService = ReturnType<typeof createOrgsService>;
+
+export function createOrgsService(deps: { db: Db; audit: AuditService; passwords: PasswordHasher; now: () => Date }) {
+  const { db, audit, passwords, now } = deps;
+  return {
+    async current(actor: Actor): Promise<Organization> {
+      const org = await findOrg(db, actor.principal.orgId);
+      if (!org) throw notFound('Organization');
+      return org;
+    },
+
+    async rename(actor: Actor, name: string): Promise<Organization> {
+      return db.transaction().execute(async (trx) => {
+        const org = await renameOrg(trx, actor.principal.orgId, name.trim(), now());
+        await audit.record(trx, actor, { action: 'org.update', target: { type: 'organization', id: org.id, label: org.name } });
+        return org;
+      });
+    },
+
+    /** A new organization and its owner, in one transaction. */
+    async createWithOwner(input: { orgName: string; email: string; password: string; name?: string }) {
+      const passwordHash = await passwords.hash(input.password);
+      return db.transaction().execute(async (trx): Promise<{ org: Organization; owner: User }> => {
+        const email = input.email.trim().toLowerCase();
+        if (await findLiveUserByEmail(trx, email)) throw conflict('A user with this email already exists');
+        const at = now();
+        const org = await insertOrg(trx, { id: randomUUID(), name: input.orgName.trim(), created_at: at, updated_at: at });
+        const owner = await insertUser(trx, {
+          id: randomUUID(),
+          org_id: org.id,
+          email,
+          name: input.name?.trim() || email.split('@')[0] || email,
+          org_role: 'owner',
+          password_hash: passwordHash,
+          created_at: at,
+          updated_at: at,
+        });
+        await audit.record(
+          trx,
+          { principal: null, ip: 'local', userAgent: 'dbops' },
+          { orgId: org.id, action: 'org.create', target: { type: 'organization', id: org.id, label: org.name }, details: { owner: owner.id } },
+        );
+        return { org, owner };
+      });
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { Type } from 'typebox';
+import { Name, Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import type { PolicyRule, Project } from '../../store/tables.ts';
+
+export const PROJECT_ROLES = ['admin', 'developer', 'viewer'] as const;
+export const POLICY_OPERATIONS = [
+  'patch_execute',
+  'patch_rollback',
+  'migration_apply',
+  'migration_rollback',
+  'seed_run',
+  'anonymize_run',
+  'bridge_run',
+] as const;
+export const ENVIRONMENTS = ['development', 'staging', 'production'] as const;
+
+const Description = Nullable(Type.String({ maxLength: 2000 }));
+
+export const ProjectSchema = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    open_drift_reports: Type.Integer({ minimum: 0, description: 'Pending drift reports (sidebar badge)' }),
+    pending_approvals: Type.Integer({ minimum: 0, description: 'Pending approvals (sidebar badge)' }),
+  },
+  { title: 'Project' },
+);
+
+export const CreateProjectBody = Type.Object(
+  { name: Name, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+
+export const UpdateProjectBody = Type.Object(
+  { name: Type.Optional(Name), description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+
+export const ProjectParams = Type.Object({ pid: Uuid });
+export const MemberParams = Type.Object({ pid: Uuid, user_id: Uuid });
+
+export const ProjectRoleSchema = StringEnum(PROJECT_ROLES);
+
+export const MemberSchema = Type.Object(
+  { user_id: Uuid, email: Type.String(), name: Type.String(), role: ProjectRoleSchema, created_at: Timestamp },
+  { title: 'ProjectMember' },
+);
+
+export const AddMemberBody = Type.Object({ user_id: Uuid, role: ProjectRoleSchema }, { additionalProperties: false });
+export const UpdateMemberBody = Type.Object({ role: ProjectRoleSchema }, { additionalProperties: false });
+
+export const PolicyRuleSchema = Type.Object(
+  {
+    operation: StringEnum(POLICY_OPERATIONS),
+    environments: Type.Array(StringEnum(ENVIRONMENTS), { minItems: 1, uniqueItems: true }),
+    required_approvals: Type.Integer({ minimum: 1, maximum: 10 }),
+    allow_self_approval: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+export const PolicySchema = Type.Object(
+  {
+    rules: Type.Array(PolicyRuleSchema, {
+      maxItems: 50,
+      description:
+        'Operations on the listed environments need approval. An operation with no rule needs none. ' +
+        'Default: every operation on production needs 1 approval, no self-approval.',
+    }),
+  },
+  { additionalProperties: false, title: 'ApprovalPolicy' },
+);
+
+export function toProjectResponse(project: Project) {
+  return {
+    id: project.id,
+    name: project.name,
+    description: project.description,
+    created_at: toTimestamp(project.created_at),
+    updated_at: toTimestamp(project.updated_at),
+    // Drift reports and approvals arrive with their modules; until then nothing can be pending.
+    open_drift_reports: 0,
+    pending_approvals: 0,
+  };
+}
+
+export function toMemberResponse(member: { user_id: string; email: string; name: string; role: string; created_at: Date }) {
+  return { ...member, role: member.role as (typeof PROJECT_ROLES)[number], created_at: toTimestamp(member.created_at) };
+}
+
+export const DEFAULT_POLICY: PolicyRule[] = POLICY_OPERATIONS.map((operation) => ({
+  operation,
+  environments: ['production'],
+  required_approvals: 1,
+  allow_self_approval: false,
+}));

@@ -1,0 +1,105 @@
+// The one place that decides whether a principal may perform an action. Routes declare the action
+// they need; the HTTP layer checks the scope and the organization role, and services ask for the
+// project role once they know which project a resource belongs to. Permissions are the user's
+// current roles intersected with the API key's scopes: a key never exceeds its owner.
+import type { OrgRole, ProjectRole, Scope } from '../store/tables.ts';
+
+export interface Principal {
+  userId: string;
+  orgId: string;
+  orgRole: OrgRole;
+  email: string;
+  via: 'session' | 'api_key';
+  /** The key's scopes; a session has every scope. */
+  scopes: readonly Scope[] | null;
+  sessionId: string | null;
+  apiKeyId: string | null;
+}
+
+type ActionRule = { scope: Scope } & ({ orgRole: OrgRole } | { projectRole: ProjectRole });
+
+/**
+ * Every action of the API. `read` covers GET, `write` POST/PUT/PATCH on operational resources, and
+ * `admin` DELETE, policies and members, API keys and organization settings (API §3).
+ */
+export const ACTIONS = {
+  'self.read': { scope: 'read', orgRole: 'member' },
+  'self.update': { scope: 'write', orgRole: 'member' },
+  'org.read': { scope: 'read', orgRole: 'member' },
+  'org.update': { scope: 'admin', orgRole: 'admin' },
+  'users.read': { scope: 'read', orgRole: 'member' },
+  'users.manage': { scope: 'admin', orgRole: 'admin' },
+  'users.purge': { scope: 'admin', orgRole: 'owner' },
+  'api_keys.read': { scope: 'read', orgRole: 'member' },
+  'api_keys.manage': { scope: 'admin', orgRole: 'member' },
+  'audit.read': { scope: 'read', orgRole: 'admin' },
+  'projects.list': { scope: 'read', orgRole: 'member' },
+  'projects.create': { scope: 'write', orgRole: 'member' },
+  'project.read': { scope: 'read', projectRole: 'viewer' },
+  'project.update': { scope: 'write', projectRole: 'admin' },
+  'project.delete': { scope: 'admin', projectRole: 'admin' },
+  'project.members': { scope: 'admin', projectRole: 'admin' },
+  'project.policy': { scope: 'admin', projectRole: 'admin' },
+} as const satisfies Record<string, ActionRule>;
+
+export type Action = keyof typeof ACTIONS;
+
+const SCOPE_RANK: Record<Scope, number> = { read: 1, write: 2, admin: 3 };
+const ORG_RANK: Record<OrgRole, number> = { member: 1, admin: 2, owner: 3 };
+const PROJECT_RANK: Record<ProjectRole, number> = { viewer: 1, developer: 2, admin: 3 };
+
+export type Decision = { allowed: true } | { allowed: false; status: 403 | 404; reason: string };
+
+const ALLOW: Decision = { allowed: true };
+
+/** `admin` implies `write`, `write` implies `read`. */
+export function hasScope(scopes: readonly Scope[] | null, needed: Scope): boolean {
+  if (scopes === null) return true;
+  return scopes.some((scope) => SCOPE_RANK[scope] >= SCOPE_RANK[needed]);
+}
+
+export function highestScope(scopes: readonly Scope[]): Scope {
+  return scopes.reduce<Scope>((best, s) => (SCOPE_RANK[s] > SCOPE_RANK[best] ? s : best), 'read');
+}
+
+export function isOrgAdmin(principal: Principal): boolean {
+  return ORG_RANK[principal.orgRole] >= ORG_RANK.admin;
+}
+
+/** The scope and organization-role part of a decision: everything known before a resource is loaded. */
+export function decide(principal: Principal, action: Action): Decision {
+  const rule: ActionRule = ACTIONS[action];
+  if (!hasScope(principal.scopes, rule.scope)) {
+    return { allowed: false, status: 403, reason: `This API key lacks the '${rule.scope}' scope` };
+  }
+  if ('orgRole' in rule && ORG_RANK[principal.orgRole] < ORG_RANK[rule.orgRole]) {
+    return { allowed: false, status: 403, reason: `This action requires the organization ${rule.orgRole} role` };
+  }
+  return ALLOW;
+}
+
+/** Organization owners and admins act as project admins everywhere. */
+export function effectiveProjectRole(principal: Principal, memberRole: ProjectRole | null): ProjectRole | null {
+  return isOrgAdmin(principal) ? 'admin' : memberRole;
+}
+
+/**
+ * The project part: a project the principal has no role in is not visible (404, so that existence
+ * does not leak); a role too low for the action is 403.
+ */
+export function decideOnProject(
+  principal: Principal,
+  action: Action,
+  memberRole: ProjectRole | null,
+  resource = 'Project',
+): Decision {
+  const scoped = decide(principal, action);
+  const role = effectiveProjectRole(principal, memberRole);
+  if (role === null) return { allowed: false, status: 404, reason: `${resource} not found` };
+  if (!scoped.allowed) return scoped;
+  const rule: ActionRule = ACTIONS[action];
+  if ('projectRole' in rule && PROJECT_RANK[role] < PROJECT_RANK[rule.projectRole]) {
+    return { allowed: false, status: 403, reason: `This action requires the project ${rule.projectRole} role` };
+  }
+  return ALLOW;
+}

@@ -1,0 +1,74 @@
+// The service store: Kysely over the embedded PGlite (default, data in DATA_DIR) or over a
+// PostgreSQL server (DATABASE_URL). One SQL dialect either way; the job queue shares it.
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { Database } from './tables.ts';
+
+export type Db = Kysely<Database>;
+
+export type StoreLocation =
+  | { kind: 'postgres'; url: string }
+  | { kind: 'pglite'; dataDir: string }
+  /** In memory, for tests without a PostgreSQL server. */
+  | { kind: 'pglite-memory' };
+
+export interface Store {
+  db: Db;
+  /** The PGlite instance, when embedded: pg-boss runs on it through its PGlite adapter. */
+  pglite: PGlite | undefined;
+  /** The server's URL, when the store is PostgreSQL: pg-boss opens its own pool on it. */
+  url: string | undefined;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function storeLocation(config: { databaseUrl: string | undefined; dataDir: string }): StoreLocation {
+  return config.databaseUrl
+    ? { kind: 'postgres', url: config.databaseUrl }
+    : { kind: 'pglite', dataDir: config.dataDir };
+}
+
+export async function openStore(location: StoreLocation): Promise<Store> {
+  if (location.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: location.url, max: 10, application_name: 'dbops' });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return storeOf(db, undefined, location.url, async () => {});
+  }
+  let lock: DataDirLock | undefined;
+  let pglite: PGlite;
+  if (location.kind === 'pglite') {
+    lock = lockDataDir(location.dataDir);
+    try {
+      pglite = await PGlite.create(path.join(location.dataDir, 'pglite'));
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  } else {
+    pglite = await PGlite.create();
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return storeOf(db, pglite, undefined, async () => {
+    await pglite.close();
+    lock?.release();
+  });
+}
+
+function storeOf(db: Db, pglite: PGlite | undefined, url: string | undefined, after: () => Promise<void>): Store {
+  return {
+    db,
+    pglite,
+    url,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+      await after();
+    },
+  };
+}

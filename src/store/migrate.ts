@@ -1,0 +1,26 @@
+// Store migrations, applied at start-up and by `npm run migrate`. The list is explicit so that the
+// order never depends on a directory listing.
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Db } from './db.ts';
+import * as foundation from './migrations/0001_foundation.ts';
+
+const migrations: Record<string, Migration> = {
+  '0001_foundation': foundation,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Applies every pending migration; returns the names applied. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'store_migrations', migrationLockTableName: 'store_migrations_lock' });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when every known migration has been applied (for /readyz). */
+export async function isMigrated(db: Db): Promise<boolean> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'store_migrations', migrationLockTableName: 'store_migrations_lock' });
+  const all = await migrator.getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}

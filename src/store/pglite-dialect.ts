@@ -1,0 +1,127 @@
+// Kysely over PGlite, the embedded store. PGlite is one connection, so a plain BEGIN … COMMIT would
+// let any other query of the process (a pg-boss poll, another request) run inside the open
+// transaction and be committed or rolled back with it. Here every Kysely transaction is a
+// `PGlite.transaction()`, which holds PGlite's transaction lock until it ends: queries issued from
+// elsewhere (through Kysely or through pg-boss's PGlite adapter) wait instead of joining it.
+// The price: code inside a transaction must use its `trx`, never the outer `db`, or it waits on
+// itself. That is the rule everywhere anyway (DESIGN §3.6).
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+} from 'kysely';
+
+type Outcome = 'commit' | 'rollback';
+
+class PGliteConnection implements DatabaseConnection {
+  readonly #pglite: PGlite;
+  #transaction: Transaction | undefined;
+  #settle: ((outcome: Outcome) => void) | undefined;
+  #finished: Promise<void> | undefined;
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+  }
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const target = this.#transaction ?? this.#pglite;
+    const result = await target.query<R>(compiled.sql, [...compiled.parameters]);
+    return {
+      rows: result.rows,
+      numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
+    };
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered by PGlite; the store never streams.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('The embedded store does not stream query results');
+  }
+
+  /** Opens a PGlite transaction and keeps it (and its lock) until commit or rollback. */
+  async begin(): Promise<void> {
+    const outcome = new Promise<Outcome>((resolve) => {
+      this.#settle = resolve;
+    });
+    await new Promise<void>((ready, fail) => {
+      this.#finished = this.#pglite.transaction(async (transaction) => {
+        this.#transaction = transaction;
+        ready();
+        if ((await outcome) === 'rollback') await transaction.rollback();
+      });
+      this.#finished.catch(fail);
+    });
+  }
+
+  async end(outcome: Outcome): Promise<void> {
+    this.#settle?.(outcome);
+    try {
+      await this.#finished;
+    } finally {
+      this.#transaction = undefined;
+      this.#settle = undefined;
+      this.#finished = undefined;
+    }
+  }
+}
+
+class PGliteDriver implements Driver {
+  readonly #pglite: PGlite;
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new PGliteConnection(this.#pglite);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).begin();
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).end('commit');
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as PGliteConnection).end('rollback');
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  // The PGlite instance belongs to the store, which closes it.
+  async destroy(): Promise<void> {}
+}
+
+export class PGliteDialect implements Dialect {
+  readonly #pglite: PGlite;
+
+  constructor(pglite: PGlite) {
+    this.#pglite = pglite;
+  }
+
+  createAdapter() {
+    return new PostgresAdapter();
+  }
+
+  createDriver() {
+    return new PGliteDriver(this.#pglite);
+  }
+
+  createQueryCompiler() {
+    return new PostgresQueryCompiler();
+  }
+
+  createIntrospector(db: Kysely<unknown>) {
+    return new PostgresIntrospector(db);
+  }
+}
