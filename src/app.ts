@@ -73,7 +73,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   };
   const fastify = deps.logger
     ? Fastify({ ...options, loggerInstance: deps.logger })
-    : Fastify({ ...options, logger: { level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } } });
+    : Fastify({
+        ...options,
+        logger: { level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } },
+      });
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.setValidatorCompiler(createValidatorCompiler());
@@ -87,14 +90,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A JSON API: no inline content, so the strict default CSP of helmet only gets in the way of /docs.
   await app.register(helmet, { contentSecurityPolicy: false });
-  await app.register(cors, { origin: config.corsOrigins.length > 0 ? config.corsOrigins : false, credentials: true });
+  await app.register(cors, {
+    origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
+    credentials: true,
+  });
   await app.register(cookie);
   await registerOpenApi(app, { version: VERSION });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const ready = await isMigrated(db).catch(() => false);
-    return ready ? { status: 'ready' } : reply.code(503).send({ detail: 'Store unreachable or not migrated' });
+    return ready
+      ? { status: 'ready' }
+      : reply.code(503).send({ detail: 'Store unreachable or not migrated' });
   });
 
   const audit = createAuditService({ db, now });

@@ -84,7 +84,10 @@ export function loadConfig(env: Env = process.env): Config {
 
   const corsOrigins = list('CORS_ORIGINS');
   for (const origin of corsOrigins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) fail('CORS_ORIGINS', 'a comma-separated list of origins', origin);
+    // An origin has no path and no credentials; a value with credentials is not repeated in the message.
+    if (!/^https?:\/\/[^/\s@]+$/.test(origin)) {
+      fail('CORS_ORIGINS', 'a comma-separated list of origins', origin.includes('@') ? '(a URL with credentials)' : origin);
+    }
   }
   const trustedProxies = list('TRUSTED_PROXIES');
   for (const proxy of trustedProxies) {

@@ -1,14 +1,16 @@
 // Process entry: `serve` (default), `worker`, `migrate`, `create-admin`, `openapi`.
 // Configuration errors and a busy embedded store end the process with one clear line.
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.ts';
+import pino from 'pino';
+import { buildApp, LOG_REDACT } from './app.ts';
+import { bootstrapAdmin, createAdmin } from './bootstrap.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createJobs, type Jobs, type JobsLogger, registerJobHandlers } from './jobs/index.ts';
 import { createPasswordHasher } from './security/passwords.ts';
 import { resolveSecretKey } from './security/secret-key.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
 import { openStore, type Store, storeLocation } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
-import { bootstrapAdmin, createAdmin } from './bootstrap.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
   serve                      start the API (and the job worker, unless JOBS_IN_SERVER=false)
@@ -35,15 +37,31 @@ async function main(argv: string[]): Promise<void> {
       return withStore(config, async (store) => {
         const { values } = parseArgs({
           args: rest,
-          options: { email: { type: 'string' }, password: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' } },
+          options: {
+            email: { type: 'string' },
+            password: { type: 'string' },
+            org: { type: 'string' },
+            name: { type: 'string' },
+          },
         });
-        if (!values.email || !values.password || !values.org) throw new UsageError('create-admin needs --email, --password and --org');
+        if (!values.email || !values.password || !values.org)
+          throw new UsageError('create-admin needs --email, --password and --org');
         await migrateToLatest(store.db);
-        const { org, owner } = await createAdmin(store.db, config, { email: values.email, password: values.password, orgName: values.org, name: values.name });
+        const { org, owner } = await createAdmin(store.db, config, {
+          email: values.email,
+          password: values.password,
+          orgName: values.org,
+          name: values.name,
+        });
         console.log(`Created organization "${org.name}" (${org.id}) with owner ${owner.email}`);
       });
     case 'openapi': {
-      const app = await buildApp({ config: { ...config, logLevel: 'silent' }, db: undefined as never, secretKey: Buffer.alloc(32), passwords: undefined as never });
+      const app = await buildApp({
+        config: { ...config, logLevel: 'silent' },
+        db: undefined as never,
+        secretKey: Buffer.alloc(32),
+        passwords: undefined as never,
+      });
       await app.ready();
       process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
       return;
@@ -71,21 +89,51 @@ async function serve(config: Config): Promise<void> {
   const passwords = await createPasswordHasher(config.argon2);
   const app = await buildApp({ config, db: store.db, secretKey, passwords });
   await bootstrapAdmin(store.db, config, app.log);
-  const stop = async () => {
+  const jobs = config.jobsInServer ? await startJobs(store, config, app.log) : undefined;
+  onShutdown(async () => {
     await app.close();
+    await jobs?.stop();
     await store.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  });
   await app.listen({ port: config.port, host: config.host });
 }
 
 async function worker(config: Config): Promise<void> {
   if (!config.databaseUrl) {
-    throw new ConfigError('worker needs DATABASE_URL: the embedded store belongs to the serve process, which works the jobs itself');
+    throw new ConfigError(
+      'DATABASE_URL is required by `worker`: the embedded store belongs to the `serve` process, which works the jobs itself',
+    );
   }
-  throw new UsageError('worker: not wired yet');
+  const store = await openStore(storeLocation(config));
+  await migrateToLatest(store.db);
+  const logger = pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
+  const jobs = await startJobs(store, config, logger);
+  logger.info('worker started');
+  onShutdown(async () => {
+    await jobs.stop();
+    await store.close();
+  });
+}
+
+async function startJobs(store: Store, config: Config, logger: JobsLogger): Promise<Jobs> {
+  const jobs = createJobs({ store, logger });
+  await jobs.start();
+  await registerJobHandlers(jobs, { db: store.db, logger, config });
+  return jobs;
+}
+
+function onShutdown(stop: () => Promise<void>): void {
+  const handler = () => {
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -54,7 +54,15 @@ async function seedSessions(db: Db, now: Date) {
   await db.insertInto('organizations').values({ id: orgId, name: 'Acme' }).execute();
   await db
     .insertInto('users')
-    .values({ id: userId, org_id: orgId, email: `u-${userId}@example.com`, name: 'U', org_role: 'owner', password_hash: null, scim_external_id: null })
+    .values({
+      id: userId,
+      org_id: orgId,
+      email: `u-${userId}@example.com`,
+      name: 'U',
+      org_role: 'owner',
+      password_hash: null,
+      scim_external_id: null,
+    })
     .execute();
   const session = (expiresAt: Date, revokedAt: Date | null = null) => ({
     id: randomUUID(),
@@ -72,7 +80,12 @@ async function seedSessions(db: Db, now: Date) {
     live: session(new Date(now.getTime() + DAY)),
   };
   await db.insertInto('sessions').values(Object.values(sessions)).execute();
-  return { ids: Object.fromEntries(Object.entries(sessions).map(([key, s]) => [key, s.id])) as Record<keyof typeof sessions, string> };
+  return {
+    ids: Object.fromEntries(Object.entries(sessions).map(([key, s]) => [key, s.id])) as Record<
+      keyof typeof sessions,
+      string
+    >,
+  };
 }
 
 function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promise<void> }>) {
@@ -83,7 +96,11 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     cleanups = [];
   });
 
-  async function started(): Promise<{ store: Store; jobs: Jobs; logger: ReturnType<typeof recordingLogger> }> {
+  async function started(): Promise<{
+    store: Store;
+    jobs: Jobs;
+    logger: ReturnType<typeof recordingLogger>;
+  }> {
     const { store, dispose } = await openTestStore();
     cleanups.push(dispose);
     await migrateToLatest(store.db);
@@ -129,15 +146,21 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
   });
 
-  it('registers twice (a second process, a restart) without duplicating the schedule', async () => {
+  it('registers again (a restart, a new release) without duplicating, and updates what changed', async () => {
     const { store, jobs, logger } = await started();
+    // The queue as an older release might have left it.
+    await jobs.boss.createQueue(jobNames.sessionCleanup, { policy: 'stately', retryLimit: 0 });
     const deps = { db: store.db, logger, config: { sessionCleanupCron: CRON } };
     await registerJobHandlers(jobs, deps);
     await registerJobHandlers(jobs, { ...deps, config: { sessionCleanupCron: '*/5 * * * *' } });
     const schedules = await jobs.boss.getSchedules(jobNames.sessionCleanup);
     expect(schedules.map((s) => s.cron)).toEqual(['*/5 * * * *']);
     const queue = await jobs.boss.getQueue(jobNames.sessionCleanup);
-    expect({ policy: queue?.policy, retryLimit: queue?.retryLimit, retryBackoff: queue?.retryBackoff }).toEqual({
+    expect({
+      policy: queue?.policy,
+      retryLimit: queue?.retryLimit,
+      retryBackoff: queue?.retryBackoff,
+    }).toEqual({
       policy: 'stately',
       retryLimit: 3,
       retryBackoff: true,

@@ -65,13 +65,19 @@ export function createJobs({
  * silently never reach a store where the queue already exists. The policy cannot change after
  * creation (pg-boss refuses); a new policy needs a new queue name.
  */
-export async function ensureQueue(jobs: Jobs, name: string, options: Omit<Queue, 'name' | 'partition'>): Promise<void> {
+export async function ensureQueue(
+  jobs: Jobs,
+  name: string,
+  options: Omit<Queue, 'name' | 'partition'>,
+): Promise<void> {
   await jobs.boss.createQueue(name, options);
   const { policy: _policy, ...changeable } = options;
   await jobs.boss.updateQueue(name, changeable);
 }
 
-function connectionOf(store: Store): Pick<ConstructorOptions, 'db' | 'backend' | 'connectionString' | 'application_name'> {
+function connectionOf(
+  store: Store,
+): Pick<ConstructorOptions, 'db' | 'backend' | 'connectionString' | 'application_name'> {
   if (store.pglite) {
     // The adapter sends everything through `pglite.query()` and `pglite.exec()`, which wait for an
     // open `PGlite.transaction()` (how the store's Kysely dialect runs transactions) instead of

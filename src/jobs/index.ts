@@ -30,5 +30,11 @@ export async function registerJobHandlers(
     pollingIntervalSeconds?: number;
   },
 ): Promise<void> {
-  await registerSessionCleanup(jobs, { db, logger, now, cron: config.sessionCleanupCron, pollingIntervalSeconds });
+  await registerSessionCleanup(jobs, {
+    db,
+    logger,
+    now,
+    cron: config.sessionCleanupCron,
+    pollingIntervalSeconds,
+  });
 }

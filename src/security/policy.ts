@@ -25,6 +25,8 @@ type ActionRule = { scope: Scope } & ({ orgRole: OrgRole } | { projectRole: Proj
 export const ACTIONS = {
   'self.read': { scope: 'read', orgRole: 'member' },
   'self.update': { scope: 'write', orgRole: 'member' },
+  // A DELETE, so the admin scope of a key (API §3), even on one's own sessions.
+  'self.sessions.revoke': { scope: 'admin', orgRole: 'member' },
   'org.read': { scope: 'read', orgRole: 'member' },
   'org.update': { scope: 'admin', orgRole: 'admin' },
   'users.read': { scope: 'read', orgRole: 'member' },
@@ -73,13 +75,20 @@ export function decide(principal: Principal, action: Action): Decision {
     return { allowed: false, status: 403, reason: `This API key lacks the '${rule.scope}' scope` };
   }
   if ('orgRole' in rule && ORG_RANK[principal.orgRole] < ORG_RANK[rule.orgRole]) {
-    return { allowed: false, status: 403, reason: `This action requires the organization ${rule.orgRole} role` };
+    return {
+      allowed: false,
+      status: 403,
+      reason: `This action requires the organization ${rule.orgRole} role`,
+    };
   }
   return ALLOW;
 }
 
 /** Organization owners and admins act as project admins everywhere. */
-export function effectiveProjectRole(principal: Principal, memberRole: ProjectRole | null): ProjectRole | null {
+export function effectiveProjectRole(
+  principal: Principal,
+  memberRole: ProjectRole | null,
+): ProjectRole | null {
   return isOrgAdmin(principal) ? 'admin' : memberRole;
 }
 
@@ -99,7 +108,11 @@ export function decideOnProject(
   if (!scoped.allowed) return scoped;
   const rule: ActionRule = ACTIONS[action];
   if ('projectRole' in rule && PROJECT_RANK[role] < PROJECT_RANK[rule.projectRole]) {
-    return { allowed: false, status: 403, reason: `This action requires the project ${rule.projectRole} role` };
+    return {
+      allowed: false,
+      status: 403,
+      reason: `This action requires the project ${rule.projectRole} role`,
+    };
   }
   return ALLOW;
 }

@@ -35,6 +35,10 @@ export function storeLocation(config: { databaseUrl: string | undefined; dataDir
 export async function openStore(location: StoreLocation): Promise<Store> {
   if (location.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: location.url, max: 10, application_name: 'dbops' });
+    // An idle connection ended by the server (restart, failover, pg_terminate_backend) is an 'error'
+    // event on the pool, which would end the process without a listener. The pool has already dropped
+    // that connection and opens a new one for the next query, so there is nothing else to do.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return storeOf(db, undefined, location.url, async () => {});
   }

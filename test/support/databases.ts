@@ -53,7 +53,9 @@ export async function pgAvailable(): Promise<boolean> {
   const failure = await pgProbe;
   if (failure === undefined) return true;
   if (databasesRequired) {
-    throw new Error(`REQUIRE_DATABASES=1 but PostgreSQL at ${redactUrl(testPgUrl)} is unreachable: ${failure}`);
+    throw new Error(
+      `REQUIRE_DATABASES=1 but PostgreSQL at ${redactUrl(testPgUrl)} is unreachable: ${failure}`,
+    );
   }
   return false;
 }

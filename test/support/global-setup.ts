@@ -7,7 +7,9 @@ export async function setup(): Promise<void> {
   if (!databasesRequired) return;
   const failure = await probePg(testPgUrl);
   if (failure !== undefined) {
-    throw new Error(`REQUIRE_DATABASES=1 but PostgreSQL at ${redactUrl(testPgUrl)} is unreachable: ${failure}`);
+    throw new Error(
+      `REQUIRE_DATABASES=1 but PostgreSQL at ${redactUrl(testPgUrl)} is unreachable: ${failure}`,
+    );
   }
   // MariaDB/MySQL (TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306/test) is not checked yet:
   // `mysql2` is not a dependency so far. Add the check here with the first MySQL-backed test.

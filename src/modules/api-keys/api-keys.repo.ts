@@ -4,7 +4,16 @@ import type { Database, OrgRole, Scope } from '../../store/tables.ts';
 
 type Executor = Kysely<Database>;
 
-const PUBLIC_COLUMNS = ['id', 'name', 'scopes', 'prefix', 'expires_at', 'revoked_at', 'created_at', 'last_used_at'] as const;
+const PUBLIC_COLUMNS = [
+  'id',
+  'name',
+  'scopes',
+  'prefix',
+  'expires_at',
+  'revoked_at',
+  'created_at',
+  'last_used_at',
+] as const;
 
 export interface KeyWithOwner {
   id: string;
@@ -52,7 +61,17 @@ export async function touchKey(db: Executor, id: string, now: Date): Promise<voi
 
 export async function insertKey(
   db: Executor,
-  key: { id: string; org_id: string; user_id: string; name: string; prefix: string; secret_hash: string; scopes: Scope[]; expires_at: Date | null },
+  key: {
+    id: string;
+    org_id: string;
+    user_id: string;
+    name: string;
+    prefix: string;
+    secret_hash: string;
+    scopes: Scope[];
+    expires_at: Date | null;
+    created_at: Date;
+  },
 ) {
   return db.insertInto('api_keys').values(key).returning(PUBLIC_COLUMNS).executeTakeFirstOrThrow();
 }
@@ -76,9 +95,19 @@ export async function findUserKey(db: Executor, userId: string, id: string) {
 }
 
 export async function revokeKey(db: Executor, id: string, now: Date): Promise<void> {
-  await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 export async function revokeUserKeys(db: Executor, userId: string, now: Date): Promise<void> {
-  await db.updateTable('api_keys').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

@@ -34,6 +34,7 @@ export function createApiKeysService(deps: { db: Db; audit: AuditService; now: (
           secret_hash: sha256(secret),
           scopes: input.scopes,
           expires_at: expiresAt,
+          created_at: now(),
         });
         await audit.record(trx, actor, {
           action: 'api_key.create',
@@ -57,7 +58,10 @@ export function createApiKeysService(deps: { db: Db; audit: AuditService; now: (
         const key = await findUserKey(trx, actor.principal.userId, id);
         if (!key) throw notFound('API key');
         await revokeKey(trx, id, now());
-        await audit.record(trx, actor, { action: 'api_key.revoke', target: { type: 'api_key', id, label: key.name } });
+        await audit.record(trx, actor, {
+          action: 'api_key.revoke',
+          target: { type: 'api_key', id, label: key.name },
+        });
       });
     },
   };

@@ -14,7 +14,11 @@ export interface LiveSession {
 }
 
 /** The session of a token, if it is neither revoked nor expired and its user can still sign in. */
-export async function findLiveSession(db: Executor, tokenHash: string, now: Date): Promise<LiveSession | undefined> {
+export async function findLiveSession(
+  db: Executor,
+  tokenHash: string,
+  now: Date,
+): Promise<LiveSession | undefined> {
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
@@ -33,7 +37,16 @@ export async function touchSession(db: Executor, id: string, now: Date): Promise
 
 export async function insertSession(
   db: Executor,
-  session: { id: string; token_hash: string; user_id: string; ip: string | null; user_agent: string | null; expires_at: Date },
+  session: {
+    id: string;
+    token_hash: string;
+    user_id: string;
+    ip: string | null;
+    user_agent: string | null;
+    created_at: Date;
+    last_seen_at: Date;
+    expires_at: Date;
+  },
 ): Promise<void> {
   await db.insertInto('sessions').values(session).execute();
 }
@@ -63,7 +76,12 @@ export async function revokeSession(db: Executor, userId: string, id: string, no
 }
 
 /** Revokes every live session of a user, but `keep` (the caller's own, on a password change). */
-export async function revokeUserSessions(db: Executor, userId: string, now: Date, keep?: string): Promise<void> {
+export async function revokeUserSessions(
+  db: Executor,
+  userId: string,
+  now: Date,
+  keep?: string,
+): Promise<void> {
   let query = db
     .updateTable('sessions')
     .set({ revoked_at: now })

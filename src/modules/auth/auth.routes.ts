@@ -108,18 +108,24 @@ export function registerAuthRoutes(app: App, { auth, secretKey, cookieSecure }: 
       const actor = actorOf(request);
       const { page, page_size } = request.query;
       const { rows, total } = await auth.sessions(actor, { page, page_size });
-      return { items: rows.map((s) => toSessionResponse(s, actor.principal.sessionId)), total, page, page_size };
+      return {
+        items: rows.map((s) => toSessionResponse(s, actor.principal.sessionId)),
+        total,
+        page,
+        page_size,
+      };
     },
   );
 
   app.delete(
     '/auth/sessions/:id',
     {
-      config: { action: 'self.update' },
+      config: { action: 'self.sessions.revoke' },
       schema: {
         operationId: 'revokeSession',
         tags,
         summary: 'Revoke one of your sessions; it is refused at once',
+        description: 'With an API key this needs the `admin` scope, like every DELETE.',
         params: IdParams,
         response: { 204: NoContent, ...errors(401, 403, 404) },
       },

@@ -48,7 +48,13 @@ export function createAuthService(deps: {
         });
         throw unauthenticated(INVALID_LOGIN);
       }
-      const session = { sessionId: randomUUID(), token: randomToken(), expiresAt: new Date(now().getTime() + deps.sessionTtlHours * 3_600_000) };
+      // Every timestamp of the session from the service's clock, so expiry and listing agree.
+      const at = now();
+      const session = {
+        sessionId: randomUUID(),
+        token: randomToken(),
+        expiresAt: new Date(at.getTime() + deps.sessionTtlHours * 3_600_000),
+      };
       await db.transaction().execute(async (trx) => {
         await insertSession(trx, {
           id: session.sessionId,
@@ -56,6 +62,8 @@ export function createAuthService(deps: {
           user_id: user.id,
           ip: actor.ip,
           user_agent: actor.userAgent,
+          created_at: at,
+          last_seen_at: at,
           expires_at: session.expiresAt,
         });
         await audit.record(trx, actor, {
@@ -71,7 +79,10 @@ export function createAuthService(deps: {
     async logout(actor: Actor): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await revokeSession(trx, actor.principal.userId, actor.principal.sessionId ?? '', now());
-        await audit.record(trx, actor, { action: 'auth.logout', target: { type: 'session', id: actor.principal.sessionId ?? '' } });
+        await audit.record(trx, actor, {
+          action: 'auth.logout',
+          target: { type: 'session', id: actor.principal.sessionId ?? '' },
+        });
       });
     },
 
@@ -82,10 +93,14 @@ export function createAuthService(deps: {
     },
 
     /** A password change needs the current password and revokes the user's other sessions. */
-    async updateMe(actor: Actor, changes: { name?: string; current_password?: string; new_password?: string }) {
+    async updateMe(
+      actor: Actor,
+      changes: { name?: string; current_password?: string; new_password?: string },
+    ) {
       const user = await this.me(actor);
       if (changes.new_password !== undefined) {
-        if (actor.principal.via !== 'session') throw forbidden('A password can only be changed from a signed-in session');
+        if (actor.principal.via !== 'session')
+          throw forbidden('A password can only be changed from a signed-in session');
         if (changes.current_password === undefined) {
           throw invalid(['body', 'current_password'], 'Field required to change the password', 'missing');
         }
@@ -93,7 +108,8 @@ export function createAuthService(deps: {
           throw invalid(['body', 'current_password'], 'Current password is incorrect');
         }
       }
-      const passwordHash = changes.new_password === undefined ? undefined : await passwords.hash(changes.new_password);
+      const passwordHash =
+        changes.new_password === undefined ? undefined : await passwords.hash(changes.new_password);
       return db.transaction().execute(async (trx) => {
         const updated = await updateUser(trx, user.id, {
           ...(changes.name !== undefined && { name: changes.name.trim() }),
@@ -112,7 +128,8 @@ export function createAuthService(deps: {
       });
     },
 
-    sessions: (actor: Actor, page: PageRequest) => paginate(liveSessionsQuery(db, actor.principal.userId, now()), page),
+    sessions: (actor: Actor, page: PageRequest) =>
+      paginate(liveSessionsQuery(db, actor.principal.userId, now()), page),
 
     async revokeSession(actor: Actor, id: string): Promise<void> {
       await db.transaction().execute(async (trx) => {

@@ -35,6 +35,15 @@ export async function updateUser(db: Executor, id: string, changes: UserUpdate):
   return db.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * Serialises the changes that could take an organization's last owner away: without it, two owners
+ * demoting each other at once would each still see the other as an owner, and both would succeed.
+ * NO KEY UPDATE, so that inserts referencing the organization are not held up.
+ */
+export async function lockOrgOwnership(db: Executor, orgId: string): Promise<void> {
+  await db.selectFrom('organizations').select('id').where('id', '=', orgId).forNoKeyUpdate().execute();
+}
+
 /** Active owners other than `exceptId`: an organization must always keep one. */
 export async function countOtherActiveOwners(db: Executor, orgId: string, exceptId: string): Promise<number> {
   const row = await db

@@ -17,6 +17,7 @@ import {
   findLiveUserByEmail,
   findUser,
   insertUser,
+  lockOrgOwnership,
   removeMemberships,
   updateUser,
   usersQuery,
@@ -50,7 +51,9 @@ export function createUsersService(deps: { db: Db; audit: AuditService; password
   }
 
   async function keepAnOwner(executor: Db, user: User): Promise<void> {
-    if (user.org_role === 'owner' && (await countOtherActiveOwners(executor, user.org_id, user.id)) === 0) {
+    if (user.org_role !== 'owner') return;
+    await lockOrgOwnership(executor, user.org_id);
+    if ((await countOtherActiveOwners(executor, user.org_id, user.id)) === 0) {
       throw conflict('The organization must keep at least one active owner');
     }
   }
@@ -105,10 +108,12 @@ export function createUsersService(deps: { db: Db; audit: AuditService; password
           updated_at: now(),
         });
         if (deactivates) await revokeUserSessions(trx, id, now());
+        // The new name is personal data, which a purge must be able to erase: the entry says only that it changed.
+        const { name, ...rest } = changes;
         await audit.record(trx, actor, {
           action: 'user.update',
           target: { type: 'user', id, label: user.email },
-          details: { changes },
+          details: { changes: rest, name_changed: name !== undefined },
         });
         return updated;
       });

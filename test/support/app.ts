@@ -1,0 +1,202 @@
+// The test harness: the real app on a real store (a throw-away PostgreSQL database when the test
+// server answers, in-memory PGlite otherwise), a clock tests can move, captured log lines, and small
+// clients that sign in with a session (cookies + CSRF) or an API key and call routes through inject.
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { buildApp, LOG_REDACT } from '../../src/app.ts';
+import type { App } from '../../src/http/types.ts';
+import { createAuditService } from '../../src/modules/audit/audit.service.ts';
+import { createOrgsService } from '../../src/modules/orgs/orgs.service.ts';
+import { insertUser } from '../../src/modules/users/users.repo.ts';
+import { createPasswordHasher } from '../../src/security/passwords.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+import type { OrgRole, Scope, User } from '../../src/store/tables.ts';
+import { createTestPgDatabase } from './databases.ts';
+
+export const TEST_PASSWORD = 'correct horse battery';
+const SECRET_KEY = Buffer.alloc(32, 7);
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Response {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+}
+
+/** Calls routes as one caller: with session cookies (and the CSRF header) or with a bearer key. */
+export interface Client {
+  user: User;
+  request(method: Method, url: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  get(url: string): Promise<Response>;
+  post(url: string, body?: unknown): Promise<Response>;
+  put(url: string, body?: unknown): Promise<Response>;
+  patch(url: string, body?: unknown): Promise<Response>;
+  delete(url: string): Promise<Response>;
+}
+
+export interface TestApp {
+  app: App;
+  store: Store;
+  /** Log lines written by the app, as text. */
+  logs: string[];
+  /** Moves the app's clock forward. */
+  advance(ms: number): void;
+  now(): Date;
+  /** A new organization with its owner, signed in. */
+  createOrg(name?: string): Promise<{ orgId: string; owner: Client }>;
+  /** A user of the organization, signed in. */
+  createUser(orgId: string, role: OrgRole): Promise<Client>;
+  login(email: string, password?: string): Promise<Client>;
+  /** An API key of the client's user, as a client. */
+  keyClient(
+    of: Client,
+    scopes: Scope[],
+    expiresAt?: string,
+  ): Promise<Client & { secret: string; keyId: string }>;
+  anonymous: Client;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+export const uniqueEmail = (tag = 'user') => `${tag}-${Date.now().toString(36)}-${++counter}@example.com`;
+
+export async function createTestApp(): Promise<TestApp> {
+  const pgDatabase = await createTestPgDatabase();
+  const store = await openStore(
+    pgDatabase ? { kind: 'postgres', url: pgDatabase.url } : { kind: 'pglite-memory' },
+  );
+  await migrateToLatest(store.db);
+  let offset = 0;
+  const now = () => new Date(Date.now() + offset);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const logger = pino({ level: 'info', redact: { paths: LOG_REDACT, censor: '[redacted]' } }, sink);
+  const passwords = await createPasswordHasher({ memoryKib: 64, iterations: 1 });
+  const app = await buildApp({
+    config: {
+      logLevel: 'info',
+      corsOrigins: [],
+      trustedProxies: [],
+      cookieSecure: false,
+      sessionTtlHours: 24,
+    },
+    db: store.db,
+    secretKey: SECRET_KEY,
+    passwords,
+    now,
+    logger,
+  });
+  await app.ready();
+  const orgs = createOrgsService({
+    db: store.db,
+    audit: createAuditService({ db: store.db, now }),
+    passwords,
+    now,
+  });
+
+  function client(user: User, auth: { cookies?: Record<string, string>; bearer?: string }): Client {
+    const request = async (
+      method: Method,
+      url: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ) => {
+      const all: Record<string, string> = { ...headers };
+      if (auth.bearer) all.authorization = `Bearer ${auth.bearer}`;
+      if (auth.cookies?.csrf_token && method !== 'GET') all['x-csrf-token'] = auth.cookies.csrf_token;
+      const response = await app.inject({
+        method,
+        url,
+        headers: all,
+        cookies: auth.cookies ?? {},
+        ...(body !== undefined && { payload: body as object }),
+      });
+      const text = response.body;
+      return {
+        status: response.statusCode,
+        headers: response.headers,
+        body: text ? JSON.parse(text) : undefined,
+      };
+    };
+    return {
+      user,
+      request,
+      get: (url) => request('GET', url),
+      post: (url, body) => request('POST', url, body),
+      put: (url, body) => request('PUT', url, body),
+      patch: (url, body) => request('PATCH', url, body),
+      delete: (url) => request('DELETE', url),
+    };
+  }
+
+  async function login(email: string, password = TEST_PASSWORD): Promise<Client> {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email, password },
+    });
+    if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+    const cookies = Object.fromEntries(response.cookies.map((c) => [c.name, c.value]));
+    return client(JSON.parse(response.body).user, { cookies });
+  }
+
+  return {
+    app,
+    store,
+    logs,
+    now,
+    advance: (ms) => {
+      offset += ms;
+    },
+    async createOrg(name = `Org ${++counter}`) {
+      const { org, owner } = await orgs.createWithOwner({
+        orgName: name,
+        email: uniqueEmail('owner'),
+        password: TEST_PASSWORD,
+      });
+      return { orgId: org.id, owner: await login(owner.email) };
+    },
+    async createUser(orgId, role) {
+      const at = now();
+      const user = await insertUser(store.db, {
+        id: crypto.randomUUID(),
+        org_id: orgId,
+        email: uniqueEmail(role),
+        name: `A ${role}`,
+        org_role: role,
+        password_hash: await passwords.hash(TEST_PASSWORD),
+        created_at: at,
+        updated_at: at,
+      });
+      return login(user.email);
+    },
+    login,
+    async keyClient(of, scopes, expiresAt) {
+      const created = await of.post('/api/v1/api-keys', {
+        name: `key ${++counter}`,
+        scopes,
+        ...(expiresAt && { expires_at: expiresAt }),
+      });
+      if (created.status !== 201)
+        throw new Error(`key creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+      return {
+        ...client(of.user, { bearer: created.body.secret }),
+        secret: created.body.secret,
+        keyId: created.body.id,
+      };
+    },
+    anonymous: client({} as User, {}),
+    async close() {
+      await app.close();
+      await store.close();
+      await pgDatabase?.drop();
+    },
+  };
+}
