@@ -17,7 +17,12 @@ export async function createAdmin(
   const now = () => new Date();
   const passwords = await createPasswordHasher(config.argon2);
   const orgs = createOrgsService({ db, audit: createAuditService({ db, now }), passwords, now });
-  return orgs.createWithOwner({ orgName: input.orgName, email: input.email, password: input.password, name: input.name });
+  return orgs.createWithOwner({
+    orgName: input.orgName,
+    email: input.email,
+    password: input.password,
+    name: input.name,
+  });
 }
 
 export async function bootstrapAdmin(

@@ -86,7 +86,11 @@ export function loadConfig(env: Env = process.env): Config {
   for (const origin of corsOrigins) {
     // An origin has no path and no credentials; a value with credentials is not repeated in the message.
     if (!/^https?:\/\/[^/\s@]+$/.test(origin)) {
-      fail('CORS_ORIGINS', 'a comma-separated list of origins', origin.includes('@') ? '(a URL with credentials)' : origin);
+      fail(
+        'CORS_ORIGINS',
+        'a comma-separated list of origins',
+        origin.includes('@') ? '(a URL with credentials)' : origin,
+      );
     }
   }
   const trustedProxies = list('TRUSTED_PROXIES');

@@ -42,13 +42,15 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): vo
       throw unauthenticated();
     }
     request.principal = principal;
-    if (principal.via === 'session' && MUTATING.has(request.method)) checkCsrf(request, principal, deps.secretKey);
+    if (principal.via === 'session' && MUTATING.has(request.method))
+      checkCsrf(request, principal, deps.secretKey);
     if (auth === 'session' && principal.via !== 'session') {
       throw forbidden('This endpoint needs a signed-in session, not an API key');
     }
     if (action) {
       const decision = decide(principal, action);
-      if (!decision.allowed) throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
+      if (!decision.allowed)
+        throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
     }
   });
 }
@@ -61,7 +63,8 @@ async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Pr
   const now = deps.now();
   const session = await findLiveSession(deps.db, sha256(token), now);
   if (!session) throw unauthenticated('Session expired or revoked');
-  if (now.getTime() - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) await touchSession(deps.db, session.id, now);
+  if (now.getTime() - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS)
+    await touchSession(deps.db, session.id, now);
   return {
     userId: session.user_id,
     orgId: session.org_id,
@@ -104,6 +107,7 @@ function checkCsrf(request: FastifyRequest, principal: Principal, secretKey: Buf
   const sent = request.headers[CSRF_HEADER];
   const cookie = request.cookies[CSRF_COOKIE];
   const expected = csrfTokenFor(secretKey, principal.sessionId ?? '');
-  const ok = typeof sent === 'string' && cookie !== undefined && safeEqual(sent, cookie) && safeEqual(sent, expected);
+  const ok =
+    typeof sent === 'string' && cookie !== undefined && safeEqual(sent, cookie) && safeEqual(sent, expected);
   if (!ok) throw forbidden('CSRF token missing or invalid');
 }

@@ -11,10 +11,12 @@ const BEARER = { apiKey: [] as string[] };
 
 export async function registerOpenApi(app: FastifyInstance, info: { version: string }): Promise<void> {
   app.addHook('onRoute', (route) => {
-    const schema = (route.schema ??= {}) as { security?: unknown; hide?: boolean };
+    route.schema ??= {};
+    const schema = route.schema as { security?: unknown; hide?: boolean };
     if (schema.security !== undefined || schema.hide) return;
     if (route.config?.auth === 'public') schema.security = [];
-    else if (route.config?.auth === 'session') schema.security = [route.method === 'GET' ? SESSION : SESSION_WITH_CSRF];
+    else if (route.config?.auth === 'session')
+      schema.security = [route.method === 'GET' ? SESSION : SESSION_WITH_CSRF];
     else schema.security = route.method === 'GET' ? [SESSION, BEARER] : [SESSION_WITH_CSRF, BEARER];
   });
 
@@ -32,7 +34,12 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
       servers: [{ url: '/', description: 'This server' }],
       components: {
         securitySchemes: {
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'session', description: 'Set by POST /api/v1/auth/login' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'session',
+            description: 'Set by POST /api/v1/auth/login',
+          },
           csrfHeader: {
             type: 'apiKey',
             in: 'header',

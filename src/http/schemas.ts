@@ -13,10 +13,15 @@ export const Timestamp = Type.String({
 /** `schema` or null; written as a type list so errors stay one per field. */
 export function Nullable<T extends TSchema>(schema: T) {
   const type = (schema as { type?: string }).type;
-  return Type.Unsafe<Static<T> | null>(type ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]));
+  return Type.Unsafe<Static<T> | null>(
+    type ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]),
+  );
 }
 
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -36,7 +41,9 @@ export const ValidationErrorBody = Type.Object(
           description: 'Where: starts with body, query, path or header',
         }),
         msg: Type.String(),
-        type: Type.String({ description: 'Machine-readable kind, e.g. missing, extra_forbidden, json_invalid' }),
+        type: Type.String({
+          description: 'Machine-readable kind, e.g. missing, extra_forbidden, json_invalid',
+        }),
       }),
     ),
   },

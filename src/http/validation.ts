@@ -16,7 +16,13 @@ export interface ValidationItem {
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function createAjv(options: Options): Ajv {
-  const ajv = new Ajv({ removeAdditional: false, useDefaults: true, allErrors: true, strict: false, ...options });
+  const ajv = new Ajv({
+    removeAdditional: false,
+    useDefaults: true,
+    allErrors: true,
+    strict: false,
+    ...options,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -27,7 +33,12 @@ export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> 
   return ({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema as object);
 }
 
-const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
+const LOCATION: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
 
 const FORMAT_TYPES: Record<string, [type: string, msg: string]> = {
   uuid: ['uuid_parsing', 'Input should be a valid UUID'],
@@ -42,10 +53,15 @@ function describe(error: ErrorObject): { field?: string; type: string; msg: stri
     case 'required':
       return { field: String(p.missingProperty), type: 'missing', msg: 'Field required' };
     case 'additionalProperties':
-      return { field: String(p.additionalProperty), type: 'extra_forbidden', msg: 'Extra inputs are not permitted' };
+      return {
+        field: String(p.additionalProperty),
+        type: 'extra_forbidden',
+        msg: 'Extra inputs are not permitted',
+      };
     case 'type': {
       const type = String(p.type).replace(/,null$/, '');
-      const name = { integer: 'int', number: 'float', boolean: 'bool', object: 'dict', array: 'list' }[type] ?? type;
+      const name =
+        { integer: 'int', number: 'float', boolean: 'bool', object: 'dict', array: 'list' }[type] ?? type;
       return { type: `${name}_type`, msg: `Input should be a valid ${type}` };
     }
     case 'minLength':
@@ -70,7 +86,10 @@ function describe(error: ErrorObject): { field?: string; type: string; msg: stri
         msg: `Input should be ${(p.allowedValues as unknown[]).map((v) => `'${v}'`).join(', ')}`,
       };
     case 'format': {
-      const [type, msg] = FORMAT_TYPES[String(p.format)] ?? ['value_error', `Input should match format '${p.format}'`];
+      const [type, msg] = FORMAT_TYPES[String(p.format)] ?? [
+        'value_error',
+        `Input should match format '${p.format}'`,
+      ];
       return { type, msg };
     }
     default:

@@ -11,7 +11,10 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<void>;
 }
 
-export async function createPasswordHasher(cost: { memoryKib: number; iterations: number }): Promise<PasswordHasher> {
+export async function createPasswordHasher(cost: {
+  memoryKib: number;
+  iterations: number;
+}): Promise<PasswordHasher> {
   const options = {
     algorithm: ARGON2ID,
     memoryCost: cost.memoryKib,

@@ -62,7 +62,12 @@ export async function openStore(location: StoreLocation): Promise<Store> {
   });
 }
 
-function storeOf(db: Db, pglite: PGlite | undefined, url: string | undefined, after: () => Promise<void>): Store {
+function storeOf(
+  db: Db,
+  pglite: PGlite | undefined,
+  url: string | undefined,
+  after: () => Promise<void>,
+): Store {
   return {
     db,
     pglite,

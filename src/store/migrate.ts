@@ -12,7 +12,12 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** Applies every pending migration; returns the names applied. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'store_migrations', migrationLockTableName: 'store_migrations_lock' });
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'store_migrations',
+    migrationLockTableName: 'store_migrations_lock',
+  });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error;
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
@@ -20,7 +25,12 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
 
 /** True when every known migration has been applied (for /readyz). */
 export async function isMigrated(db: Db): Promise<boolean> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'store_migrations', migrationLockTableName: 'store_migrations_lock' });
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'store_migrations',
+    migrationLockTableName: 'store_migrations_lock',
+  });
   const all = await migrator.getMigrations();
   return all.every((m) => m.executedAt !== undefined);
 }

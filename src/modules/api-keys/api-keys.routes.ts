@@ -14,7 +14,7 @@ export function registerApiKeysRoutes(app: App, { apiKeys }: { apiKeys: ApiKeysS
       schema: {
         operationId: 'createApiKey',
         tags,
-        summary: "Create an API key for the caller; the secret is in this answer only",
+        summary: 'Create an API key for the caller; the secret is in this answer only',
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKeySchema, ...errors(401, 403) },
       },
@@ -51,7 +51,7 @@ export function registerApiKeysRoutes(app: App, { apiKeys }: { apiKeys: ApiKeysS
       schema: {
         operationId: 'getApiKey',
         tags,
-        summary: 'One of the caller\'s API keys (never the secret)',
+        summary: "One of the caller's API keys (never the secret)",
         params: IdParams,
         response: { 200: ApiKeySchema, ...errors(401, 403, 404) },
       },

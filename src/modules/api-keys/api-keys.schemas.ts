@@ -34,9 +34,15 @@ export const CreatedApiKeySchema = Type.Object(
 export const CreateApiKeyBody = Type.Object(
   {
     name: Name,
-    scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, uniqueItems: true, description: scopesDescription }),
+    scopes: Type.Array(StringEnum(SCOPES), {
+      minItems: 1,
+      uniqueItems: true,
+      description: scopesDescription,
+    }),
     expires_at: Type.Optional(
-      Nullable(Type.String({ format: 'date-time', description: 'In the future; omitted or null: never expires' })),
+      Nullable(
+        Type.String({ format: 'date-time', description: 'In the future; omitted or null: never expires' }),
+      ),
     ),
   },
   { additionalProperties: false },

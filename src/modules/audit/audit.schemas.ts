@@ -9,7 +9,9 @@ export const AuditEntrySchema = Type.Object(
     outcome: Type.String({ enum: ['success', 'failure', 'denied'] }),
     actor_type: Type.String({ enum: ['user', 'api_key', 'system', 'anonymous'] }),
     actor_id: Nullable(Uuid),
-    actor_label: Nullable(Type.String({ description: 'The actor as named at the time; redacted after a purge' })),
+    actor_label: Nullable(
+      Type.String({ description: 'The actor as named at the time; redacted after a purge' }),
+    ),
     api_key_id: Nullable(Uuid),
     target_type: Nullable(Type.String()),
     target_id: Nullable(Type.String()),

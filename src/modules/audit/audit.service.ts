@@ -1,9 +1,9 @@
 // Writing and reading the audit trail. `record` is called by every service inside the transaction of
 // the change it describes, so a change and its audit entry commit or vanish together.
 import type { Actor, AnonymousActor } from '../../http/context.ts';
+import type { Db } from '../../store/db.ts';
 import type { PageRequest } from '../../store/paging.ts';
 import { paginate } from '../../store/paging.ts';
-import type { Db } from '../../store/db.ts';
 import type { AuditOutcome } from '../../store/tables.ts';
 import { type AuditFilter, auditQuery, insertAudit } from './audit.repo.ts';
 

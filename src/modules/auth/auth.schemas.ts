@@ -3,7 +3,10 @@ import { Name, Nullable, Timestamp, toTimestamp, Uuid } from '../../http/schemas
 import { Password, UserSchema } from '../users/users.schemas.ts';
 
 export const LoginBody = Type.Object(
-  { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 256 }) },
+  {
+    email: Type.String({ minLength: 1, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+  },
   { additionalProperties: false },
 );
 
@@ -32,7 +35,14 @@ export const SessionSchema = Type.Object(
 );
 
 export function toSessionResponse(
-  session: { id: string; ip: string | null; user_agent: string | null; created_at: Date; last_seen_at: Date; expires_at: Date },
+  session: {
+    id: string;
+    ip: string | null;
+    user_agent: string | null;
+    created_at: Date;
+    last_seen_at: Date;
+    expires_at: Date;
+  },
   currentId: string | null,
 ) {
   return {

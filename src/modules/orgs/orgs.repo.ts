@@ -8,7 +8,10 @@ export async function findOrg(db: Executor, id: string): Promise<Organization | 
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertOrg(db: Executor, org: { id: string; name: string; created_at: Date; updated_at: Date }) {
+export async function insertOrg(
+  db: Executor,
+  org: { id: string; name: string; created_at: Date; updated_at: Date },
+) {
   return db.insertInto('organizations').values(org).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -12,7 +12,12 @@ import { findOrg, insertOrg, renameOrg } from './orgs.repo.ts';
 
 export type OrgsService = ReturnType<typeof createOrgsService>;
 
-export function createOrgsService(deps: { db: Db; audit: AuditService; passwords: PasswordHasher; now: () => Date }) {
+export function createOrgsService(deps: {
+  db: Db;
+  audit: AuditService;
+  passwords: PasswordHasher;
+  now: () => Date;
+}) {
   const { db, audit, passwords, now } = deps;
   return {
     async current(actor: Actor): Promise<Organization> {
@@ -24,7 +29,10 @@ export function createOrgsService(deps: { db: Db; audit: AuditService; passwords
     async rename(actor: Actor, name: string): Promise<Organization> {
       return db.transaction().execute(async (trx) => {
         const org = await renameOrg(trx, actor.principal.orgId, name.trim(), now());
-        await audit.record(trx, actor, { action: 'org.update', target: { type: 'organization', id: org.id, label: org.name } });
+        await audit.record(trx, actor, {
+          action: 'org.update',
+          target: { type: 'organization', id: org.id, label: org.name },
+        });
         return org;
       });
     },
@@ -36,7 +44,12 @@ export function createOrgsService(deps: { db: Db; audit: AuditService; passwords
         const email = input.email.trim().toLowerCase();
         if (await findLiveUserByEmail(trx, email)) throw conflict('A user with this email already exists');
         const at = now();
-        const org = await insertOrg(trx, { id: randomUUID(), name: input.orgName.trim(), created_at: at, updated_at: at });
+        const org = await insertOrg(trx, {
+          id: randomUUID(),
+          name: input.orgName.trim(),
+          created_at: at,
+          updated_at: at,
+        });
         const owner = await insertUser(trx, {
           id: randomUUID(),
           org_id: org.id,
@@ -50,7 +63,12 @@ export function createOrgsService(deps: { db: Db; audit: AuditService; passwords
         await audit.record(
           trx,
           { principal: null, ip: 'local', userAgent: 'dbops' },
-          { orgId: org.id, action: 'org.create', target: { type: 'organization', id: org.id, label: org.name }, details: { owner: owner.id } },
+          {
+            orgId: org.id,
+            action: 'org.create',
+            target: { type: 'organization', id: org.id, label: org.name },
+            details: { owner: owner.id },
+          },
         );
         return { org, owner };
       });

@@ -8,12 +8,18 @@ import type { Db } from '../../store/db.ts';
 import type { Project } from '../../store/tables.ts';
 import { findProjectWithRole } from './projects.repo.ts';
 
-export async function requireProject(db: Db, actor: Actor, projectId: string, action: Action): Promise<Project> {
+export async function requireProject(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  action: Action,
+): Promise<Project> {
   const { principal } = actor;
   const found = await findProjectWithRole(db, principal.orgId, projectId, principal.userId);
   const decision = decideOnProject(principal, action, found?.member_role ?? null);
   if (!found) throw new AppError('not_found', 'Project not found');
-  if (!decision.allowed) throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
+  if (!decision.allowed)
+    throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
   const { member_role: _, ...project } = found;
   return project;
 }

@@ -8,7 +8,9 @@ type Executor = Kysely<Database>;
 export async function findProjectWithRole(db: Executor, orgId: string, projectId: string, userId: string) {
   return db
     .selectFrom('projects as p')
-    .leftJoin('project_members as m', (join) => join.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', userId))
+    .leftJoin('project_members as m', (join) =>
+      join.onRef('m.project_id', '=', 'p.id').on('m.user_id', '=', userId),
+    )
     .selectAll('p')
     .select('m.role as member_role')
     .where('p.org_id', '=', orgId)
@@ -50,7 +52,14 @@ export async function findProjectByName(db: Executor, orgId: string, name: strin
 
 export async function insertProject(
   db: Executor,
-  project: { id: string; org_id: string; name: string; description: string | null; created_at: Date; updated_at: Date },
+  project: {
+    id: string;
+    org_id: string;
+    name: string;
+    description: string | null;
+    created_at: Date;
+    updated_at: Date;
+  },
 ): Promise<Project> {
   return db.insertInto('projects').values(project).returningAll().executeTakeFirstOrThrow();
 }
@@ -87,14 +96,31 @@ export async function findMember(db: Executor, projectId: string, userId: string
   return membersQuery(db, projectId).where('m.user_id', '=', userId).executeTakeFirst();
 }
 
-export async function insertMember(db: Executor, member: { project_id: string; user_id: string; role: ProjectRole; created_at: Date }) {
+export async function insertMember(
+  db: Executor,
+  member: { project_id: string; user_id: string; role: ProjectRole; created_at: Date },
+) {
   await db.insertInto('project_members').values(member).execute();
 }
 
-export async function updateMemberRole(db: Executor, projectId: string, userId: string, role: ProjectRole): Promise<void> {
-  await db.updateTable('project_members').set({ role }).where('project_id', '=', projectId).where('user_id', '=', userId).execute();
+export async function updateMemberRole(
+  db: Executor,
+  projectId: string,
+  userId: string,
+  role: ProjectRole,
+): Promise<void> {
+  await db
+    .updateTable('project_members')
+    .set({ role })
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 export async function deleteMember(db: Executor, projectId: string, userId: string): Promise<void> {
-  await db.deleteFrom('project_members').where('project_id', '=', projectId).where('user_id', '=', userId).execute();
+  await db
+    .deleteFrom('project_members')
+    .where('project_id', '=', projectId)
+    .where('user_id', '=', userId)
+    .execute();
 }

@@ -82,7 +82,8 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
         response: { 200: ProjectSchema, ...errors(401, 403, 404, 409) },
       },
     },
-    async (request) => toProjectResponse(await projects.update(actorOf(request), request.params.pid, request.body)),
+    async (request) =>
+      toProjectResponse(await projects.update(actorOf(request), request.params.pid, request.body)),
   );
 
   app.delete(
@@ -118,7 +119,10 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
     },
     async (request) => {
       const { page, page_size } = request.query;
-      const { rows, total } = await projects.listMembers(actorOf(request), request.params.pid, { page, page_size });
+      const { rows, total } = await projects.listMembers(actorOf(request), request.params.pid, {
+        page,
+        page_size,
+      });
       return { items: rows.map(toMemberResponse), total, page, page_size };
     },
   );
@@ -207,6 +211,8 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
         response: { 200: PolicySchema, ...errors(401, 403, 404) },
       },
     },
-    async (request) => ({ rules: await projects.putPolicy(actorOf(request), request.params.pid, request.body.rules) }),
+    async (request) => ({
+      rules: await projects.putPolicy(actorOf(request), request.params.pid, request.body.rules),
+    }),
   );
 }

@@ -45,11 +45,20 @@ export const MemberParams = Type.Object({ pid: Uuid, user_id: Uuid });
 export const ProjectRoleSchema = StringEnum(PROJECT_ROLES);
 
 export const MemberSchema = Type.Object(
-  { user_id: Uuid, email: Type.String(), name: Type.String(), role: ProjectRoleSchema, created_at: Timestamp },
+  {
+    user_id: Uuid,
+    email: Type.String(),
+    name: Type.String(),
+    role: ProjectRoleSchema,
+    created_at: Timestamp,
+  },
   { title: 'ProjectMember' },
 );
 
-export const AddMemberBody = Type.Object({ user_id: Uuid, role: ProjectRoleSchema }, { additionalProperties: false });
+export const AddMemberBody = Type.Object(
+  { user_id: Uuid, role: ProjectRoleSchema },
+  { additionalProperties: false },
+);
 export const UpdateMemberBody = Type.Object({ role: ProjectRoleSchema }, { additionalProperties: false });
 
 export const PolicyRuleSchema = Type.Object(
@@ -87,8 +96,18 @@ export function toProjectResponse(project: Project) {
   };
 }
 
-export function toMemberResponse(member: { user_id: string; email: string; name: string; role: string; created_at: Date }) {
-  return { ...member, role: member.role as (typeof PROJECT_ROLES)[number], created_at: toTimestamp(member.created_at) };
+export function toMemberResponse(member: {
+  user_id: string;
+  email: string;
+  name: string;
+  role: string;
+  created_at: Date;
+}) {
+  return {
+    ...member,
+    role: member.role as (typeof PROJECT_ROLES)[number],
+    created_at: toTimestamp(member.created_at),
+  };
 }
 
 export const DEFAULT_POLICY: PolicyRule[] = POLICY_OPERATIONS.map((operation) => ({

@@ -32,13 +32,21 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
   const { db, audit, now } = deps;
 
   function projectEvent(action: string, project: Project, details?: Record<string, unknown>) {
-    return { action, projectId: project.id, target: { type: 'project', id: project.id, label: project.name }, details };
+    return {
+      action,
+      projectId: project.id,
+      target: { type: 'project', id: project.id, label: project.name },
+      details,
+    };
   }
 
   return {
     list(actor: Actor, page: PageRequest) {
       const { principal } = actor;
-      return paginate(visibleProjectsQuery(db, principal.orgId, principal.userId, isOrgAdmin(principal)), page);
+      return paginate(
+        visibleProjectsQuery(db, principal.orgId, principal.userId, isOrgAdmin(principal)),
+        page,
+      );
     },
 
     get: (actor: Actor, id: string) => requireProject(db, actor, id, 'project.read'),
@@ -56,7 +64,12 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
           created_at: at,
           updated_at: at,
         });
-        await insertMember(trx, { project_id: project.id, user_id: actor.principal.userId, role: 'admin', created_at: at });
+        await insertMember(trx, {
+          project_id: project.id,
+          user_id: actor.principal.userId,
+          role: 'admin',
+          created_at: at,
+        });
         await audit.record(trx, actor, projectEvent('project.create', project));
         return project;
       });
@@ -66,7 +79,8 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
       return db.transaction().execute(async (trx) => {
         const project = await requireProject(trx, actor, id, 'project.update');
         const name = changes.name?.trim();
-        if (name !== undefined && (await findProjectByName(trx, project.org_id, name, id))) throw duplicateName();
+        if (name !== undefined && (await findProjectByName(trx, project.org_id, name, id)))
+          throw duplicateName();
         const updated = await updateProject(trx, id, {
           ...(name !== undefined && { name }),
           ...(changes.description !== undefined && { description: changes.description }),
@@ -96,8 +110,17 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
         const user = await findUser(trx, project.org_id, input.user_id);
         if (!user || user.deleted_at) throw invalid(['body', 'user_id'], 'No such user in this organization');
         if (await findMember(trx, projectId, input.user_id)) throw conflict('The user is already a member');
-        await insertMember(trx, { project_id: projectId, user_id: input.user_id, role: input.role, created_at: now() });
-        await audit.record(trx, actor, projectEvent('project.member.add', project, { user_id: user.id, role: input.role }));
+        await insertMember(trx, {
+          project_id: projectId,
+          user_id: input.user_id,
+          role: input.role,
+          created_at: now(),
+        });
+        await audit.record(
+          trx,
+          actor,
+          projectEvent('project.member.add', project, { user_id: user.id, role: input.role }),
+        );
         return (await findMember(trx, projectId, input.user_id))!;
       });
     },
@@ -107,7 +130,11 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
         const project = await requireProject(trx, actor, projectId, 'project.members');
         if (!(await findMember(trx, projectId, userId))) throw notFound('Member');
         await updateMemberRole(trx, projectId, userId, role);
-        await audit.record(trx, actor, projectEvent('project.member.update', project, { user_id: userId, role }));
+        await audit.record(
+          trx,
+          actor,
+          projectEvent('project.member.update', project, { user_id: userId, role }),
+        );
         return (await findMember(trx, projectId, userId))!;
       });
     },

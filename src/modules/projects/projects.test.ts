@@ -20,7 +20,12 @@ describe('projects', () => {
   it('creates, reads, lists, renames and deletes a project, each with an audit entry', async () => {
     const created = await owner.post(BASE, { name: 'Payments', description: 'Money' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Payments', description: 'Money', open_drift_reports: 0, pending_approvals: 0 });
+    expect(created.body).toMatchObject({
+      name: 'Payments',
+      description: 'Money',
+      open_drift_reports: 0,
+      pending_approvals: 0,
+    });
     expect(created.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const id = created.body.id;
 
@@ -76,7 +81,9 @@ describe('projects', () => {
     }
     const badId = await owner.get(`${BASE}/not-a-uuid`);
     expect(badId.status).toBe(422);
-    expect(badId.body.detail).toEqual([{ loc: ['path', 'pid'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }]);
+    expect(badId.body.detail).toEqual([
+      { loc: ['path', 'pid'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' },
+    ]);
     expect((await owner.get(BASE)).body.total).toBe(before);
   });
 
@@ -112,14 +119,18 @@ describe('projects', () => {
     const added = await owner.post(`${BASE}/${project}/members`, { user_id: member.user.id, role: 'viewer' });
     expect(added.status).toBe(201);
     expect(added.body).toMatchObject({ user_id: member.user.id, role: 'viewer', email: member.user.email });
-    expect((await owner.post(`${BASE}/${project}/members`, { user_id: member.user.id, role: 'viewer' })).status).toBe(409);
+    expect(
+      (await owner.post(`${BASE}/${project}/members`, { user_id: member.user.id, role: 'viewer' })).status,
+    ).toBe(409);
 
     expect((await member.get(`${BASE}/${project}`)).status).toBe(200);
     const refused = await member.patch(`${BASE}/${project}`, { name: 'Renamed by a viewer' });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ detail: 'This action requires the project admin role' });
 
-    expect((await owner.patch(`${BASE}/${project}/members/${member.user.id}`, { role: 'admin' })).body.role).toBe('admin');
+    expect(
+      (await owner.patch(`${BASE}/${project}/members/${member.user.id}`, { role: 'admin' })).body.role,
+    ).toBe('admin');
     expect((await member.patch(`${BASE}/${project}`, { name: 'Renamed by an admin' })).status).toBe(200);
 
     expect((await owner.delete(`${BASE}/${project}/members/${member.user.id}`)).status).toBe(204);
@@ -129,7 +140,10 @@ describe('projects', () => {
 
   it('refuses a member from another organization', async () => {
     const project = (await owner.post(BASE, { name: 'No strangers' })).body.id;
-    const response = await owner.post(`${BASE}/${project}/members`, { user_id: other.user.id, role: 'viewer' });
+    const response = await owner.post(`${BASE}/${project}/members`, {
+      user_id: other.user.id,
+      role: 'viewer',
+    });
     expect(response.status).toBe(422);
     expect(response.body.detail[0].loc).toEqual(['body', 'user_id']);
   });
@@ -144,14 +158,23 @@ describe('projects', () => {
       required_approvals: 1,
       allow_self_approval: false,
     });
-    const rules = [{ operation: 'migration_apply', environments: ['staging', 'production'], required_approvals: 2, allow_self_approval: true }];
+    const rules = [
+      {
+        operation: 'migration_apply',
+        environments: ['staging', 'production'],
+        required_approvals: 2,
+        allow_self_approval: true,
+      },
+    ];
     expect((await owner.put(`${BASE}/${project}/policy`, { rules })).body).toEqual({ rules });
     expect((await owner.get(`${BASE}/${project}/policy`)).body).toEqual({ rules });
 
     const twice = await owner.put(`${BASE}/${project}/policy`, { rules: [...rules, ...rules] });
     expect(twice.status).toBe(422);
     expect(twice.body.detail[0].loc).toEqual(['body', 'rules', 1, 'operation']);
-    const unknown = await owner.put(`${BASE}/${project}/policy`, { rules: [{ ...rules[0], operation: 'drop_everything' }] });
+    const unknown = await owner.put(`${BASE}/${project}/policy`, {
+      rules: [{ ...rules[0], operation: 'drop_everything' }],
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.detail[0]).toMatchObject({ loc: ['body', 'rules', 0, 'operation'], type: 'enum' });
   });

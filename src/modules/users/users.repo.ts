@@ -5,7 +5,12 @@ import type { Database, NewUser, User, UserUpdate } from '../../store/tables.ts'
 type Executor = Kysely<Database>;
 
 export async function findUser(db: Executor, orgId: string, id: string): Promise<User | undefined> {
-  return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The live (not deleted) user with this e-mail, whatever the organization: e-mails sign in alone. */
@@ -63,6 +68,9 @@ export async function removeMemberships(db: Executor, userId: string): Promise<v
 }
 
 export async function countUsers(db: Executor): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

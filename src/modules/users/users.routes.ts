@@ -38,7 +38,8 @@ export function registerUsersRoutes(app: App, { users }: { users: UsersService }
         response: { 201: UserSchema, ...errors(401, 403, 409) },
       },
     },
-    async (request, reply) => reply.code(201).send(toUserResponse(await users.create(actorOf(request), request.body))),
+    async (request, reply) =>
+      reply.code(201).send(toUserResponse(await users.create(actorOf(request), request.body))),
   );
 
   app.get(

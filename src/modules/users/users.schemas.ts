@@ -29,7 +29,11 @@ export const CreateUserBody = Type.Object(
 );
 
 export const UpdateUserBody = Type.Object(
-  { name: Type.Optional(Name), org_role: Type.Optional(OrgRoleSchema), active: Type.Optional(Type.Boolean()) },
+  {
+    name: Type.Optional(Name),
+    org_role: Type.Optional(OrgRoleSchema),
+    active: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 

@@ -2,16 +2,16 @@
 // organization always keeps an active owner, only owners hand out or take away the owner role, and
 // nobody locks themselves out by accident.
 import { randomUUID } from 'node:crypto';
-import { conflict, forbidden, notFound } from '../../http/errors.ts';
 import type { Actor } from '../../http/context.ts';
+import { conflict, forbidden, notFound } from '../../http/errors.ts';
 import type { PasswordHasher } from '../../security/passwords.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { OrgRole, User } from '../../store/tables.ts';
 import { revokeUserKeys } from '../api-keys/api-keys.repo.ts';
-import { revokeUserSessions } from '../auth/auth.repo.ts';
 import { redactAuditLabels } from '../audit/audit.repo.ts';
 import type { AuditService } from '../audit/audit.service.ts';
+import { revokeUserSessions } from '../auth/auth.repo.ts';
 import {
   countOtherActiveOwners,
   findLiveUserByEmail,
@@ -34,7 +34,12 @@ export type UsersService = ReturnType<typeof createUsersService>;
 
 const PURGED_LABEL = '[purged user]';
 
-export function createUsersService(deps: { db: Db; audit: AuditService; passwords: PasswordHasher; now: () => Date }) {
+export function createUsersService(deps: {
+  db: Db;
+  audit: AuditService;
+  passwords: PasswordHasher;
+  now: () => Date;
+}) {
   const { db, audit, passwords, now } = deps;
 
   async function load(executor: Db, actor: Actor, id: string): Promise<User> {
@@ -68,7 +73,8 @@ export function createUsersService(deps: { db: Db; audit: AuditService; password
       checkOwnerRights(actor, input.org_role);
       const passwordHash = await passwords.hash(input.password);
       return db.transaction().execute(async (trx) => {
-        if (await findLiveUserByEmail(trx, input.email)) throw conflict('A user with this email already exists');
+        if (await findLiveUserByEmail(trx, input.email))
+          throw conflict('A user with this email already exists');
         const at = now();
         const user = await insertUser(trx, {
           id: randomUUID(),
@@ -131,7 +137,10 @@ export function createUsersService(deps: { db: Db; audit: AuditService; password
         await updateUser(trx, id, { deleted_at: at, active: false, updated_at: at });
         await revokeUserSessions(trx, id, at);
         await revokeUserKeys(trx, id, at);
-        await audit.record(trx, actor, { action: 'user.delete', target: { type: 'user', id, label: user.email } });
+        await audit.record(trx, actor, {
+          action: 'user.delete',
+          target: { type: 'user', id, label: user.email },
+        });
       });
     },
 
@@ -150,7 +159,10 @@ export function createUsersService(deps: { db: Db; audit: AuditService; password
         await removeMemberships(trx, id);
         await revokeUserSessions(trx, id, now());
         await redactAuditLabels(trx, id, PURGED_LABEL);
-        await audit.record(trx, actor, { action: 'user.purge', target: { type: 'user', id, label: PURGED_LABEL } });
+        await audit.record(trx, actor, {
+          action: 'user.purge',
+          target: { type: 'user', id, label: PURGED_LABEL },
+        });
         return purged;
       });
     },

@@ -85,7 +85,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .expression(sql`org_id, lower(name)`)
     .unique()
     .execute();
-  await db.schema.createIndex('projects_org_created').on('projects').columns(['org_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('projects_org_created')
+    .on('projects')
+    .columns(['org_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('project_members')
@@ -117,11 +121,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('details', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .execute();
-  await db.schema.createIndex('audit_log_org_created').on('audit_log').columns(['org_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('audit_log_org_created')
+    .on('audit_log')
+    .columns(['org_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['audit_log', 'project_members', 'projects', 'api_keys', 'sessions', 'users', 'organizations']) {
+  for (const table of [
+    'audit_log',
+    'project_members',
+    'projects',
+    'api_keys',
+    'sessions',
+    'users',
+    'organizations',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

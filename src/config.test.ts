@@ -1,0 +1,157 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseSecretKey } from './config.ts';
+
+const HEX_KEY = 'ab'.repeat(32);
+
+/** The ConfigError thrown by loadConfig(env); fails the test when there is none. */
+function configError(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has defaults for everything', () => {
+    expect(loadConfig({})).toEqual({
+      port: 8000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('var/data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      secretKey: undefined,
+      corsOrigins: [],
+      trustedProxies: [],
+      cookieSecure: true,
+      smtpUrl: undefined,
+      logLevel: 'info',
+      publicUrl: 'http://localhost:8000',
+      admin: undefined,
+      argon2: { memoryKib: 19_456, iterations: 2 },
+      sessionTtlHours: 24,
+      jobsInServer: true,
+      sessionCleanupCron: '*/15 * * * *',
+    });
+  });
+
+  it('treats empty and blank values as unset', () => {
+    expect(loadConfig({ PORT: '', LOG_LEVEL: '   ', DATABASE_URL: '', COOKIE_SECURE: '' })).toMatchObject({
+      port: 8000,
+      logLevel: 'info',
+      databaseUrl: undefined,
+      cookieSecure: true,
+    });
+  });
+
+  it('reads every setting', () => {
+    const config = loadConfig({
+      PORT: '9123',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/tmp/dbops-data',
+      DATABASE_URL: 'postgres://dbops:pw@db.internal:5432/dbops',
+      REDIS_URL: 'redis://cache:6379',
+      SECRET_KEY: HEX_KEY,
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+      TRUSTED_PROXIES: '10.0.0.0/8,::1,192.168.1.7',
+      COOKIE_SECURE: 'false',
+      SMTP_URL: 'smtp://mail:25',
+      LOG_LEVEL: 'debug',
+      PUBLIC_URL: 'https://dbops.example.com/',
+      ADMIN_EMAIL: 'root@example.com',
+      ADMIN_PASSWORD: 'a long password',
+      ADMIN_ORG: 'Acme',
+      ARGON2_MEMORY_KIB: '1024',
+      ARGON2_ITERATIONS: '1',
+      SESSION_TTL_HOURS: '8',
+      JOBS_IN_SERVER: 'no',
+    });
+    expect(config).toMatchObject({
+      port: 9123,
+      host: '0.0.0.0',
+      dataDir: '/tmp/dbops-data',
+      databaseUrl: 'postgres://dbops:pw@db.internal:5432/dbops',
+      redisUrl: 'redis://cache:6379',
+      corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
+      trustedProxies: ['10.0.0.0/8', '::1', '192.168.1.7'],
+      cookieSecure: false,
+      smtpUrl: 'smtp://mail:25',
+      logLevel: 'debug',
+      publicUrl: 'https://dbops.example.com',
+      admin: { email: 'root@example.com', password: 'a long password', org: 'Acme' },
+      argon2: { memoryKib: 1024, iterations: 1 },
+      sessionTtlHours: 8,
+      jobsInServer: false,
+    });
+    expect(config.secretKey).toEqual(Buffer.from(HEX_KEY, 'hex'));
+    expect(loadConfig({ ADMIN_EMAIL: 'a@example.com', ADMIN_PASSWORD: 'pw' }).admin?.org).toBe('Default');
+  });
+
+  it('takes SECRET_KEY as 64 hex characters or as base64 of 32 bytes', () => {
+    const bytes = Buffer.alloc(32, 9);
+    expect(parseSecretKey(bytes.toString('hex'))).toEqual(bytes);
+    expect(parseSecretKey(bytes.toString('base64'))).toEqual(bytes);
+    expect(loadConfig({ SECRET_KEY: bytes.toString('base64') }).secretKey).toEqual(bytes);
+    expect(parseSecretKey(undefined)).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', { PORT: 'abc' }],
+    ['PORT', { PORT: '70000' }],
+    ['PORT', { PORT: '80.5' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['COOKIE_SECURE', { COOKIE_SECURE: 'maybe' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: 'not-an-ip' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.1,10.0.0.0/33' }],
+    ['CORS_ORIGINS', { CORS_ORIGINS: 'app.example.com' }],
+    ['SECRET_KEY', { SECRET_KEY: 'too-short' }],
+    ['SECRET_KEY', { SECRET_KEY: 'ab'.repeat(31) }],
+    ['ARGON2_ITERATIONS', { ARGON2_ITERATIONS: '0' }],
+    ['SESSION_TTL_HOURS', { SESSION_TTL_HOURS: '-1' }],
+    ['JOBS_IN_SERVER', { JOBS_IN_SERVER: 'sometimes' }],
+  ])('refuses a bad %s: %j', (variable, env) => {
+    const error = configError(env);
+    expect(error.message).toContain(variable);
+  });
+
+  it('names both ADMIN_EMAIL and ADMIN_PASSWORD when only one is set', () => {
+    for (const env of [{ ADMIN_EMAIL: 'root@example.com' }, { ADMIN_PASSWORD: 'hunter2hunter2' }]) {
+      const error = configError(env);
+      expect(error.message).toContain('ADMIN_EMAIL');
+      expect(error.message).toContain('ADMIN_PASSWORD');
+      expect(error.message).not.toContain('hunter2hunter2');
+    }
+  });
+
+  it('never repeats a password from a URL', () => {
+    const cases: [string, Record<string, string>][] = [
+      ['DATABASE_URL', { DATABASE_URL: 'mysql://root:s3cr3t-pw@db:3306/x', SECRET_KEY: HEX_KEY }],
+      ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+      ['DATABASE_URL', { DATABASE_URL: 'postgres://u:s3cr3t-pw@host:notaport/db', SECRET_KEY: HEX_KEY }],
+      ['REDIS_URL', { REDIS_URL: 'http://:s3cr3t-pw@cache:6379' }],
+      ['SMTP_URL', { SMTP_URL: 'imap://user:s3cr3t-pw@mail' }],
+      ['PUBLIC_URL', { PUBLIC_URL: 'ftp://user:s3cr3t-pw@host' }],
+      ['CORS_ORIGINS', { CORS_ORIGINS: 'https://user:s3cr3t-pw@app.example.com/' }],
+      // An origin never has credentials: a browser's Origin header would never match this one.
+      ['CORS_ORIGINS', { CORS_ORIGINS: 'https://ok.example.com,https://user:s3cr3t-pw@app.example.com' }],
+    ];
+    for (const [variable, env] of cases) {
+      const error = configError(env);
+      expect(error.message).toContain(variable);
+      expect(error.message).not.toContain('s3cr3t-pw');
+    }
+  });
+
+  it('needs SECRET_KEY with DATABASE_URL, and says so without the URL', () => {
+    const error = configError({ DATABASE_URL: 'postgres://dbops:s3cr3t-pw@db:5432/dbops' });
+    expect(error.message).toContain('SECRET_KEY');
+    expect(error.message).toContain('DATABASE_URL');
+    expect(error.message).not.toContain('s3cr3t-pw');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/dbops', SECRET_KEY: HEX_KEY }).databaseUrl).toBe(
+      'postgresql://db/dbops',
+    );
+  });
+});

@@ -1,0 +1,312 @@
+import { Writable } from 'node:stream';
+import type { InjectOptions } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../test/support/app.ts';
+import { buildApp, LOG_REDACT } from '../app.ts';
+import { createPasswordHasher } from '../security/passwords.ts';
+import { type Db, openStore, type Store } from '../store/db.ts';
+import type { App } from './types.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const JSON_INVALID = { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
+const BODY_MISSING = { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
+/** Mutating operations that take no body; every other POST, PUT and PATCH must declare one. */
+const BODYLESS = new Set(['logout', 'purgeUser']);
+
+interface Content {
+  content?: Record<string, { schema?: object }>;
+}
+
+interface Operation {
+  operationId?: string;
+  responses?: Record<string, Content>;
+  requestBody?: Content & { required?: boolean };
+  parameters?: { in: string; name: string; required?: boolean; schema?: object }[];
+}
+
+interface LogLine {
+  level: number;
+  reqId?: string;
+  err?: { message?: string; stack?: string };
+}
+
+/** An app built like the harness builds it, on `db`, with its log lines captured, not yet ready. */
+async function buildOwnApp(db: Db): Promise<{ app: App; logs: string[] }> {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const app = await buildApp({
+    config: {
+      logLevel: 'info',
+      corsOrigins: [],
+      trustedProxies: [],
+      cookieSecure: false,
+      sessionTtlHours: 24,
+    },
+    db,
+    secretKey: Buffer.alloc(32, 7),
+    passwords: await createPasswordHasher({ memoryKib: 64, iterations: 1 }),
+    logger: pino({ level: 'info', redact: { paths: LOG_REDACT, censor: '[redacted]' } }, sink),
+  });
+  return { app, logs };
+}
+
+describe('http: the error model, request ids, health and the OpenAPI description', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const inject = (options: InjectOptions) => t.app.inject(options);
+
+  it('answers an unknown route with 404 {"detail":"Not Found"}', async () => {
+    for (const [method, url] of [
+      ['GET', '/nope'],
+      ['GET', '/api/v1/nope'],
+      ['POST', '/api/v1/does/not/exist'],
+      ['PUT', '/api/v1/users'],
+    ] as const) {
+      const response = await inject({ method, url });
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.json()).toEqual({ detail: 'Not Found' });
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.headers['x-request-id']).toMatch(UUID);
+    }
+  });
+
+  it('answers malformed JSON with 422 json_invalid at loc ["body"]', async () => {
+    for (const payload of ['{"email": "a@example.com",', '{bad json}', 'not json at all', '[1, 2']) {
+      const response = await inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+      expect(response.statusCode, payload).toBe(422);
+      expect(response.json()).toEqual(JSON_INVALID);
+    }
+    // The same behind authentication.
+    const { owner } = await t.createOrg('Json');
+    const key = await t.keyClient(owner, ['write']);
+    const response = await inject({
+      method: 'POST',
+      url: '/api/v1/projects',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key.secret}` },
+      payload: '{"name": ',
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual(JSON_INVALID);
+  });
+
+  it('answers a missing body with 422 missing at loc ["body"]', async () => {
+    const none = await inject({ method: 'POST', url: '/api/v1/auth/login' });
+    expect(none.statusCode).toBe(422);
+    expect(none.json()).toEqual(BODY_MISSING);
+    const empty = await inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(empty.statusCode).toBe(422);
+    expect(empty.json()).toEqual(BODY_MISSING);
+    // A body that is there but lacks fields names each field.
+    const partial = await inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'a@example.com' },
+    });
+    expect(partial.statusCode).toBe(422);
+    expect(partial.json()).toEqual({
+      detail: [{ loc: ['body', 'password'], msg: 'Field required', type: 'missing' }],
+    });
+  });
+
+  it('answers a body over 1 MiB with 413 {detail}', async () => {
+    const payload = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(1024 * 1024) });
+    const response = await inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload,
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toEqual({ detail: 'Request body is larger than 1 MiB' });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('answers text/plain and other media types with 415 {detail}', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const response = await inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        headers: { 'content-type': type },
+        payload: 'email=a@example.com&password=x',
+      });
+      expect(response.statusCode, type).toBe(415);
+      expect(response.json()).toEqual({ detail: 'Unsupported media type: send application/json' });
+      expect(response.headers['x-request-id']).toMatch(UUID);
+    }
+  });
+
+  it('puts X-Request-Id on every response, echoing a sane one and replacing garbage', async () => {
+    const responses = [
+      await inject({ method: 'GET', url: '/healthz' }),
+      await inject({ method: 'GET', url: '/nope' }),
+      await inject({ method: 'GET', url: '/api/v1/users' }),
+      await inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email: 'x@example.com', password: 'y' },
+      }),
+      await inject({ method: 'POST', url: '/api/v1/auth/login', payload: {} }),
+    ];
+    expect(responses.map((r) => r.statusCode)).toEqual([200, 404, 401, 401, 422]);
+    const ids = responses.map((r) => r.headers['x-request-id']);
+    for (const id of ids) expect(id).toMatch(UUID);
+    expect(new Set(ids).size).toBe(ids.length);
+
+    for (const sane of ['abc-123', 'trace.4f2a:0001_x', 'A'.repeat(128)]) {
+      const response = await inject({ method: 'GET', url: '/nope', headers: { 'x-request-id': sane } });
+      expect(response.headers['x-request-id']).toBe(sane);
+    }
+    for (const garbage of ['has spaces in it', '<script>', 'x'.repeat(129), '']) {
+      const response = await inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': garbage } });
+      expect(response.headers['x-request-id'], garbage).toMatch(UUID);
+    }
+  });
+
+  it('answers 500 {"detail":"Internal Server Error"} and logs the error with the request id', async () => {
+    const { app, logs } = await buildOwnApp(t.store.db);
+    app.get('/boom', async () => {
+      throw new Error('kaboom: connection to 10.1.2.3 refused, password=hunter2');
+    });
+    await app.ready();
+    try {
+      const response = await app.inject({
+        method: 'GET',
+        url: '/boom',
+        headers: { 'x-request-id': 'req-boom-1' },
+      });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ detail: 'Internal Server Error' });
+      expect(response.headers['x-request-id']).toBe('req-boom-1');
+      expect(response.body).not.toContain('kaboom');
+      expect(response.body).not.toContain('hunter2');
+
+      const lines = logs.map((line) => JSON.parse(line) as LogLine);
+      const logged = lines.find((line) => line.err?.message?.includes('kaboom'));
+      expect(logged).toBeDefined();
+      expect(logged!.level).toBe(50);
+      expect(logged!.reqId).toBe('req-boom-1');
+      expect(logged!.err?.stack).toContain('http.test.ts');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answers /healthz and /readyz with 200', async () => {
+    const health = await inject({ method: 'GET', url: '/healthz' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toEqual({ status: 'ok' });
+    const ready = await inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready' });
+  });
+
+  it('answers /readyz with 503 while the store is not migrated', async () => {
+    let store: Store | undefined;
+    let app: App | undefined;
+    try {
+      store = await openStore({ kind: 'pglite-memory' });
+      ({ app } = await buildOwnApp(store.db));
+      await app.ready();
+      const ready = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({ detail: 'Store unreachable or not migrated' });
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await app?.close();
+      await store?.close();
+    }
+  });
+
+  it('describes every /api/v1 operation completely in OpenAPI 3.1', async () => {
+    const response = await inject({ method: 'GET', url: '/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const doc = response.json();
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info).toMatchObject({ title: 'dbops' });
+
+    const operationIds = new Set<string>();
+    let operations = 0;
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+      if (!path.startsWith('/api/v1/')) continue;
+      for (const [method, op] of Object.entries(item)) {
+        if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        operations++;
+        const where = `${method.toUpperCase()} ${path}`;
+        const id = op.operationId ?? '';
+        if (id === '') problems.push(`${where}: no operationId`);
+        else if (operationIds.has(id)) problems.push(`${where}: duplicate operationId ${id}`);
+        operationIds.add(id);
+
+        const success = Object.keys(op.responses ?? {}).filter((status) => /^2\d\d$/.test(status));
+        if (success.length === 0) problems.push(`${where}: no 2xx response`);
+        for (const status of success.filter((s) => s !== '204')) {
+          const schema = op.responses?.[status]?.content?.['application/json']?.schema;
+          if (!schema || Object.keys(schema).length === 0)
+            problems.push(`${where}: ${status} without a schema`);
+        }
+        if (!op.responses?.['422']) problems.push(`${where}: no 422 response`);
+
+        if (['post', 'put', 'patch'].includes(method) && !BODYLESS.has(id)) {
+          const schema = op.requestBody?.content?.['application/json']?.schema;
+          if (!schema || Object.keys(schema).length === 0) problems.push(`${where}: no requestBody schema`);
+          else if (op.requestBody?.required !== true) problems.push(`${where}: requestBody not required`);
+        }
+        for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
+          const param = (op.parameters ?? []).find((p) => p.in === 'path' && p.name === name);
+          if (!param?.required || !param.schema)
+            problems.push(`${where}: path parameter ${name} not declared`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(operations).toBeGreaterThanOrEqual(30);
+    for (const id of ['login', 'createUser', 'purgeUser', 'createProject', 'createApiKey', 'listAudit']) {
+      expect(operationIds).toContain(id);
+    }
+
+    // Every $ref points at a schema the document has.
+    const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) {
+      const [, name] = /#\/components\/schemas\/(.+)"$/.exec(ref) ?? [];
+      expect(name, ref).toBeDefined();
+      expect(doc.components.schemas[name!], ref).toBeDefined();
+    }
+  });
+
+  it('serves the interactive docs at /docs', async () => {
+    let url = '/docs';
+    let response = await inject({ method: 'GET', url });
+    for (let hops = 0; hops < 3 && response.statusCode >= 300 && response.statusCode < 400; hops++) {
+      url = new URL(String(response.headers.location), `http://localhost${url}`).pathname;
+      response = await inject({ method: 'GET', url });
+    }
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.body).toMatch(/<html/i);
+    expect(response.body).toMatch(/swagger/i);
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+});

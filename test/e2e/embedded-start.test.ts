@@ -1,0 +1,373 @@
+// The embedded default end to end (DESIGN §6): the real process on PGlite in a temporary DATA_DIR,
+// driven over real HTTP, with the CLI beside it. One process owns the store at a time; a second one
+// must stop at once with one clear line, and nothing may be lost or corrupted across restarts.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Response } from '../support/app.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PASSWORD = 'a long enough password';
+const STARTUP_MS = 45_000;
+
+/** Settings of the outer environment that would change what the child does. */
+const SCRUBBED = [
+  'DATABASE_URL',
+  'SECRET_KEY',
+  'REDIS_URL',
+  'SMTP_URL',
+  'ADMIN_EMAIL',
+  'ADMIN_PASSWORD',
+  'ADMIN_ORG',
+  'HOST',
+  'CORS_ORIGINS',
+  'TRUSTED_PROXIES',
+  'NODE_OPTIONS',
+];
+
+const children = new Set<ChildProcess>();
+const tempDirs: string[] = [];
+
+afterAll(() => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+  }
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDataDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dbops-e2e-'));
+  tempDirs.push(dir);
+  return path.join(dir, 'data');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function childEnv(dataDir: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of SCRUBBED) delete env[name];
+  return {
+    ...env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_ITERATIONS: '1',
+    LOG_LEVEL: 'warn',
+    COOKIE_SECURE: 'false',
+    ...extra,
+  };
+}
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a command to its end, killing its whole process group when it outlives `timeoutMs`. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Finished> {
+  const started = Date.now();
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL');
+      reject(new Error(`${args.join(' ')} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Lines a program wrote, without npm's own warnings about the machine's configuration. */
+const ownLines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('npm warn'));
+
+interface Server {
+  child: ChildProcess;
+  base: string;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** `node src/main.ts serve`, on the Node that runs this test; resolves once /readyz answers 200. */
+async function startServer(dataDir: string, extra: Record<string, string> = {}): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: childEnv(dataDir, port, extra),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + STARTUP_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `the server exited during start-up (${child.exitCode ?? child.signalCode}):\n${output}`,
+      );
+    }
+    const ready = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1_000) }).catch(
+      () => undefined,
+    );
+    if (ready?.status === 200) break;
+    if (Date.now() > deadline)
+      throw new Error(`the server was not ready within ${STARTUP_MS} ms:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, base, output: () => output, exited };
+}
+
+/** Sends SIGTERM and waits (bounded) for the process to end. */
+async function stopServer(server: Server): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  server.child.kill('SIGTERM');
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`no exit within 15 s of SIGTERM:\n${server.output()}`)), 15_000),
+  );
+  return Promise.race([server.exited, timeout]);
+}
+
+/** Waits (bounded) until the server's output contains `text`. */
+async function waitForOutput(server: Server, text: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!server.output().includes(text)) {
+    if (Date.now() > deadline)
+      throw new Error(`"${text}" not printed within ${timeoutMs} ms:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+interface Session {
+  cookie: string;
+  csrf: string;
+  setCookies: string[];
+  user: { id: string; email: string; org_role: string };
+}
+
+async function login(base: string, email: string, password = PASSWORD): Promise<Session> {
+  const response = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  expect(response.status).toBe(200);
+  const setCookies = response.headers.getSetCookie();
+  const pairs = Object.fromEntries(setCookies.map((c) => c.split(';')[0]!.split(/=(.*)/s).slice(0, 2)));
+  expect(Object.keys(pairs).sort()).toEqual(['csrf_token', 'session']);
+  const { user } = (await response.json()) as { user: Session['user'] };
+  return {
+    cookie: `session=${pairs.session}; csrf_token=${pairs.csrf_token}`,
+    csrf: pairs.csrf_token!,
+    setCookies,
+    user,
+  };
+}
+
+async function call(
+  base: string,
+  method: string,
+  url: string,
+  auth: { session?: Session; bearer?: string; csrf?: boolean },
+  body?: unknown,
+): Promise<Pick<Response, 'status' | 'body'>> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (auth.session) headers.cookie = auth.session.cookie;
+  if (auth.session && auth.csrf !== false && method !== 'GET') headers['x-csrf-token'] = auth.session.csrf;
+  if (auth.bearer) headers.authorization = `Bearer ${auth.bearer}`;
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers,
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('the embedded store, end to end', () => {
+  it('runs on Node 24 or newer, which executes the TypeScript sources as they are', () => {
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(24);
+  });
+
+  it('creates an admin, serves, refuses a second process on the store, stops on SIGTERM and keeps the data', async () => {
+    const dataDir = tempDataDir();
+    const email = `admin-${Date.now().toString(36)}@example.com`;
+    const created = await run(
+      'npm',
+      [
+        'exec',
+        '--',
+        'node',
+        'src/main.ts',
+        'create-admin',
+        '--email',
+        email,
+        '--password',
+        PASSWORD,
+        '--org',
+        'E2E Org',
+      ],
+      childEnv(dataDir, await freePort()),
+      60_000,
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(
+      new RegExp(`Created organization "E2E Org" \\([0-9a-f-]{36}\\) with owner ${email}`),
+    );
+    expect(fs.existsSync(path.join(dataDir, 'dbops.lock'))).toBe(false);
+
+    const server = await startServer(dataDir);
+    const session = await login(server.base, email);
+    expect(session.user).toMatchObject({ email, org_role: 'owner' });
+    expect(session.setCookies.find((c) => c.startsWith('session='))).toMatch(/HttpOnly/i);
+    expect(session.setCookies.join('\n')).not.toMatch(/;\s*Secure/i);
+
+    const noCsrf = await call(
+      server.base,
+      'POST',
+      '/api/v1/projects',
+      { session, csrf: false },
+      { name: 'Nope' },
+    );
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body).toEqual({ detail: 'CSRF token missing or invalid' });
+    const project = await call(server.base, 'POST', '/api/v1/projects', { session }, { name: 'Survivor' });
+    expect(project.status).toBe(201);
+    expect(project.body.name).toBe('Survivor');
+
+    const key = await call(
+      server.base,
+      'POST',
+      '/api/v1/api-keys',
+      { session },
+      { name: 'e2e', scopes: ['read'] },
+    );
+    expect(key.status).toBe(201);
+    expect(key.body.secret).toMatch(/^ak_[0-9A-Za-z]{8}_[0-9A-Za-z]{32,}$/);
+    const listed = await call(server.base, 'GET', '/api/v1/projects', { bearer: key.body.secret });
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ total: 1, page: 1, page_size: 50 });
+    expect(listed.body.items.map((p: { id: string }) => p.id)).toEqual([project.body.id]);
+
+    // A second process on the same store stops at once with one line; it neither hangs nor writes.
+    const second = `second-${Date.now().toString(36)}@example.com`;
+    const busy = await run(
+      process.execPath,
+      ['src/main.ts', 'create-admin', '--email', second, '--password', PASSWORD, '--org', 'Intruder'],
+      childEnv(dataDir, await freePort()),
+      20_000,
+    );
+    expect(busy.code).toBe(1);
+    expect(busy.ms).toBeLessThan(10_000);
+    expect(busy.stdout).toBe('');
+    const lines = ownLines(busy.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`is in use by another dbops process (pid ${server.child.pid})`);
+    expect(fs.readFileSync(path.join(dataDir, 'dbops.lock'), 'utf8')).toBe(String(server.child.pid));
+
+    // The running server is unharmed.
+    expect((await fetch(`${server.base}/readyz`)).status).toBe(200);
+    expect((await call(server.base, 'GET', '/api/v1/projects', { bearer: key.body.secret })).body.total).toBe(
+      1,
+    );
+
+    expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+    expect(fs.existsSync(path.join(dataDir, 'dbops.lock'))).toBe(false);
+
+    const again = await startServer(dataDir);
+    try {
+      const later = await login(again.base, email);
+      const projects = await call(again.base, 'GET', '/api/v1/projects', { session: later });
+      expect(projects.status).toBe(200);
+      expect(projects.body.items.map((p: { name: string }) => p.name)).toEqual(['Survivor']);
+      expect((await call(again.base, 'GET', '/api/v1/projects', { bearer: key.body.secret })).status).toBe(
+        200,
+      );
+      const intruder = await fetch(`${again.base}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: second, password: PASSWORD }),
+      });
+      expect(intruder.status).toBe(401);
+    } finally {
+      expect(await stopServer(again)).toEqual({ code: 0, signal: null });
+    }
+  }, 180_000);
+
+  it('says how to create an admin when the store is empty and ADMIN_EMAIL is not set', async () => {
+    const server = await startServer(tempDataDir());
+    try {
+      await waitForOutput(server, 'No users yet');
+      expect(server.output()).toContain('create-admin --email');
+      expect(server.output()).toContain('ADMIN_EMAIL and ADMIN_PASSWORD');
+    } finally {
+      expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+    }
+  }, 90_000);
+
+  it('creates the owner on the first start from ADMIN_EMAIL and ADMIN_PASSWORD', async () => {
+    const email = `boot-${Date.now().toString(36)}@example.com`;
+    const server = await startServer(tempDataDir(), {
+      ADMIN_EMAIL: email,
+      ADMIN_PASSWORD: PASSWORD,
+      ADMIN_ORG: 'Booted Org',
+    });
+    try {
+      const session = await login(server.base, email);
+      expect(session.user).toMatchObject({ email, org_role: 'owner' });
+      const org = await call(server.base, 'GET', '/api/v1/orgs/current', { session });
+      expect(org.status).toBe(200);
+      expect(org.body.name).toBe('Booted Org');
+      expect(server.output()).not.toContain('No users yet');
+      expect(server.output()).not.toContain(PASSWORD);
+    } finally {
+      expect(await stopServer(server)).toEqual({ code: 0, signal: null });
+    }
+  }, 90_000);
+});
