@@ -2,6 +2,7 @@
 // maps the code to a status through one table the compiler checks, and writes `{detail}`.
 // Framework errors (validation, JSON, body size, media type) are translated here to the same shapes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUniqueViolation } from '../store/errors.ts';
 import { type ValidationItem, validationItems } from './validation.ts';
 
 const STATUS = {
@@ -46,7 +47,9 @@ export const unauthenticated = (detail = 'Not authenticated') =>
 export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
   new AppError('validation', [{ loc, msg, type }]);
 
-function fromFrameworkError(error: FastifyError, request: FastifyRequest): AppError | undefined {
+function asAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {
+  // Services check for duplicates first; the unique index settles the race between two requests.
+  if (isUniqueViolation(error)) return conflict('Conflict with an existing resource');
   if (error.validation) {
     // A body that is not there at all is "missing", as FastAPI says it.
     if (error.validationContext === 'body' && request.body == null) {
@@ -78,7 +81,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const known = error instanceof AppError ? error : fromFrameworkError(error, request);
+    const known = error instanceof AppError ? error : asAppError(error, request);
     if (known) return sendError(reply, known);
     // Anything else is a bug or an outage: full details in the log, none in the answer.
     request.log.error({ err: error }, 'unhandled error');

@@ -95,6 +95,15 @@ describe('projects', () => {
     expect((await other.post(BASE, { name: 'Shared' })).status).toBe(201);
   });
 
+  it('answers 409, never 500, when concurrent requests race to create the same name', async () => {
+    const responses = await Promise.all(Array.from({ length: 5 }, () => owner.post(BASE, { name: 'Raced' })));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409, 409]);
+    for (const response of responses.filter((r) => r.status === 409)) {
+      expect(typeof response.body.detail).toBe('string');
+    }
+  });
+
   it("hides another organization's projects (404) and an unknown id (404)", async () => {
     const theirs = (await other.post(BASE, { name: 'Theirs' })).body.id;
     for (const response of [
