@@ -25,6 +25,8 @@ for (const [name, version] of Object.entries(biome?.optionalDependencies ?? {}))
   };
   added++;
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 fs.writeFileSync(LOCK, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(added ? `Added ${added} platform entries to package-lock.json` : 'package-lock.json is complete');
