@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { findKeyByPrefix, touchKey } from '../modules/api-keys/api-keys.repo.ts';
 import { findLiveSession, touchSession } from '../modules/auth/auth.repo.ts';
 import { decide, type Principal } from '../security/policy.ts';
-import { hmac, safeEqual, sha256 } from '../security/tokens.ts';
+import { hmac, randomToken, safeEqual, sha256 } from '../security/tokens.ts';
 import type { Db } from '../store/db.ts';
 import { AppError, forbidden, unauthenticated } from './errors.ts';
 
@@ -19,9 +19,20 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** last_used_at and last_seen_at are written at most this often, to keep writes off the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** The CSRF token of a session: an HMAC of its id, so a token cannot be forged or moved to another session. */
+/**
+ * A CSRF token for a session: a random value and an HMAC binding it to the session id (OWASP's
+ * signed double submit). It cannot be forged without the key, nor moved to another session.
+ */
 export function csrfTokenFor(secretKey: Buffer, sessionId: string): string {
-  return hmac(secretKey, `csrf:${sessionId}`);
+  const nonce = randomToken();
+  return `${nonce}.${hmac(secretKey, `csrf:${sessionId}:${nonce}`)}`;
+}
+
+function isCsrfTokenOf(secretKey: Buffer, sessionId: string, token: string): boolean {
+  const [nonce = '', signature = '', extra] = token.split('.');
+  return (
+    extra === undefined && nonce !== '' && safeEqual(signature, hmac(secretKey, `csrf:${sessionId}:${nonce}`))
+  );
 }
 
 export interface AuthDeps {
@@ -106,8 +117,10 @@ async function authenticateKey(header: string, deps: AuthDeps): Promise<Principa
 function checkCsrf(request: FastifyRequest, principal: Principal, secretKey: Buffer): void {
   const sent = request.headers[CSRF_HEADER];
   const cookie = request.cookies[CSRF_COOKIE];
-  const expected = csrfTokenFor(secretKey, principal.sessionId ?? '');
   const ok =
-    typeof sent === 'string' && cookie !== undefined && safeEqual(sent, cookie) && safeEqual(sent, expected);
+    typeof sent === 'string' &&
+    cookie !== undefined &&
+    safeEqual(sent, cookie) &&
+    isCsrfTokenOf(secretKey, principal.sessionId ?? '', sent);
   if (!ok) throw forbidden('CSRF token missing or invalid');
 }

@@ -102,7 +102,7 @@ describe('auth', () => {
 
     const values = Object.fromEntries(response.cookies.map((c) => [c.name, c.value]));
     expect(values.session).toMatch(/^[\w-]{43}$/);
-    expect(values.csrf_token).toMatch(/^[\w-]{43}$/);
+    expect(values.csrf_token).toMatch(/^[\w-]{43}\.[\w-]{43}$/);
     expect(values.csrf_token).not.toBe(values.session);
   });
 
