@@ -28,6 +28,26 @@ export interface Config {
   /** Whether `serve` also works the job queue (the single-process default). */
   jobsInServer: boolean;
   sessionCleanupCron: string;
+  /** `SIGNUP=closed` refuses self-service signup (and new users from OAuth). */
+  signupOpen: boolean;
+  /** OAuth providers; a provider without configuration is not offered (404). */
+  oauth: { google?: GoogleOAuthConfig; github?: GithubOAuthConfig };
+}
+
+export interface GoogleOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  /** OpenID Connect issuer; its discovery document gives every other URL. */
+  issuerUrl: string;
+}
+
+export interface GithubOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** Base of the REST API: `/user` and `/user/emails` are read from it. */
+  apiUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -118,6 +138,21 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const signup = read('SIGNUP') ?? 'open';
+  if (signup !== 'open' && signup !== 'closed') fail('SIGNUP', 'open or closed', signup);
+
+  const http = ['http:', 'https:'];
+  const pair = (idName: string, secretName: string) => {
+    const id = read(idName);
+    const secret = read(secretName);
+    if ((id === undefined) !== (secret === undefined)) {
+      throw new ConfigError(`${idName} and ${secretName} must be set together`);
+    }
+    return id && secret ? { clientId: id, clientSecret: secret } : undefined;
+  };
+  const google = pair('GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET');
+  const github = pair('GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET');
+
   return {
     port: integer('PORT', 8000, 0, 65535),
     host: read('HOST') ?? '127.0.0.1',
@@ -142,6 +177,20 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24, 1, 24 * 90),
     jobsInServer: boolean('JOBS_IN_SERVER', true),
     sessionCleanupCron: read('SESSION_CLEANUP_CRON') ?? '*/15 * * * *',
+    signupOpen: signup === 'open',
+    oauth: {
+      ...(google && {
+        google: { ...google, issuerUrl: url('GOOGLE_ISSUER_URL', http) ?? 'https://accounts.google.com' },
+      }),
+      ...(github && {
+        github: {
+          ...github,
+          authorizeUrl: url('GITHUB_AUTHORIZE_URL', http) ?? 'https://github.com/login/oauth/authorize',
+          tokenUrl: url('GITHUB_TOKEN_URL', http) ?? 'https://github.com/login/oauth/access_token',
+          apiUrl: (url('GITHUB_API_URL', http) ?? 'https://api.github.com').replace(/\/$/, ''),
+        },
+      }),
+    },
   };
 }
 

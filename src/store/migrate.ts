@@ -3,9 +3,15 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Db } from './db.ts';
 import * as foundation from './migrations/0001_foundation.ts';
+import * as twoFactor from './migrations/0002_two_factor.ts';
+import * as oauth from './migrations/0003_oauth.ts';
+import * as plans from './migrations/0004_plans.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_two_factor': twoFactor,
+  '0003_oauth': oauth,
+  '0004_plans': plans,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -37,9 +37,10 @@ export function registerAuthRoutes(app: App, { auth, secretKey, cookieSecure }: 
       },
     },
     async (request, reply) => {
-      const session = await auth.login(anonymousActorOf(request), request.body.email, request.body.password);
-      setSessionCookies(reply, session);
-      return { user: toUserResponse(session.user) };
+      const result = await auth.login(anonymousActorOf(request), request.body.email, request.body.password);
+      if (result.kind !== 'session') throw new Error('The 2FA step is not wired yet');
+      setSessionCookies(reply, result.session);
+      return { user: toUserResponse(result.session.user) };
     },
   );
 

@@ -22,6 +22,12 @@ export interface NewSession {
   expiresAt: Date;
 }
 
+export type LoginMethod = 'password' | 'google' | 'github';
+
+export type LoginResult =
+  | { kind: 'session'; session: NewSession }
+  | { kind: 'needs_2fa'; partialToken: string };
+
 const INVALID_LOGIN = 'Invalid email or password';
 
 export function createAuthService(deps: {
@@ -33,8 +39,46 @@ export function createAuthService(deps: {
 }) {
   const { db, audit, passwords, now } = deps;
 
+  /** A new server-side session for a user whose login is complete. */
+  async function openSession(actor: AnonymousActor, user: User, method: LoginMethod): Promise<NewSession> {
+    // Every timestamp of the session from the service's clock, so expiry and listing agree.
+    const at = now();
+    const session = {
+      sessionId: randomUUID(),
+      token: randomToken(),
+      expiresAt: new Date(at.getTime() + deps.sessionTtlHours * 3_600_000),
+    };
+    await db.transaction().execute(async (trx) => {
+      await insertSession(trx, {
+        id: session.sessionId,
+        token_hash: sha256(session.token),
+        user_id: user.id,
+        ip: actor.ip,
+        user_agent: actor.userAgent,
+        created_at: at,
+        last_seen_at: at,
+        expires_at: session.expiresAt,
+      });
+      await audit.record(trx, actor, {
+        action: 'auth.login',
+        orgId: user.org_id,
+        target: { type: 'user', id: user.id, label: user.email },
+        details: { session_id: session.sessionId, method },
+      });
+    });
+    return { user, ...session };
+  }
+
+  /**
+   * The one place where a verified first factor (password, OAuth) becomes a login: a session, or,
+   * for a user with 2FA, the second step first.
+   */
+  async function completeLogin(actor: AnonymousActor, user: User, method: LoginMethod): Promise<LoginResult> {
+    return { kind: 'session', session: await openSession(actor, user, method) };
+  }
+
   return {
-    async login(actor: AnonymousActor, email: string, password: string): Promise<NewSession> {
+    async login(actor: AnonymousActor, email: string, password: string): Promise<LoginResult> {
       const user = await findLiveUserByEmail(db, email);
       const ok = user?.password_hash ? await passwords.verify(user.password_hash, password) : false;
       if (!user?.password_hash) await passwords.verifyDummy(password);
@@ -48,33 +92,10 @@ export function createAuthService(deps: {
         });
         throw unauthenticated(INVALID_LOGIN);
       }
-      // Every timestamp of the session from the service's clock, so expiry and listing agree.
-      const at = now();
-      const session = {
-        sessionId: randomUUID(),
-        token: randomToken(),
-        expiresAt: new Date(at.getTime() + deps.sessionTtlHours * 3_600_000),
-      };
-      await db.transaction().execute(async (trx) => {
-        await insertSession(trx, {
-          id: session.sessionId,
-          token_hash: sha256(session.token),
-          user_id: user.id,
-          ip: actor.ip,
-          user_agent: actor.userAgent,
-          created_at: at,
-          last_seen_at: at,
-          expires_at: session.expiresAt,
-        });
-        await audit.record(trx, actor, {
-          action: 'auth.login',
-          orgId: user.org_id,
-          target: { type: 'user', id: user.id, label: user.email },
-          details: { session_id: session.sessionId },
-        });
-      });
-      return { user, ...session };
+      return completeLogin(actor, user, 'password');
     },
+
+    completeLogin,
 
     async logout(actor: Actor): Promise<void> {
       await db.transaction().execute(async (trx) => {
