@@ -130,7 +130,7 @@ describe('store on PGlite (in memory)', () => {
 
   it('migrates, and pages with a total on an empty page past the end', async () => {
     expect(await isMigrated(store.db)).toBe(false);
-    expect(await migrateToLatest(store.db)).toEqual(['0001_foundation']);
+    expect((await migrateToLatest(store.db))[0]).toBe('0001_foundation');
     expect(await isMigrated(store.db)).toBe(true);
     await checkPaging(store.db);
   });
@@ -157,7 +157,7 @@ describe.skipIf(!pgUp)('store on PostgreSQL', () => {
     expect(store.pglite).toBeUndefined();
     expect(store.url).toBe(database.url);
     expect(await isMigrated(store.db)).toBe(false);
-    expect(await migrateToLatest(store.db)).toEqual(['0001_foundation']);
+    expect((await migrateToLatest(store.db))[0]).toBe('0001_foundation');
     expect(await isMigrated(store.db)).toBe(true);
     expect(await migrateToLatest(store.db)).toEqual([]);
     const { rows } = await sql<{ table_name: string }>`

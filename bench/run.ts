@@ -1,0 +1,306 @@
+// `npm run bench`: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
+// projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
+// PostgreSQL. Target: the API route serves at least 30 % of the bare route's requests per second.
+// A third route, a static copy of the API's answer, and the server's CPU time per request show
+// where the difference goes. Prints a Markdown report and writes it to bench/results.md. Exits 1
+// when a response was not 2xx, a request failed, or the target is missed.
+//
+// Environment: BENCH_SECONDS (measured seconds per target, default 10), BENCH_WARMUP_SECONDS
+// (default 2), BENCH_CONNECTIONS (default 50), BENCH_STORES (default `pglite,postgres`), TEST_PG_URL
+// (the PostgreSQL server, as for the tests; a throw-away database is created on it and dropped),
+// BENCH_PROFILE=1 (a CPU profile of the server during the API route's run, added to the report; the
+// profiler slows the server, so the numbers of a profiled run are not the benchmark's).
+//
+// The load generator is autocannon's programmatic API in a child process (bench/load.ts), not in
+// this process. In this process it would share the server's event loop: every response parsed and
+// every request written by autocannon would be time taken from the server, and the server's work
+// would delay autocannon's timers and inflate its latencies. A worker thread would avoid the shared
+// loop, but a child process is the closer model of a real client: its own heap and GC, its own
+// libuv pool, nothing shared but the loopback sockets, and the OS schedules it on the other core.
+// (On a 2-core machine the PostgreSQL server's processes still compete with both.)
+import { fork } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Result } from 'autocannon';
+import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
+import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
+import {
+  API_PATH,
+  HELLO_PATH,
+  PROJECTS,
+  QUERY_SAMPLE,
+  type Server,
+  STATIC_PATH,
+  startServer,
+} from './fixture.ts';
+import type { LoadReply, LoadRequest } from './load.ts';
+import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
+
+const TARGET_RATIO = 0.3;
+const PIPELINING = 1;
+
+function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) {
+    console.error(`${name} must be a positive number, not "${raw}"`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const seconds = positiveNumber('BENCH_SECONDS', 10);
+const warmupSeconds = positiveNumber('BENCH_WARMUP_SECONDS', 2);
+const connections = Math.round(positiveNumber('BENCH_CONNECTIONS', 50));
+const profiling = process.env.BENCH_PROFILE === '1';
+const STORES = ['pglite', 'postgres'] as const;
+const stores = (process.env.BENCH_STORES ?? STORES.join(',')).split(',').map((s) => s.trim());
+const unknownStore = stores.find((s) => !(STORES as readonly string[]).includes(s));
+if (unknownStore !== undefined) {
+  console.error(`BENCH_STORES: unknown store "${unknownStore}" (${STORES.join(', ')})`);
+  process.exit(2);
+}
+
+interface Measure {
+  rps: number;
+  p99: number;
+  requests: number;
+  /** CPU time of this process (the server; with PGlite, the store too) per completed request, in µs. */
+  cpuUs: number;
+  /** Non-2xx answers, errors, timeouts and resets, warm-up included. */
+  failures: string[];
+}
+
+interface Row {
+  store: string;
+  hello: Measure;
+  static: Measure;
+  api: Measure;
+  ratio: number;
+  queries: Map<string, number>;
+  /** Response bodies in bytes. */
+  sizes: { hello: number; api: number };
+  profile: ProfileSummary | undefined;
+}
+
+/** Runs autocannon (warm-up, then the measured run) in a child process against one URL. */
+function load(url: string, headers: Record<string, string>): Promise<Result> {
+  const options: LoadRequest = {
+    url,
+    headers,
+    connections,
+    pipelining: PIPELINING,
+    duration: seconds,
+    warmup: { connections, duration: warmupSeconds },
+  };
+  return new Promise((resolve, reject) => {
+    const child = fork(new URL('./load.ts', import.meta.url), [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let settled = false;
+    child.once('message', (message: LoadReply) => {
+      settled = true;
+      if (message.ok) resolve(message.result);
+      else reject(new Error(`autocannon: ${message.error}`));
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (!settled) reject(new Error(`the load generator ended (code ${code}) without a result`));
+    });
+    child.send(options);
+  });
+}
+
+function failuresOf(result: Result): string[] {
+  const failures: string[] = [];
+  for (const [phase, r] of [
+    ['warm-up', result.warmup],
+    ['measured', result],
+  ] as const) {
+    if (!r) continue;
+    const codes = Object.entries(r.statusCodeStats)
+      .filter(([code]) => !code.startsWith('2'))
+      .map(([code, { count }]) => `${count}× ${code}`);
+    if (r.non2xx > 0) failures.push(`${phase}: ${r.non2xx} non-2xx (${codes.join(', ') || 'unknown codes'})`);
+    if (r.errors > 0) failures.push(`${phase}: ${r.errors} errors`);
+    if (r.timeouts > 0) failures.push(`${phase}: ${r.timeouts} timeouts`);
+    if (r.resets > 0) failures.push(`${phase}: ${r.resets} pipeline resets`);
+  }
+  if (result.requests.total === 0) failures.push('no request completed');
+  return failures;
+}
+
+async function measure(url: string, headers: Record<string, string> = {}): Promise<Measure> {
+  const cpuBefore = process.cpuUsage();
+  const result = await load(url, headers);
+  const cpu = process.cpuUsage(cpuBefore);
+  const completed = result.requests.total + (result.warmup?.requests.total ?? 0);
+  return {
+    // Completed requests over the measured time (autocannon's per-second average drops the last,
+    // partial second's samples less evenly).
+    rps: result.requests.total / result.duration,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    cpuUs: completed > 0 ? (cpu.user + cpu.system) / completed : 0,
+    failures: failuresOf(result),
+  };
+}
+
+async function benchStore(name: string, store: Store): Promise<Row> {
+  let server: Server | undefined;
+  try {
+    server = await startServer(store);
+    console.error(`[${name}] ${server.baseUrl}: bare route …`);
+    const hello = await measure(`${server.baseUrl}${HELLO_PATH}`);
+    console.error(`[${name}] ${Math.round(hello.rps)} req/s; static copy of the API's answer …`);
+    const copy = await measure(`${server.baseUrl}${STATIC_PATH}`);
+    console.error(`[${name}] ${Math.round(copy.rps)} req/s; ${API_PATH} …`);
+    const url = `${server.baseUrl}${API_PATH}`;
+    const headers = { authorization: server.bearer };
+    const [api, profile] = profiling
+      ? await profileWhile(() => measure(url, headers))
+      : [await measure(url, headers), undefined];
+    console.error(`[${name}] ${Math.round(api.rps)} req/s`);
+    return {
+      store: name,
+      hello,
+      static: copy,
+      api,
+      ratio: api.rps / hello.rps,
+      queries: server.queriesPerRequest,
+      sizes: server.sizes,
+      profile,
+    };
+  } finally {
+    await server?.app.close();
+  }
+}
+
+async function onPglite(): Promise<Row> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dbops-bench-'));
+  const location: StoreLocation = { kind: 'pglite', dataDir };
+  const store = await openStore(location);
+  try {
+    return await benchStore('PGlite (DATA_DIR)', store);
+  } finally {
+    await store.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function onPostgres(): Promise<Row | string> {
+  const database = await createTestPgDatabase();
+  if (!database) return `PostgreSQL skipped: no server at ${redactUrl(testPgUrl)} (set TEST_PG_URL to one).`;
+  try {
+    const store = await openStore({ kind: 'postgres', url: database.url });
+    try {
+      return await benchStore('PostgreSQL', store);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const pct = (n: number) => `${(n * 100).toFixed(1)} %`;
+
+function verdict(row: Row): string {
+  const failures = [
+    ...row.hello.failures.map((f) => `bare ${f}`),
+    ...row.api.failures.map((f) => `API ${f}`),
+  ];
+  if (failures.length > 0) return `FAIL: ${failures.join('; ')}`;
+  return row.ratio >= TARGET_RATIO ? 'ok' : `FAIL: below ${pct(TARGET_RATIO)}`;
+}
+
+function report(rows: Row[], notes: string[], loadBefore: number[]): string {
+  const cpus = os.cpus();
+  const load = (avg: number[]) => avg.map((n) => n.toFixed(2)).join(' / ');
+  const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const lines = [
+    '# dbops benchmark: `GET /api/v1/projects` vs a bare Fastify route',
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Node ${process.version} on ${os.platform()} ${os.release()} (${os.arch()})`,
+    `- Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${fmt(os.totalmem() / 2 ** 30)} GiB RAM`,
+    `- Load: autocannon in a child process over 127.0.0.1, ${connections} connections, pipelining ${PIPELINING}, ` +
+      `${warmupSeconds} s warm-up then ${seconds} s measured per route`,
+    `- API route: API key (read scope) of the organization owner, ${PROJECTS} projects, default page (50)`,
+    `- Target: API route ≥ ${pct(TARGET_RATIO)} of the bare route's requests per second`,
+    `- Load average (1 / 5 / 15 min) before: ${load(loadBefore)}, after: ${load(os.loadavg())}; ` +
+      'anything else running on the machine takes cores from the server, the store and the load generator',
+    '',
+    row(['Store', 'Bare req/s', 'Bare p99', 'API req/s', 'API p99', 'API / bare', 'Result']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---']),
+    ...rows.map((r) =>
+      row([
+        r.store,
+        fmt(r.hello.rps),
+        `${r.hello.p99} ms`,
+        fmt(r.api.rps),
+        `${r.api.p99} ms`,
+        pct(r.ratio),
+        verdict(r),
+      ]),
+    ),
+    '',
+    '## Where the time goes',
+    '',
+    "Same runs, with a third route: a static copy of the API's answer, sent as a prepared string (what " +
+      'moving the bytes costs without making them). Server CPU: user + system time of the server process ' +
+      'per completed request, warm-up included; with PGlite it includes the store, with PostgreSQL the ' +
+      "database server's processes are not counted.",
+    '',
+    row(['Store', 'Route', 'Body', 'req/s', 'p99', 'Server CPU per request']),
+    row(['---', '---', '---:', '---:', '---:', '---:']),
+  ];
+  for (const r of rows) {
+    for (const [route, size, m] of [
+      ['bare', r.sizes.hello, r.hello],
+      ['static copy', r.sizes.api, r.static],
+      ['API', r.sizes.api, r.api],
+    ] as const) {
+      lines.push(row([r.store, route, `${fmt(size)} B`, fmt(m.rps), `${m.p99} ms`, `${fmt(m.cpuUs)} µs`]));
+    }
+  }
+  lines.push('');
+  for (const r of rows) {
+    const perRequest = [...r.queries].map(([label, n]) => `${label}: ${Number(n.toFixed(2))}`).join(', ');
+    const total = [...r.queries.values()].reduce((a, b) => a + b, 0);
+    lines.push(
+      `- ${r.store}: ${Number(total.toFixed(2))} store queries per API request (${perRequest}; over the key's first ${QUERY_SAMPLE} requests)`,
+    );
+  }
+  for (const note of notes) lines.push(`- ${note}`);
+  if (profiling) lines.push('- BENCH_PROFILE=1: the API runs were profiled, which slows them.');
+  for (const r of rows) {
+    if (r.profile) lines.push('', formatProfile(`${r.store}, ${API_PATH}`, r.profile).trimEnd());
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const loadBefore = os.loadavg();
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  for (const store of stores) {
+    const outcome = store === 'pglite' ? await onPglite() : await onPostgres();
+    if (typeof outcome === 'string') {
+      console.error(outcome);
+      notes.push(outcome);
+    } else rows.push(outcome);
+  }
+  const markdown = report(rows, notes, loadBefore);
+  process.stdout.write(`\n${markdown}`);
+  await writeFile(new URL('./results.md', import.meta.url), markdown);
+  if (rows.some((row) => verdict(row) !== 'ok')) process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
