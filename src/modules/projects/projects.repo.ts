@@ -22,7 +22,7 @@ export async function findProjectWithRole(db: Executor, orgId: string, projectId
 export function visibleProjectsQuery(db: Executor, orgId: string, userId: string, seesAll: boolean) {
   let query = db
     .selectFrom('projects')
-    .selectAll()
+    .select(['id', 'name', 'description', 'created_at', 'updated_at'])
     .where('org_id', '=', orgId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');

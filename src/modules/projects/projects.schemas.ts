@@ -83,7 +83,9 @@ export const PolicySchema = Type.Object(
   { additionalProperties: false, title: 'ApprovalPolicy' },
 );
 
-export function toProjectResponse(project: Project) {
+export function toProjectResponse(
+  project: Pick<Project, 'id' | 'name' | 'description' | 'created_at' | 'updated_at'>,
+) {
   return {
     id: project.id,
     name: project.name,
