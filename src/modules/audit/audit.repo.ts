@@ -1,26 +1,12 @@
 // The audit log: written in the transaction of the change it records, read with filters.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { ActorType, AuditOutcome, Database } from '../../store/tables.ts';
+import type { AuditEntry, Database } from '../../store/tables.ts';
 
 type Executor = Kysely<Database>;
 
-export interface AuditRecord {
-  org_id: string | null;
-  actor_type: ActorType;
-  actor_id: string | null;
-  actor_label: string | null;
-  api_key_id: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  target_label: string | null;
-  project_id: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  outcome: AuditOutcome;
-  details: Record<string, unknown>;
-}
+/** An entry as services describe it; the id and the time are added here. */
+export type AuditRecord = Omit<AuditEntry, 'id' | 'created_at' | 'details'> & { details: Record<string, unknown> };
 
 export async function insertAudit(db: Executor, record: AuditRecord, now: Date): Promise<void> {
   await db
