@@ -15,7 +15,8 @@ export async function paginate<DB, TB extends keyof DB, O>(
 ): Promise<{ rows: O[]; total: number }> {
   const offset = (page - 1) * page_size;
   const rows = await query.limit(page_size).offset(offset).execute();
-  if (rows.length < page_size && (rows.length > 0 || offset === 0)) return { rows, total: offset + rows.length };
+  if (rows.length < page_size && (rows.length > 0 || offset === 0))
+    return { rows, total: offset + rows.length };
   const counted = await query
     .clearSelect()
     .clearOrderBy()

@@ -6,7 +6,9 @@ import type { AuditEntry, Database } from '../../store/tables.ts';
 type Executor = Kysely<Database>;
 
 /** An entry as services describe it; the id and the time are added here. */
-export type AuditRecord = Omit<AuditEntry, 'id' | 'created_at' | 'details'> & { details: Record<string, unknown> };
+export type AuditRecord = Omit<AuditEntry, 'id' | 'created_at' | 'details'> & {
+  details: Record<string, unknown>;
+};
 
 export async function insertAudit(db: Executor, record: AuditRecord, now: Date): Promise<void> {
   await db
