@@ -9,8 +9,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.ts';
 import { registerAuthentication } from './http/auth.ts';
+import { corsOptions } from './http/cors.ts';
 import { registerErrorHandlers } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
+import { createMemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.ts';
 import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import type { App } from './http/types.ts';
 import { createValidatorCompiler } from './http/validation.ts';
@@ -18,8 +21,14 @@ import { registerApiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { registerAuditRoutes } from './modules/audit/audit.routes.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
-import { registerAuthRoutes } from './modules/auth/auth.routes.ts';
+import { registerAuthRoutes, sessionCookieWriter } from './modules/auth/auth.routes.ts';
 import { createAuthService } from './modules/auth/auth.service.ts';
+import { registerOAuthRoutes } from './modules/auth/oauth.routes.ts';
+import { createOAuthService } from './modules/auth/oauth.service.ts';
+import { createOAuthProviders } from './modules/auth/oauth-providers.ts';
+import { createSignupService } from './modules/auth/signup.service.ts';
+import { registerTwoFactorRoutes } from './modules/auth/two-factor.routes.ts';
+import { createTwoFactorService } from './modules/auth/two-factor.service.ts';
 import { registerOrgsRoutes } from './modules/orgs/orgs.routes.ts';
 import { createOrgsService } from './modules/orgs/orgs.service.ts';
 import { registerProjectsRoutes } from './modules/projects/projects.routes.ts';
@@ -27,18 +36,31 @@ import { createProjectsService } from './modules/projects/projects.service.ts';
 import { registerUsersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
 import type { PasswordHasher } from './security/passwords.ts';
+import { createSecretBox } from './security/secret-box.ts';
 import type { Db } from './store/db.ts';
 import { isMigrated } from './store/migrate.ts';
 import { VERSION } from './version.ts';
 
 export interface AppDeps {
-  config: Pick<Config, 'logLevel' | 'corsOrigins' | 'trustedProxies' | 'cookieSecure' | 'sessionTtlHours'>;
+  config: Pick<
+    Config,
+    | 'logLevel'
+    | 'corsOrigins'
+    | 'trustedProxies'
+    | 'cookieSecure'
+    | 'sessionTtlHours'
+    | 'signupOpen'
+    | 'publicUrl'
+    | 'oauth'
+  >;
   db: Db;
   secretKey: Buffer;
   passwords: PasswordHasher;
   now?: () => Date;
   /** A ready logger (tests capture lines with it); otherwise pino at config.logLevel. */
   logger?: FastifyBaseLogger;
+  /** Rate-limit counters (Redis when REDIS_URL is set, closed by the caller); otherwise in memory. */
+  rateLimitStore?: RateLimitStore;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -55,6 +77,9 @@ export const LOG_REDACT = [
   '*.new_password',
   '*.secret',
   '*.token',
+  '*.partial_token',
+  '*.recovery_codes',
+  '*.otpauth_url',
 ];
 
 export async function buildApp(deps: AppDeps): Promise<App> {
@@ -90,10 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   // A JSON API: no inline content, so the strict default CSP of helmet only gets in the way of /docs.
   await app.register(helmet, { contentSecurityPolicy: false });
-  await app.register(cors, {
-    origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
-    credentials: true,
-  });
+  await app.register(cors, corsOptions(config.corsOrigins));
   await app.register(cookie);
   await registerOpenApi(app, { version: VERSION });
 
@@ -106,19 +128,65 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   const audit = createAuditService({ db, now });
+  const box = createSecretBox(secretKey);
+  const twoFactor = createTwoFactorService({ db, audit, box, now });
   const services = {
     audit,
-    auth: createAuthService({ db, audit, passwords, now, sessionTtlHours: config.sessionTtlHours }),
+    auth: createAuthService({
+      db,
+      audit,
+      passwords,
+      now,
+      sessionTtlHours: config.sessionTtlHours,
+      twoFactor,
+    }),
+    twoFactor,
     orgs: createOrgsService({ db, audit, passwords, now }),
     users: createUsersService({ db, audit, passwords, now }),
     projects: createProjectsService({ db, audit, now }),
     apiKeys: createApiKeysService({ db, audit, now }),
   };
+  const oauth = createOAuthService({
+    db,
+    audit,
+    auth: services.auth,
+    orgs: services.orgs,
+    box,
+    providers: createOAuthProviders(
+      config.oauth,
+      (provider) => `${config.publicUrl}/api/v1/auth/oauth/${provider}/callback`,
+    ),
+    signupOpen: config.signupOpen,
+    now,
+  });
 
   await app.register(
     async (api) => {
-      registerAuthentication(api, { db, secretKey, now });
-      registerAuthRoutes(api, { auth: services.auth, secretKey, cookieSecure: config.cookieSecure });
+      const limiter = createRateLimiter({
+        store: deps.rateLimitStore ?? createMemoryRateLimitStore({ now }),
+        now,
+      });
+      registerAuthentication(api, { db, secretKey, now, limitRate: limiter.limitApiRequest });
+      // Unknown /api/v1 routes pass through the hooks above too: they are counted and carry the
+      // X-RateLimit-* headers like every /api/v1 response (API §4).
+      api.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+      registerAuthRoutes(api, {
+        auth: services.auth,
+        signup: createSignupService({
+          orgs: services.orgs,
+          auth: services.auth,
+          signupOpen: config.signupOpen,
+        }),
+        secretKey,
+        cookieSecure: config.cookieSecure,
+      });
+      registerTwoFactorRoutes(api, services);
+      registerOAuthRoutes(api, {
+        oauth,
+        publicUrl: config.publicUrl,
+        cookieSecure: config.cookieSecure,
+        setSessionCookies: sessionCookieWriter({ secretKey, cookieSecure: config.cookieSecure }),
+      });
       registerOrgsRoutes(api, services);
       registerUsersRoutes(api, services);
       registerProjectsRoutes(api, services);

@@ -35,7 +35,15 @@ describe('loadConfig', () => {
       sessionTtlHours: 24,
       jobsInServer: true,
       sessionCleanupCron: '*/15 * * * *',
+      signupOpen: true,
+      oauth: {},
     });
+  });
+
+  it('reads SIGNUP as open or closed, and nothing else', () => {
+    expect(loadConfig({ SIGNUP: 'closed' }).signupOpen).toBe(false);
+    expect(loadConfig({ SIGNUP: 'open' }).signupOpen).toBe(true);
+    expect(configError({ SIGNUP: 'maybe' }).message).toBe('SIGNUP must be open or closed (got "maybe")');
   });
 
   it('treats empty and blank values as unset', () => {

@@ -1,11 +1,21 @@
-// Process entry: `serve` (default), `worker`, `migrate`, `create-admin`, `openapi`.
+// Process entry: `serve` (default), `worker`, `migrate`, `create-admin`, `set-plan`, `openapi`.
 // Configuration errors and a busy embedded store end the process with one clear line.
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { buildApp, LOG_REDACT } from './app.ts';
 import { bootstrapAdmin, createAdmin } from './bootstrap.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { AppError } from './http/errors.ts';
+import {
+  createRedisRateLimitStore,
+  type RateLimitStore,
+  RedisUnavailableError,
+} from './http/rate-limit-store.ts';
+import type { App } from './http/types.ts';
 import { createJobs, type Jobs, type JobsLogger, registerJobHandlers } from './jobs/index.ts';
+import { cliActor, createAuditService } from './modules/audit/audit.service.ts';
+import { createBillingService } from './modules/billing/billing.service.ts';
+import { PLAN_IDS, PLANS, rateLimitsOf } from './modules/billing/plans.ts';
 import { createPasswordHasher } from './security/passwords.ts';
 import { resolveSecretKey } from './security/secret-key.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
@@ -18,6 +28,9 @@ const USAGE = `Usage: npm run cli -- <command>
   migrate                    apply the store migrations
   create-admin --email E --password P --org NAME [--name N]
                              create an organization and its owner
+  set-plan --org ID|NAME --plan ${PLAN_IDS.join('|')} [--per-minute N] [--per-hour N]
+                             set an organization's plan; Enterprise may have its own rate
+                             limits (limits not given go back to the plan's default)
   openapi                    print the OpenAPI description`;
 
 async function main(argv: string[]): Promise<void> {
@@ -55,6 +68,8 @@ async function main(argv: string[]): Promise<void> {
         });
         console.log(`Created organization "${org.name}" (${org.id}) with owner ${owner.email}`);
       });
+    case 'set-plan':
+      return withStore(config, (store) => setPlan(store, rest));
     case 'openapi': {
       const app = await buildApp({
         config: { ...config, logLevel: 'silent' },
@@ -73,6 +88,50 @@ async function main(argv: string[]): Promise<void> {
 
 class UsageError extends Error {}
 
+async function setPlan(store: Store, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      org: { type: 'string' },
+      plan: { type: 'string' },
+      'per-minute': { type: 'string' },
+      'per-hour': { type: 'string' },
+    },
+  });
+  if (!values.org || !values.plan) throw new UsageError(`set-plan needs --org and --plan\n${USAGE}`);
+  const count = (name: 'per-minute' | 'per-hour'): number | undefined => {
+    const raw = values[name];
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a positive integer (got "${raw}")`);
+    return Number(raw);
+  };
+  const perMinute = count('per-minute');
+  const perHour = count('per-hour');
+  await migrateToLatest(store.db);
+  const now = () => new Date();
+  const billing = createBillingService({
+    db: store.db,
+    audit: createAuditService({ db: store.db, now }),
+    now,
+  });
+  const org = await billing.setPlan(cliActor('set-plan'), {
+    org: values.org,
+    plan: values.plan,
+    perMinute,
+    perHour,
+  });
+  const limits = rateLimitsOf(org.plan, {
+    perMinute: org.rate_limit_per_minute,
+    perHour: org.rate_limit_per_hour,
+  });
+  const custom = org.rate_limit_per_minute !== null || org.rate_limit_per_hour !== null;
+  console.log(
+    `Organization "${org.name}" (${org.id}) is on the ${PLANS[org.plan].name} plan: ` +
+      `${limits.perMinute} requests per minute and ${limits.perHour} per hour per user` +
+      (custom ? ' (its own limits)' : ''),
+  );
+}
+
 async function withStore(config: Config, work: (store: Store) => Promise<void>): Promise<void> {
   const store = await openStore(storeLocation(config));
   try {
@@ -87,15 +146,34 @@ async function serve(config: Config): Promise<void> {
   await migrateToLatest(store.db);
   const secretKey = resolveSecretKey(config);
   const passwords = await createPasswordHasher(config.argon2);
-  const app = await buildApp({ config, db: store.db, secretKey, passwords });
+  let app: App | undefined;
+  const rateLimitStore = config.redisUrl ? await connectRedis(config.redisUrl, () => app?.log) : undefined;
+  app = await buildApp({ config, db: store.db, secretKey, passwords, rateLimitStore });
   await bootstrapAdmin(store.db, config, app.log);
   const jobs = config.jobsInServer ? await startJobs(store, config, app.log) : undefined;
   onShutdown(async () => {
     await app.close();
+    await rateLimitStore?.close();
     await jobs?.stop();
     await store.close();
   });
   await app.listen({ port: config.port, host: config.host });
+}
+
+/** The shared rate-limit counters; connection trouble is logged at most once a minute. */
+async function connectRedis(
+  url: string,
+  log: () => { warn(o: object, msg: string): void } | undefined,
+): Promise<RateLimitStore> {
+  let lastLogged = 0;
+  return createRedisRateLimitStore({
+    url,
+    onError: (error) => {
+      if (Date.now() - lastLogged < 60_000) return;
+      lastLogged = Date.now();
+      log()?.warn({ err: error }, 'Redis (rate-limit counters) unreachable: requests are not counted');
+    },
+  });
 }
 
 async function worker(config: Config): Promise<void> {
@@ -138,7 +216,16 @@ function onShutdown(stop: () => Promise<void>): void {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(`Invalid configuration: ${error.message}`);
-  else if (error instanceof DataDirBusyError || error instanceof UsageError) console.error(error.message);
+  else if (
+    error instanceof DataDirBusyError ||
+    error instanceof UsageError ||
+    error instanceof RedisUnavailableError
+  )
+    console.error(error.message);
+  else if (error instanceof AppError)
+    console.error(
+      typeof error.detail === 'string' ? error.detail : error.detail.map((d) => d.msg).join('\n'),
+    );
   else console.error(error);
   process.exit(1);
 });

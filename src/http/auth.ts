@@ -1,8 +1,9 @@
 // Authentication of every request: an API key (`Authorization: Bearer ak_<prefix>_<secret>`) or the
 // `session` cookie, read fresh from the store each time so that a revocation, a demotion or a
-// deactivation takes effect at once. Then the signed double-submit CSRF check for mutating session
-// requests, and the scope and organization-role part of the route's declared action.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// deactivation takes effect at once. Then the rate limits (counted by user, or by client IP when
+// anonymous or when the credentials failed), the signed double-submit CSRF check for mutating
+// session requests, and the scope and organization-role part of the route's declared action.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findKeyByPrefix, touchKey } from '../modules/api-keys/api-keys.repo.ts';
 import { findLiveSession, touchSession } from '../modules/auth/auth.repo.ts';
 import { decide, type Principal } from '../security/policy.ts';
@@ -39,20 +40,28 @@ export interface AuthDeps {
   db: Db;
   secretKey: Buffer;
   now: () => Date;
+  /** Counts the request once its caller is known, and may answer 429 (src/http/rate-limit.ts). */
+  limitRate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const { auth, action } = request.routeOptions.config;
-    if (auth === 'public' && !action) return;
-    const principal = await authenticate(request, deps);
+    // Who calls: a credential failure is held back until the request has been counted (per client
+    // IP, like any anonymous call), so that guessing keys or replaying dead sessions is limited too.
+    const { principal, failure } =
+      auth === 'public' && !action ? { principal: null, failure: null } : await identify(request, deps);
+    request.principal = principal;
+    await deps.limitRate(request, reply);
+    // An unknown route answers 404 whatever the credentials.
+    if (request.is404) return;
+    if (failure) throw failure;
     if (!principal) {
       if (auth === 'public') return;
       throw unauthenticated();
     }
-    request.principal = principal;
     if (principal.via === 'session' && MUTATING.has(request.method))
       checkCsrf(request, principal, deps.secretKey);
     if (auth === 'session' && principal.via !== 'session') {
@@ -64,6 +73,18 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): vo
         throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
     }
   });
+}
+
+async function identify(
+  request: FastifyRequest,
+  deps: AuthDeps,
+): Promise<{ principal: Principal | null; failure: AppError | null }> {
+  try {
+    return { principal: await authenticate(request, deps), failure: null };
+  } catch (error) {
+    if (error instanceof AppError) return { principal: null, failure: error };
+    throw error;
+  }
 }
 
 async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Principal | null> {
@@ -85,6 +106,8 @@ async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Pr
     scopes: null,
     sessionId: session.id,
     apiKeyId: null,
+    plan: session.plan,
+    customLimits: { perMinute: session.rate_limit_per_minute, perHour: session.rate_limit_per_hour },
   };
 }
 
@@ -111,6 +134,8 @@ async function authenticateKey(header: string, deps: AuthDeps): Promise<Principa
     scopes: key.scopes,
     sessionId: null,
     apiKeyId: key.id,
+    plan: key.plan,
+    customLimits: { perMinute: key.rate_limit_per_minute, perHour: key.rate_limit_per_hour },
   };
 }
 

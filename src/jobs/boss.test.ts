@@ -47,7 +47,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
-/** One user with four sessions, of which only the two ended more than a day ago are dead. */
+/** One user with four sessions and two login challenges; dead: the ones ended more than a day ago. */
 async function seedSessions(db: Db, now: Date) {
   const orgId = randomUUID();
   const userId = randomUUID();
@@ -80,6 +80,19 @@ async function seedSessions(db: Db, now: Date) {
     live: session(new Date(now.getTime() + DAY)),
   };
   await db.insertInto('sessions').values(Object.values(sessions)).execute();
+  // Half-finished 2FA logins: one expired long ago (dead), one still open.
+  const challenge = (expiresAt: Date) => ({
+    id: randomUUID(),
+    token_hash: randomBytes(32).toString('hex'),
+    user_id: userId,
+    method: 'password',
+    created_at: new Date(expiresAt.getTime() - 5 * 60_000),
+    expires_at: expiresAt,
+  });
+  await db
+    .insertInto('login_challenges')
+    .values([challenge(new Date(now.getTime() - 2 * DAY)), challenge(new Date(now.getTime() + 60_000))])
+    .execute();
   return {
     ids: Object.fromEntries(Object.entries(sessions).map(([key, s]) => [key, s.id])) as Record<
       keyof typeof sessions,
@@ -134,13 +147,16 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
       const [found] = await jobs.boss.findJobs(jobNames.sessionCleanup, { id: id ?? '' });
       return found && ['completed', 'failed'].includes(found.state) ? found : undefined;
     });
-    expect({ state: job.state, output: job.output }).toEqual({ state: 'completed', output: { deleted: 2 } });
+    expect({ state: job.state, output: job.output }).toEqual({
+      state: 'completed',
+      output: { deleted: 2, challenges_deleted: 1 },
+    });
 
     const left = await store.db.selectFrom('sessions').select('id').execute();
     expect(left.map((row) => row.id).sort()).toEqual([ids.expiredRecently, ids.live].sort());
     expect(logger.lines).toContainEqual({
       level: 'info',
-      obj: { job: jobNames.sessionCleanup, deleted: 2 },
+      obj: { job: jobNames.sessionCleanup, deleted: 2, challenges_deleted: 1 },
       msg: 'dead sessions deleted',
     });
     expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);

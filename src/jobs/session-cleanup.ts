@@ -1,7 +1,9 @@
-// Deletes sessions that can no longer be used: expired, or revoked, more than a day ago. The day of
+// Deletes sessions that can no longer be used: expired, or revoked, more than a day ago; and the
+// half-finished logins (2FA challenges) that expired as long ago. The day of
 // grace keeps a session that just ended in the store a while, for whoever investigates a sign-out or
 // a revocation; it costs nothing, as a dead session is refused whether or not it is deleted yet.
 import { deleteDeadSessions } from '../modules/auth/auth.repo.ts';
+import { deleteDeadChallenges } from '../modules/auth/two-factor.repo.ts';
 import type { Db } from '../store/db.ts';
 import { ensureQueue, type Jobs, type JobsLogger } from './boss.ts';
 import { jobNames } from './names.ts';
@@ -14,12 +16,17 @@ export interface SessionCleanupDeps {
   now?: () => Date;
 }
 
-/** One cleanup pass; returns how many sessions it deleted. */
+/** One cleanup pass; returns how many sessions and login challenges it deleted. */
 export function createSessionCleanup({ db, logger, now = () => new Date() }: SessionCleanupDeps) {
-  return async (): Promise<number> => {
-    const deleted = await deleteDeadSessions(db, new Date(now().getTime() - GRACE_MS));
-    logger.info({ job: jobNames.sessionCleanup, deleted }, 'dead sessions deleted');
-    return deleted;
+  return async (): Promise<{ deleted: number; challenges_deleted: number }> => {
+    const before = new Date(now().getTime() - GRACE_MS);
+    const deleted = await deleteDeadSessions(db, before);
+    const challengesDeleted = await deleteDeadChallenges(db, before);
+    logger.info(
+      { job: jobNames.sessionCleanup, deleted, challenges_deleted: challengesDeleted },
+      'dead sessions deleted',
+    );
+    return { deleted, challenges_deleted: challengesDeleted };
   };
 }
 
@@ -52,7 +59,7 @@ export async function registerSessionCleanup(
   await jobs.boss.schedule(name, cron, null, { tz: 'UTC' });
   await jobs.boss.work(name, { pollingIntervalSeconds }, async () => {
     try {
-      return { deleted: await cleanup() };
+      return await cleanup();
     } catch (error) {
       // pg-boss records the failure on the job and retries it; the log is where an operator sees it.
       deps.logger.error({ err: error, job: name }, 'session cleanup failed');

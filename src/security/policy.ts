@@ -2,7 +2,7 @@
 // they need; the HTTP layer checks the scope and the organization role, and services ask for the
 // project role once they know which project a resource belongs to. Permissions are the user's
 // current roles intersected with the API key's scopes: a key never exceeds its owner.
-import type { OrgRole, ProjectRole, Scope } from '../store/tables.ts';
+import type { OrgRole, Plan, ProjectRole, Scope } from '../store/tables.ts';
 
 export interface Principal {
   userId: string;
@@ -14,6 +14,10 @@ export interface Principal {
   scopes: readonly Scope[] | null;
   sessionId: string | null;
   apiKeyId: string | null;
+  /** The organization's plan, read with the credentials: rate limits and features need no query. */
+  plan: Plan;
+  /** The organization's own rate limits (Enterprise); null fields mean the plan's default. */
+  customLimits: { perMinute: number | null; perHour: number | null };
 }
 
 type ActionRule = { scope: Scope } & ({ orgRole: OrgRole } | { projectRole: ProjectRole });

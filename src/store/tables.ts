@@ -10,11 +10,16 @@ export type ProjectRole = 'admin' | 'developer' | 'viewer';
 export type Scope = 'read' | 'write' | 'admin';
 export type AuditOutcome = 'success' | 'failure' | 'denied';
 export type ActorType = 'user' | 'api_key' | 'system' | 'anonymous';
+/** Billing plans; what each allows is in src/modules/billing/plans.ts. */
+export type Plan = 'starter' | 'pro' | 'enterprise';
 
 export interface OrganizationsTable {
   id: string;
   name: string;
-  plan: Generated<string>;
+  plan: Generated<Plan>;
+  /** Enterprise limits of this organization; null means the plan's default. */
+  rate_limit_per_minute: ColumnType<number | null, number | null | undefined, number | null>;
+  rate_limit_per_hour: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -32,6 +37,46 @@ export interface UsersTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: NullableTimestamp;
+  /** The TOTP seed, sealed with the secret box (purpose 'totp'); null without 2FA. */
+  totp_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A seed given by 2FA setup and not yet confirmed by a code, sealed like totp_secret. */
+  totp_pending_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The last accepted TOTP time step: a code of this step or an earlier one is a replay. */
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 of the normalised code (high-entropy, so no salt needed). */
+  code_hash: string;
+  created_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface LoginChallengesTable {
+  id: string;
+  /** SHA-256 of the partial token handed to the client. */
+  token_hash: string;
+  user_id: string;
+  /** The first factor that was verified: password, google or github. */
+  method: string;
+  failed_attempts: Generated<number>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface OAuthIdentitiesTable {
+  id: string;
+  user_id: string;
+  /** `google` or `github`. */
+  provider: string;
+  /** The provider's stable id of the account: OIDC `sub`, GitHub's numeric user id. */
+  provider_user_id: string;
+  /** The provider-verified e-mail seen when the identity was linked. */
+  email: string | null;
+  created_at: Timestamp;
 }
 
 export interface SessionsTable {
@@ -118,6 +163,9 @@ export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  oauth_identities: OAuthIdentitiesTable;
+  recovery_codes: RecoveryCodesTable;
+  login_challenges: LoginChallengesTable;
   api_keys: ApiKeysTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;
@@ -129,6 +177,8 @@ export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type Session = Selectable<SessionsTable>;
+export type OAuthIdentity = Selectable<OAuthIdentitiesTable>;
+export type LoginChallenge = Selectable<LoginChallengesTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type Project = Selectable<ProjectsTable>;
 export type ProjectMember = Selectable<ProjectMembersTable>;

@@ -4,6 +4,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp, LOG_REDACT } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
+import type { RateLimitStore } from '../../src/http/rate-limit-store.ts';
 import type { App } from '../../src/http/types.ts';
 import { createAuditService } from '../../src/modules/audit/audit.service.ts';
 import { createOrgsService } from '../../src/modules/orgs/orgs.service.ts';
@@ -13,6 +15,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { OrgRole, Scope, User } from '../../src/store/tables.ts';
 import { createTestPgDatabase } from './databases.ts';
+import { createUncountedRateLimitStore } from './rate-limits.ts';
 
 export const TEST_PASSWORD = 'correct horse battery';
 const SECRET_KEY = Buffer.alloc(32, 7);
@@ -63,7 +66,25 @@ export interface TestApp {
 let counter = 0;
 export const uniqueEmail = (tag = 'user') => `${tag}-${Date.now().toString(36)}-${++counter}@example.com`;
 
-export async function createTestApp(): Promise<TestApp> {
+export interface TestAppOptions {
+  /** SIGNUP=open (the default) or closed. */
+  signupOpen?: boolean;
+  /** OAuth providers (none by default), pointed at local fakes. */
+  oauth?: Config['oauth'];
+  /** The web application's address (PUBLIC_URL); http://localhost:8000 by default. */
+  publicUrl?: string;
+  /** CORS_ORIGINS; none by default. */
+  corsOrigins?: string[];
+  /** TRUSTED_PROXIES; none by default. */
+  trustedProxies?: string[];
+  /**
+   * Rate-limit counters, made with the app's clock. By default a store that counts nothing, so that
+   * suites signing in many times a minute are not throttled; the X-RateLimit-* headers are still set.
+   */
+  rateLimitStore?: (now: () => Date) => RateLimitStore;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const pgDatabase = await createTestPgDatabase();
   const store = await openStore(
     pgDatabase ? { kind: 'postgres', url: pgDatabase.url } : { kind: 'pglite-memory' },
@@ -83,16 +104,20 @@ export async function createTestApp(): Promise<TestApp> {
   const app = await buildApp({
     config: {
       logLevel: 'info',
-      corsOrigins: [],
-      trustedProxies: [],
+      corsOrigins: options.corsOrigins ?? [],
+      trustedProxies: options.trustedProxies ?? [],
       cookieSecure: false,
       sessionTtlHours: 24,
+      signupOpen: options.signupOpen ?? true,
+      publicUrl: options.publicUrl ?? 'http://localhost:8000',
+      oauth: options.oauth ?? {},
     },
     db: store.db,
     secretKey: SECRET_KEY,
     passwords,
     now,
     logger,
+    rateLimitStore: (options.rateLimitStore ?? createUncountedRateLimitStore)(now),
   });
   await app.ready();
   const orgs = createOrgsService({

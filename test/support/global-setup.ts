@@ -2,6 +2,8 @@
 // clear message, when a database server is missing, rather than letting every database-backed test
 // fail on its own. Without it there is nothing to do: each test file skips what it cannot run.
 import { databasesRequired, probePg, redactUrl, testPgUrl } from './databases.ts';
+import { probeMysql, testMysqlUrl } from './mysql.ts';
+import { probeRedis, testRedisUrl } from './rate-limits.ts';
 
 export async function setup(): Promise<void> {
   if (!databasesRequired) return;
@@ -11,6 +13,17 @@ export async function setup(): Promise<void> {
       `REQUIRE_DATABASES=1 but PostgreSQL at ${redactUrl(testPgUrl)} is unreachable: ${failure}`,
     );
   }
-  // MariaDB/MySQL (TEST_MYSQL_URL, default mysql://root@127.0.0.1:3306/test) is not checked yet:
-  // `mysql2` is not a dependency so far. Add the check here with the first MySQL-backed test.
+  // Redis (TEST_REDIS_URL) holds the shared rate-limit counters; their tests run against it.
+  const redisFailure = await probeRedis(testRedisUrl);
+  if (redisFailure !== undefined) {
+    throw new Error(
+      `REQUIRE_DATABASES=1 but Redis at ${redactUrl(testRedisUrl)} is unreachable: ${redisFailure}`,
+    );
+  }
+  const mysqlFailure = await probeMysql(testMysqlUrl);
+  if (mysqlFailure !== undefined) {
+    throw new Error(
+      `REQUIRE_DATABASES=1 but MySQL/MariaDB at ${redactUrl(testMysqlUrl)} is unreachable: ${mysqlFailure}`,
+    );
+  }
 }

@@ -1,6 +1,6 @@
 // API keys in the store: the prefix is public and indexed, the secret is kept only as a SHA-256.
 import type { Kysely } from 'kysely';
-import type { Database, OrgRole, Scope } from '../../store/tables.ts';
+import type { Database, OrgRole, Plan, Scope } from '../../store/tables.ts';
 
 type Executor = Kysely<Database>;
 
@@ -27,6 +27,9 @@ export interface KeyWithOwner {
   org_role: OrgRole;
   email: string;
   owner_can_sign_in: boolean;
+  plan: Plan;
+  rate_limit_per_minute: number | null;
+  rate_limit_per_hour: number | null;
 }
 
 /** The key with this prefix and its owner's current standing, read on every request. */
@@ -34,6 +37,7 @@ export async function findKeyByPrefix(db: Executor, prefix: string): Promise<Key
   const row = await db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
+    .innerJoin('organizations as o', 'o.id', 'u.org_id')
     .select([
       'k.id',
       'k.secret_hash',
@@ -47,6 +51,9 @@ export async function findKeyByPrefix(db: Executor, prefix: string): Promise<Key
       'u.email',
       'u.active',
       'u.deleted_at',
+      'o.plan',
+      'o.rate_limit_per_minute',
+      'o.rate_limit_per_hour',
     ])
     .where('k.prefix', '=', prefix)
     .executeTakeFirst();

@@ -4,7 +4,7 @@ import type { Actor, AnonymousActor } from '../../http/context.ts';
 import type { Db } from '../../store/db.ts';
 import type { PageRequest } from '../../store/paging.ts';
 import { paginate } from '../../store/paging.ts';
-import type { AuditOutcome } from '../../store/tables.ts';
+import type { ActorType, AuditOutcome } from '../../store/tables.ts';
 import { type AuditFilter, auditQuery, insertAudit } from './audit.repo.ts';
 
 export interface AuditEvent {
@@ -17,19 +17,45 @@ export interface AuditEvent {
   orgId?: string | null;
 }
 
+/** The service itself, on an operator's command (the CLI) or a schedule: actor type `system`. */
+export interface SystemActor {
+  principal: null;
+  system: string;
+  ip: string;
+  userAgent: string | null;
+}
+
+/** An operator's command line: `cliActor('set-plan')`. */
+export const cliActor = (command: string): SystemActor => ({
+  principal: null,
+  system: `cli ${command}`,
+  ip: 'local',
+  userAgent: null,
+});
+
+function actorTypeOf(actor: Actor | AnonymousActor | SystemActor): ActorType {
+  if (actor.principal) return actor.principal.via === 'api_key' ? 'api_key' : 'user';
+  return 'system' in actor ? 'system' : 'anonymous';
+}
+
 export type AuditService = ReturnType<typeof createAuditService>;
 
 export function createAuditService({ db, now }: { db: Db; now: () => Date }) {
   return {
-    async record(executor: Db, actor: Actor | AnonymousActor, event: AuditEvent): Promise<void> {
+    async record(
+      executor: Db,
+      actor: Actor | AnonymousActor | SystemActor,
+      event: AuditEvent,
+    ): Promise<void> {
       const principal = actor.principal;
+      const system = 'system' in actor ? actor.system : null;
       await insertAudit(
         executor,
         {
           org_id: principal?.orgId ?? event.orgId ?? null,
-          actor_type: principal ? (principal.via === 'api_key' ? 'api_key' : 'user') : 'anonymous',
+          actor_type: actorTypeOf(actor),
           actor_id: principal?.userId ?? null,
-          actor_label: principal?.email ?? null,
+          actor_label: principal?.email ?? system,
           api_key_id: principal?.apiKeyId ?? null,
           action: event.action,
           target_type: event.target?.type ?? null,

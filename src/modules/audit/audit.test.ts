@@ -219,6 +219,8 @@ describe('audit', () => {
         scopes: null,
         sessionId: null,
         apiKeyId: null,
+        plan: 'starter' as const,
+        customLimits: { perMinute: null, perHour: null },
       },
       ip: '10.0.0.1',
       userAgent: null,

@@ -1,6 +1,6 @@
 // Sessions in the store. The cookie carries a random token; only its SHA-256 is stored.
 import type { Kysely } from 'kysely';
-import type { Database, OrgRole } from '../../store/tables.ts';
+import type { Database, OrgRole, Plan } from '../../store/tables.ts';
 
 type Executor = Kysely<Database>;
 
@@ -11,6 +11,9 @@ export interface LiveSession {
   org_role: OrgRole;
   email: string;
   last_seen_at: Date;
+  plan: Plan;
+  rate_limit_per_minute: number | null;
+  rate_limit_per_hour: number | null;
 }
 
 /** The session of a token, if it is neither revoked nor expired and its user can still sign in. */
@@ -22,7 +25,18 @@ export async function findLiveSession(
   return db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 'u.org_id', 'u.org_role', 'u.email', 's.last_seen_at'])
+    .innerJoin('organizations as o', 'o.id', 'u.org_id')
+    .select([
+      's.id',
+      's.user_id',
+      'u.org_id',
+      'u.org_role',
+      'u.email',
+      's.last_seen_at',
+      'o.plan',
+      'o.rate_limit_per_minute',
+      'o.rate_limit_per_hour',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.revoked_at', 'is', null)
     .where('s.expires_at', '>', now)

@@ -1,36 +1,67 @@
 import type { FastifyReply } from 'fastify';
 import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../../http/auth.ts';
 import { actorOf, anonymousActorOf } from '../../http/context.ts';
+import { ENDPOINT_LIMITS } from '../../http/rate-limit.ts';
 import { errors, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { toUserResponse, UserSchema } from '../users/users.schemas.ts';
-import { LoginBody, LoginResponse, SessionSchema, toSessionResponse, UpdateMeBody } from './auth.schemas.ts';
+import {
+  LoginBody,
+  LoginResponse,
+  SessionSchema,
+  SignedInResponse,
+  toSessionResponse,
+  UpdateMeBody,
+} from './auth.schemas.ts';
 import type { AuthService, NewSession } from './auth.service.ts';
+import { SignupBody } from './signup.schemas.ts';
+import type { SignupService } from './signup.service.ts';
+import { LoginSecondFactorBody } from './two-factor.schemas.ts';
+
+/**
+ * The cookies of a completed login, the same for every way in (password, 2FA step, signup, OAuth):
+ * the HttpOnly session token and the csrf_token the web application echoes in X-CSRF-Token.
+ */
+export function sessionCookieWriter(options: { secretKey: Buffer; cookieSecure: boolean }) {
+  return (reply: FastifyReply, session: NewSession): void => {
+    const common = {
+      path: '/',
+      sameSite: 'lax',
+      secure: options.cookieSecure,
+      expires: session.expiresAt,
+    } as const;
+    reply.setCookie(SESSION_COOKIE, session.token, { ...common, httpOnly: true });
+    // Readable by the web application's scripts, which echo it in X-CSRF-Token.
+    const csrf = csrfTokenFor(options.secretKey, session.sessionId);
+    reply.setCookie(CSRF_COOKIE, csrf, { ...common, httpOnly: false });
+  };
+}
 
 export interface AuthRoutesDeps {
   auth: AuthService;
+  signup: SignupService;
   secretKey: Buffer;
   cookieSecure: boolean;
 }
 
-export function registerAuthRoutes(app: App, { auth, secretKey, cookieSecure }: AuthRoutesDeps): void {
+export function registerAuthRoutes(
+  app: App,
+  { auth, signup, secretKey, cookieSecure }: AuthRoutesDeps,
+): void {
   const tags = ['auth'];
-
-  function setSessionCookies(reply: FastifyReply, session: NewSession): void {
-    const common = { path: '/', sameSite: 'lax', secure: cookieSecure, expires: session.expiresAt } as const;
-    reply.setCookie(SESSION_COOKIE, session.token, { ...common, httpOnly: true });
-    // Readable by the web application's scripts, which echo it in X-CSRF-Token.
-    reply.setCookie(CSRF_COOKIE, csrfTokenFor(secretKey, session.sessionId), { ...common, httpOnly: false });
-  }
+  const setSessionCookies = sessionCookieWriter({ secretKey, cookieSecure });
 
   app.post(
     '/auth/login',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', rateLimit: ENDPOINT_LIMITS.login },
       schema: {
         operationId: 'login',
         tags,
         summary: 'Sign in with e-mail and password; sets the session and csrf_token cookies',
+        description:
+          'For a user with two-factor authentication the answer is `{partial_token, needs_2fa: true}` ' +
+          'and no cookie: finish with POST /auth/login/2fa.',
         security: [],
         body: LoginBody,
         response: { 200: LoginResponse, ...errors(401) },
@@ -38,9 +69,59 @@ export function registerAuthRoutes(app: App, { auth, secretKey, cookieSecure }: 
     },
     async (request, reply) => {
       const result = await auth.login(anonymousActorOf(request), request.body.email, request.body.password);
-      if (result.kind !== 'session') throw new Error('The 2FA step is not wired yet');
+      if (result.kind === 'needs_2fa')
+        return { partial_token: result.partialToken, needs_2fa: true as const };
       setSessionCookies(reply, result.session);
       return { user: toUserResponse(result.session.user) };
+    },
+  );
+
+  app.post(
+    '/auth/login/2fa',
+    {
+      config: { auth: 'public', rateLimit: ENDPOINT_LIMITS.loginTwoFactor },
+      schema: {
+        operationId: 'loginSecondFactor',
+        tags,
+        summary: 'Second step of a 2FA login: the partial token and a code; sets the cookies',
+        description:
+          '`code` is a current 6-digit TOTP code (each accepted once; one 30-second step of clock skew ' +
+          'either way) or an unused recovery code. A wrong, replayed or used-up code, or a partial token ' +
+          'that expired (5 minutes), was used, or had 5 wrong codes, answers 401.',
+        security: [],
+        body: LoginSecondFactorBody,
+        response: { 200: SignedInResponse, ...errors(401) },
+      },
+    },
+    async (request, reply) => {
+      const session = await auth.loginSecondFactor(
+        anonymousActorOf(request),
+        request.body.partial_token,
+        request.body.code,
+      );
+      setSessionCookies(reply, session);
+      return { user: toUserResponse(session.user) };
+    },
+  );
+
+  app.post(
+    '/auth/signup',
+    {
+      config: { auth: 'public' },
+      schema: {
+        operationId: 'signup',
+        tags,
+        summary: 'Create an organization (Starter plan) and its owner, and sign in as that owner',
+        description: 'Sets the session and csrf_token cookies. 403 when the server runs with SIGNUP=closed.',
+        security: [],
+        body: SignupBody,
+        response: { 201: SignedInResponse, ...errors(403, 409) },
+      },
+    },
+    async (request, reply) => {
+      const session = await signup.signup(anonymousActorOf(request), request.body);
+      setSessionCookies(reply, session);
+      return reply.code(201).send({ user: toUserResponse(session.user) });
     },
   );
 

@@ -10,7 +10,24 @@ export const LoginBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const LoginResponse = Type.Object({ user: UserSchema }, { title: 'LoginResult' });
+/** A completed login: the user, with the session and csrf_token cookies set. */
+export const SignedInResponse = Type.Object({ user: UserSchema }, { title: 'SignedIn' });
+
+/** A user with 2FA: no cookie yet; the partial token goes to POST /auth/login/2fa with a code. */
+export const NeedsTwoFactorResponse = Type.Object(
+  {
+    partial_token: Type.String({ description: 'Valid 5 minutes, once, and for at most 5 wrong codes' }),
+    needs_2fa: Type.Literal(true),
+  },
+  { title: 'NeedsTwoFactor' },
+);
+
+export const LoginResponse = Type.Union([SignedInResponse, NeedsTwoFactorResponse], {
+  title: 'LoginResult',
+  description:
+    '`{user}` with the session cookies, or, for a user with two-factor authentication, ' +
+    '`{partial_token, needs_2fa: true}` and no cookie',
+});
 
 export const UpdateMeBody = Type.Object(
   {

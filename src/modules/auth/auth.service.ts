@@ -12,6 +12,7 @@ import type { User } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { findLiveUserByEmail, findUser, updateUser } from '../users/users.repo.ts';
 import { insertSession, liveSessionsQuery, revokeSession, revokeUserSessions } from './auth.repo.ts';
+import type { SecondFactor, TwoFactorService } from './two-factor.service.ts';
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
@@ -36,11 +37,17 @@ export function createAuthService(deps: {
   passwords: PasswordHasher;
   now: () => Date;
   sessionTtlHours: number;
+  twoFactor: TwoFactorService;
 }) {
-  const { db, audit, passwords, now } = deps;
+  const { db, audit, passwords, now, twoFactor } = deps;
 
   /** A new server-side session for a user whose login is complete. */
-  async function openSession(actor: AnonymousActor, user: User, method: LoginMethod): Promise<NewSession> {
+  async function openSession(
+    actor: AnonymousActor,
+    user: User,
+    method: LoginMethod,
+    secondFactor?: SecondFactor,
+  ): Promise<NewSession> {
     // Every timestamp of the session from the service's clock, so expiry and listing agree.
     const at = now();
     const session = {
@@ -63,7 +70,11 @@ export function createAuthService(deps: {
         action: 'auth.login',
         orgId: user.org_id,
         target: { type: 'user', id: user.id, label: user.email },
-        details: { session_id: session.sessionId, method },
+        details: {
+          session_id: session.sessionId,
+          method,
+          ...(secondFactor && { second_factor: secondFactor }),
+        },
       });
     });
     return { user, ...session };
@@ -74,6 +85,9 @@ export function createAuthService(deps: {
    * for a user with 2FA, the second step first.
    */
   async function completeLogin(actor: AnonymousActor, user: User, method: LoginMethod): Promise<LoginResult> {
+    if (user.two_factor_enabled) {
+      return { kind: 'needs_2fa', partialToken: await twoFactor.startChallenge(actor, user, method) };
+    }
     return { kind: 'session', session: await openSession(actor, user, method) };
   }
 
@@ -96,6 +110,12 @@ export function createAuthService(deps: {
     },
 
     completeLogin,
+
+    /** The second step of a 2FA login: a partial token and a code give a new session. */
+    async loginSecondFactor(actor: AnonymousActor, partialToken: string, code: string): Promise<NewSession> {
+      const { user, method, factor } = await twoFactor.verifyChallenge(actor, partialToken, code);
+      return openSession(actor, user, method as LoginMethod, factor);
+    },
 
     async logout(actor: Actor): Promise<void> {
       await db.transaction().execute(async (trx) => {

@@ -1,7 +1,7 @@
 // The caller's organization, and the creation of a new organization with its first owner (the
 // `create-admin` command and the first start from ADMIN_EMAIL/ADMIN_PASSWORD).
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../http/context.ts';
+import type { Actor, AnonymousActor } from '../../http/context.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import type { PasswordHasher } from '../../security/passwords.ts';
 import type { Db } from '../../store/db.ts';
@@ -37,9 +37,21 @@ export function createOrgsService(deps: {
       });
     },
 
-    /** A new organization and its owner, in one transaction. */
-    async createWithOwner(input: { orgName: string; email: string; password: string; name?: string }) {
-      const passwordHash = await passwords.hash(input.password);
+    /**
+     * A new organization and its owner, in one transaction. `origin` says who asked, for the audit
+     * entry: by default the local operator (`create-admin`, ADMIN_EMAIL), or a self-service signup
+     * (with a password, or through an OAuth provider: no password, and `inTransaction` links the
+     * identity in the same transaction).
+     */
+    async createWithOwner(
+      input: { orgName: string; email: string; password?: string; name?: string },
+      origin?: {
+        actor: AnonymousActor;
+        source: 'signup' | 'oauth';
+        inTransaction?: (trx: Db, created: { org: Organization; owner: User }) => Promise<void>;
+      },
+    ) {
+      const passwordHash = input.password === undefined ? null : await passwords.hash(input.password);
       return db.transaction().execute(async (trx): Promise<{ org: Organization; owner: User }> => {
         const email = input.email.trim().toLowerCase();
         if (await findLiveUserByEmail(trx, email)) throw conflict('A user with this email already exists');
@@ -60,16 +72,13 @@ export function createOrgsService(deps: {
           created_at: at,
           updated_at: at,
         });
-        await audit.record(
-          trx,
-          { principal: null, ip: 'local', userAgent: 'dbops' },
-          {
-            orgId: org.id,
-            action: 'org.create',
-            target: { type: 'organization', id: org.id, label: org.name },
-            details: { owner: owner.id },
-          },
-        );
+        await audit.record(trx, origin?.actor ?? { principal: null, ip: 'local', userAgent: 'dbops' }, {
+          orgId: org.id,
+          action: 'org.create',
+          target: { type: 'organization', id: org.id, label: org.name },
+          details: { owner: owner.id, ...(origin && { source: origin.source }) },
+        });
+        await origin?.inTransaction?.(trx, { org, owner });
         return { org, owner };
       });
     },

@@ -12,6 +12,8 @@ import { revokeUserKeys } from '../api-keys/api-keys.repo.ts';
 import { redactAuditLabels } from '../audit/audit.repo.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { revokeUserSessions } from '../auth/auth.repo.ts';
+import { deleteUserIdentities } from '../auth/oauth.repo.ts';
+import { replaceRecoveryCodes } from '../auth/two-factor.repo.ts';
 import {
   countOtherActiveOwners,
   findLiveUserByEmail,
@@ -154,9 +156,15 @@ export function createUsersService(deps: {
           name: PURGED_LABEL,
           password_hash: null,
           scim_external_id: null,
+          two_factor_enabled: false,
+          totp_secret: null,
+          totp_pending_secret: null,
+          totp_last_step: null,
           updated_at: now(),
         });
+        await replaceRecoveryCodes(trx, id, [], now());
         await removeMemberships(trx, id);
+        await deleteUserIdentities(trx, id);
         await revokeUserSessions(trx, id, now());
         await redactAuditLabels(trx, id, PURGED_LABEL);
         await audit.record(trx, actor, {
