@@ -1,0 +1,21 @@
+// Target database dialects (DESIGN §2): connect, introspect and classify errors for PostgreSQL and
+// MySQL/MariaDB behind one interface. Modules pick a dialect by the connection's `dialect` field.
+import type { DialectName } from '../engine/schema/model.ts';
+import type { TargetDialect } from './dialect.ts';
+import { mysqlDialect } from './mysql/mysql.dialect.ts';
+import { postgresDialect } from './postgres/postgres.dialect.ts';
+
+export type {
+  IntrospectOptions,
+  SslMode,
+  TargetConfig,
+  TargetDialect,
+  TargetHandle,
+  TestResult,
+} from './dialect.ts';
+export { TargetError, type TargetErrorCause } from './errors.ts';
+
+export const dialects: Record<DialectName, TargetDialect> = {
+  postgresql: postgresDialect,
+  mysql: mysqlDialect,
+};

@@ -1,0 +1,170 @@
+// The MySQL 8 / MariaDB 10.6+ dialect over `mysql2`: a small bounded pool per handle, TLS per
+// ssl_mode, a server-side statement limit, and introspection through information_schema. The
+// flavour comes from the version string (MariaDB says so in it); it decides the statement-limit
+// variable and how catalog output is read.
+import mysql from 'mysql2/promise';
+import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
+import type { Flavor, SchemaModel } from '../../engine/schema/model.ts';
+import type { IntrospectOptions, TargetConfig, TargetDialect, TargetHandle, TestResult } from '../dialect.ts';
+import { TargetError } from '../errors.ts';
+import {
+  type CatalogRows,
+  COLUMNS_SQL,
+  checksSql,
+  FOREIGN_KEYS_SQL,
+  statisticsSql,
+  TABLES_SQL,
+  UNMANAGED_SQL,
+} from './mysql.catalog.ts';
+import { classifyMysqlError } from './mysql.errors.ts';
+import { buildMysqlModel } from './mysql.model.ts';
+
+export function flavorOf(version: string): Flavor {
+  return /mariadb/i.test(version) ? 'mariadb' : 'mysql';
+}
+
+function sslOptions(config: TargetConfig): mysql.PoolOptions['ssl'] {
+  switch (config.ssl_mode) {
+    case 'disable':
+      return undefined;
+    case 'require':
+      return { rejectUnauthorized: false };
+    case 'verify-full':
+      return config.ca_cert ? { rejectUnauthorized: true, ca: config.ca_cert } : { rejectUnauthorized: true };
+  }
+}
+
+/** MariaDB limits every statement (seconds); MySQL 8 only SELECTs (milliseconds). */
+function statementLimit(flavor: Flavor, ms: number): [string, number] {
+  return flavor === 'mariadb'
+    ? ['set session max_statement_time = ?', ms / 1000]
+    : ['set session max_execution_time = ?', Math.round(ms)];
+}
+
+async function open(config: TargetConfig): Promise<TargetHandle> {
+  const pool = mysql.createPool({
+    host: config.host,
+    port: config.port,
+    database: config.database,
+    user: config.username,
+    password: config.password,
+    ssl: sslOptions(config),
+    connectTimeout: config.connect_timeout_ms,
+    connectionLimit: config.pool_size ?? 2,
+    maxIdle: 1,
+    idleTimeout: 30_000,
+    enableKeepAlive: true,
+    // Catalog values stay as the server printed them.
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  });
+  const fail = (error: unknown) => classifyMysqlError(error, config.password);
+
+  let flavor: Flavor | undefined;
+  let serverVersion = '';
+  const prepared = new WeakSet<object>();
+  const connect = async (): Promise<mysql.PoolConnection> => {
+    let connection: mysql.PoolConnection;
+    try {
+      connection = await pool.getConnection();
+    } catch (error) {
+      throw fail(error);
+    }
+    try {
+      // Each new physical connection gets the statement limit once, before its first use.
+      if (!prepared.has(connection.connection)) {
+        if (flavor === undefined) {
+          const [rows] = await connection.query('select version() as version');
+          serverVersion = String((rows as { version: string }[])[0]!.version);
+          flavor = flavorOf(serverVersion);
+        }
+        const [sql, value] = statementLimit(flavor, config.statement_timeout_ms);
+        await connection.query(sql, [value]);
+        prepared.add(connection.connection);
+      }
+      return connection;
+    } catch (error) {
+      connection.destroy();
+      throw fail(error);
+    }
+  };
+  const query = async <T>(connection: mysql.PoolConnection, sql: string): Promise<T[]> => {
+    try {
+      const [rows] = await connection.query(sql);
+      return rows as T[];
+    } catch (error) {
+      throw fail(error);
+    }
+  };
+
+  try {
+    (await connect()).release();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+  const knownFlavor = flavor!;
+
+  return {
+    dialect: 'mysql',
+    flavor: knownFlavor,
+    serverVersion,
+    async introspect(options: IntrospectOptions = {}): Promise<SchemaModel> {
+      const connection = await connect();
+      let failed = false;
+      try {
+        const rows: CatalogRows = {
+          flavor: knownFlavor,
+          serverVersion,
+          tables: await query(connection, TABLES_SQL),
+          columns: await query(connection, COLUMNS_SQL),
+          statistics: await query(connection, statisticsSql(knownFlavor)),
+          foreignKeys: await query(connection, FOREIGN_KEYS_SQL),
+          checks: await query(connection, checksSql(knownFlavor)),
+          unmanaged: await query(connection, UNMANAGED_SQL),
+        };
+        return applyFilter(buildMysqlModel(rows), compileFilter(options.filter ?? DEFAULT_OBJECT_FILTER));
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        if (failed) connection.destroy();
+        else connection.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function test(config: TargetConfig): Promise<TestResult> {
+  const started = performance.now();
+  try {
+    const handle = await open(config);
+    await handle.close();
+    return {
+      ok: true,
+      latency_ms: Math.round(performance.now() - started),
+      server_version: handle.serverVersion,
+      error: null,
+    };
+  } catch (error) {
+    const failure = error instanceof TargetError ? error : classifyMysqlError(error, config.password);
+    return {
+      ok: false,
+      latency_ms: Math.round(performance.now() - started),
+      server_version: null,
+      error: failure.toJSON(),
+    };
+  }
+}
+
+export const mysqlDialect: TargetDialect = {
+  name: 'mysql',
+  open,
+  test,
+  // The second argument forbids splitting on dots: a name is one identifier, never `db.table`.
+  quoteIdent: (name) => (mysql.escapeId as (value: string, forbidQualified: boolean) => string)(name, true),
+};

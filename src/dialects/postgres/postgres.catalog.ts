@@ -1,0 +1,291 @@
+// The catalog queries of PostgreSQL introspection: one set-based query per kind of object, whatever
+// the number of tables (a per-table query would make a 1,000-table schema take a thousand round
+// trips). They run in one REPEATABLE READ READ ONLY transaction with `search_path = ''`, so every
+// name pg_get_expr() and format_type() print outside pg_catalog is schema-qualified (reference
+// notes §1) and all queries see the same snapshot. System schemas and the members of extensions
+// are left out here; shadow objects later, by the engine's filter.
+
+// Ordinary and partitioned tables, not temporary ones, outside system schemas and extensions.
+const TABLES = `
+  select c.oid, n.nspname as schema, c.relname as name
+  from pg_class c
+  join pg_namespace n on n.oid = c.relnamespace
+  where c.relkind in ('r', 'p')
+    and c.relpersistence <> 't'
+    and n.nspname <> 'information_schema' and n.nspname !~ '^pg_'
+    and not exists (
+      select 1 from pg_depend d
+      where d.classid = 'pg_class'::regclass and d.objid = c.oid and d.deptype = 'e'
+    )`;
+
+export const TABLES_SQL = `
+  with rel as (${TABLES})
+  select r.oid, r.schema, r.name, ds.description as comment
+  from rel r
+  left join pg_description ds on ds.objoid = r.oid and ds.classoid = 'pg_class'::regclass and ds.objsubid = 0`;
+
+export interface TableRow {
+  oid: number;
+  schema: string;
+  name: string;
+  comment: string | null;
+}
+
+// The collation is reported only where it differs from the type's own (an explicit COLLATE).
+export const COLUMNS_SQL = `
+  with rel as (${TABLES})
+  select a.attrelid as table_oid, a.attname as name, a.attnum as position,
+    format_type(a.atttypid, a.atttypmod) as type,
+    a.attnotnull as not_null,
+    pg_get_expr(ad.adbin, ad.adrelid) as default_expr,
+    a.attidentity as identity, a.attgenerated as generated,
+    case when a.attcollation <> 0 and a.attcollation <> t.typcollation then
+      case when cn.nspname = 'pg_catalog' then quote_ident(co.collname)
+        else quote_ident(cn.nspname) || '.' || quote_ident(co.collname) end
+    end as collation,
+    ds.description as comment,
+    case when t.typtype = 'e' then t.oid when et.typtype = 'e' then et.oid end as enum_oid
+  from rel r
+  join pg_attribute a on a.attrelid = r.oid
+  join pg_type t on t.oid = a.atttypid
+  left join pg_type et on et.oid = t.typelem and t.typelem <> 0
+  left join pg_attrdef ad on ad.adrelid = a.attrelid and ad.adnum = a.attnum
+  left join pg_collation co on co.oid = a.attcollation
+  left join pg_namespace cn on cn.oid = co.collnamespace
+  left join pg_description ds on ds.objoid = a.attrelid and ds.classoid = 'pg_class'::regclass and ds.objsubid = a.attnum
+  where a.attnum > 0 and not a.attisdropped
+  order by a.attrelid, a.attnum`;
+
+export interface ColumnRow {
+  table_oid: number;
+  name: string;
+  position: number;
+  type: string;
+  not_null: boolean;
+  default_expr: string | null;
+  identity: string;
+  generated: string;
+  collation: string | null;
+  comment: string | null;
+  enum_oid: number | null;
+}
+
+export const CONSTRAINTS_SQL = `
+  with rel as (${TABLES})
+  select con.conrelid as table_oid, con.conname as name, con.contype as type,
+    array(
+      select a.attname::text from unnest(con.conkey) with ordinality k(num, ord)
+      join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.num order by k.ord
+    ) as columns,
+    fn.nspname as ref_schema, fc.relname as ref_table,
+    array(
+      select a.attname::text from unnest(con.confkey) with ordinality k(num, ord)
+      join pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.num order by k.ord
+    ) as ref_columns,
+    con.confupdtype as on_update, con.confdeltype as on_delete,
+    con.condeferrable as deferrable, con.condeferred as deferred,
+    case when con.contype = 'c' then pg_get_expr(con.conbin, con.conrelid, true) end as expression,
+    case when con.contype = 'x' then pg_get_constraintdef(con.oid, true) end as definition
+  from rel r
+  join pg_constraint con on con.conrelid = r.oid
+  left join pg_class fc on fc.oid = con.confrelid
+  left join pg_namespace fn on fn.oid = fc.relnamespace
+  where con.contype in ('p', 'u', 'c', 'f', 'x')`;
+
+export interface ConstraintRow {
+  table_oid: number;
+  name: string;
+  type: 'p' | 'u' | 'c' | 'f' | 'x';
+  columns: string[];
+  ref_schema: string | null;
+  ref_table: string | null;
+  ref_columns: string[];
+  on_update: string;
+  on_delete: string;
+  deferrable: boolean;
+  deferred: boolean;
+  expression: string | null;
+  definition: string | null;
+}
+
+// Indexes that back a constraint belong to it; invalid ones are failed CREATE INDEX CONCURRENTLY
+// leftovers (reference notes §2). Each key part is printed by the server, then decorated with a
+// non-default operator class and the sort options from indoption (bit 1 DESC, bit 2 NULLS FIRST).
+export const INDEXES_SQL = `
+  with rel as (${TABLES})
+  select i.indrelid as table_oid, ic.relname as name, i.indisunique as unique, am.amname as method,
+    pg_get_expr(i.indpred, i.indrelid, true) as predicate,
+    array(
+      select pg_get_indexdef(i.indexrelid, k.n, true)
+        || case when opc.opcdefault or opc.oid is null then '' else ' ' || quote_ident(opc.opcname) end
+        || case when (i.indoption[k.n - 1]::int & 1) = 1 then ' DESC' else '' end
+        || case (i.indoption[k.n - 1]::int & 3) when 2 then ' NULLS FIRST' when 1 then ' NULLS LAST' else '' end
+      from generate_series(1, i.indnkeyatts::int) k(n)
+      left join pg_opclass opc on opc.oid = i.indclass[k.n - 1]
+      order by k.n
+    ) as columns,
+    array(
+      select pg_get_indexdef(i.indexrelid, k.n, true)
+      from generate_series(i.indnkeyatts::int + 1, i.indnatts::int) k(n) order by k.n
+    ) as include
+  from rel r
+  join pg_index i on i.indrelid = r.oid
+  join pg_class ic on ic.oid = i.indexrelid
+  join pg_am am on am.oid = ic.relam
+  where i.indisvalid
+    and not exists (
+      select 1 from pg_constraint con
+      where con.conindid = i.indexrelid and con.conrelid = i.indrelid and con.contype in ('p', 'u', 'x')
+    )`;
+
+export interface IndexRow {
+  table_oid: number;
+  name: string;
+  unique: boolean;
+  method: string;
+  predicate: string | null;
+  columns: string[];
+  include: string[];
+}
+
+export const ENUMS_SQL = `
+  select t.oid, n.nspname as schema, t.typname as name,
+    array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as values
+  from pg_type t
+  join pg_namespace n on n.oid = t.typnamespace
+  where t.typtype = 'e'
+    and n.nspname <> 'information_schema' and n.nspname !~ '^pg_'
+    and not exists (
+      select 1 from pg_depend d where d.classid = 'pg_type'::regclass and d.objid = t.oid and d.deptype = 'e'
+    )`;
+
+export interface EnumRow {
+  oid: number;
+  schema: string;
+  name: string;
+  values: string[];
+}
+
+// Identity sequences are part of their column's identity and not listed.
+export const SEQUENCES_SQL = `
+  select c.oid, n.nspname as schema, c.relname as name, format_type(s.seqtypid, null) as data_type,
+    s.seqstart::text as start, s.seqincrement::text as increment, s.seqmin::text as min_value,
+    s.seqmax::text as max_value, s.seqcache::text as cache, s.seqcycle as cycle,
+    own.table_oid as owner_table_oid, own.column_name as owner_column
+  from pg_sequence s
+  join pg_class c on c.oid = s.seqrelid
+  join pg_namespace n on n.oid = c.relnamespace
+  left join lateral (
+    select d.refobjid as table_oid, a.attname as column_name
+    from pg_depend d
+    join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+    where d.classid = 'pg_class'::regclass and d.objid = s.seqrelid
+      and d.refclassid = 'pg_class'::regclass and d.refobjsubid > 0 and d.deptype = 'a'
+    limit 1
+  ) own on true
+  where n.nspname <> 'information_schema' and n.nspname !~ '^pg_'
+    and not exists (
+      select 1 from pg_depend d
+      where d.classid = 'pg_class'::regclass and d.objid = s.seqrelid and d.deptype in ('i', 'e')
+    )`;
+
+export interface SequenceRow {
+  oid: number;
+  schema: string;
+  name: string;
+  data_type: string;
+  start: string;
+  increment: string;
+  min_value: string;
+  max_value: string;
+  cache: string;
+  cycle: boolean;
+  owner_table_oid: number | null;
+  owner_column: string | null;
+}
+
+// Column defaults that call a sequence (nextval('s'::regclass) records a normal dependency on it).
+export const SEQUENCE_USES_SQL = `
+  select d.refobjid as sequence_oid, ad.adrelid as table_oid, a.attname as column_name
+  from pg_depend d
+  join pg_attrdef ad on ad.oid = d.objid
+  join pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
+  join pg_class s on s.oid = d.refobjid and s.relkind = 'S'
+  where d.classid = 'pg_attrdef'::regclass and d.refclassid = 'pg_class'::regclass`;
+
+export interface SequenceUseRow {
+  sequence_oid: number;
+  table_oid: number;
+  column_name: string;
+}
+
+// Objects outside the managed scope, listed by kind and name. Extension members are the
+// extension's business; the extension itself is listed.
+export const UNMANAGED_SQL = `
+  select o.kind, o.schema, o.name, o.table_name from (
+    select case c.relkind when 'v' then 'view' when 'm' then 'materialized_view' else 'foreign_table' end as kind,
+      n.nspname as schema, c.relname::text as name, null::text as table_name,
+      'pg_class'::regclass as classid, c.oid as objid
+    from pg_class c join pg_namespace n on n.oid = c.relnamespace
+    where c.relkind in ('v', 'm', 'f')
+    union all
+    select case p.prokind when 'p' then 'procedure' when 'a' then 'aggregate' else 'function' end,
+      n.nspname, p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')', null,
+      'pg_proc'::regclass, p.oid
+    from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    union all
+    select 'trigger', n.nspname, t.tgname::text, c.relname::text, 'pg_trigger'::regclass, t.oid
+    from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
+    where not t.tgisinternal
+    union all
+    select 'rule', n.nspname, r.rulename::text, c.relname::text, 'pg_rewrite'::regclass, r.oid
+    from pg_rewrite r join pg_class c on c.oid = r.ev_class join pg_namespace n on n.oid = c.relnamespace
+    where r.rulename <> '_RETURN'
+    union all
+    select 'policy', n.nspname, p.polname::text, c.relname::text, 'pg_policy'::regclass, p.oid
+    from pg_policy p join pg_class c on c.oid = p.polrelid join pg_namespace n on n.oid = c.relnamespace
+    union all
+    select 'extension', null, e.extname::text, null, 'pg_extension'::regclass, e.oid
+    from pg_extension e
+    union all
+    select case t.typtype when 'd' then 'domain' else 'type' end, n.nspname, t.typname::text, null,
+      'pg_type'::regclass, t.oid
+    from pg_type t join pg_namespace n on n.oid = t.typnamespace
+    where t.typtype in ('d', 'r')
+      or (t.typtype = 'c' and exists (select 1 from pg_class c where c.oid = t.typrelid and c.relkind = 'c'))
+  ) o
+  where (o.schema is null or (o.schema <> 'information_schema' and o.schema !~ '^pg_'))
+    and not exists (
+      select 1 from pg_depend d where d.classid = o.classid and d.objid = o.objid and d.deptype = 'e'
+    )`;
+
+export interface UnmanagedRow {
+  kind:
+    | 'view'
+    | 'materialized_view'
+    | 'foreign_table'
+    | 'function'
+    | 'procedure'
+    | 'aggregate'
+    | 'trigger'
+    | 'rule'
+    | 'policy'
+    | 'extension'
+    | 'domain'
+    | 'type';
+  schema: string | null;
+  name: string;
+  table_name: string | null;
+}
+
+export interface CatalogRows {
+  serverVersion: string;
+  tables: TableRow[];
+  columns: ColumnRow[];
+  constraints: ConstraintRow[];
+  indexes: IndexRow[];
+  enums: EnumRow[];
+  sequences: SequenceRow[];
+  sequenceUses: SequenceUseRow[];
+  unmanaged: UnmanagedRow[];
+}

@@ -1,0 +1,159 @@
+// The PostgreSQL dialect over `pg`: a small bounded pool per handle, TLS per ssl_mode, a server-side
+// statement_timeout, and introspection through the catalogs in one read-only snapshot.
+import pg from 'pg';
+import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
+import type { IntrospectOptions, TargetConfig, TargetDialect, TargetHandle, TestResult } from '../dialect.ts';
+import { TargetError } from '../errors.ts';
+import {
+  type CatalogRows,
+  COLUMNS_SQL,
+  CONSTRAINTS_SQL,
+  ENUMS_SQL,
+  INDEXES_SQL,
+  SEQUENCE_USES_SQL,
+  SEQUENCES_SQL,
+  TABLES_SQL,
+  UNMANAGED_SQL,
+} from './postgres.catalog.ts';
+import { classifyPgError } from './postgres.errors.ts';
+import { buildPostgresModel } from './postgres.model.ts';
+
+function sslOptions(config: TargetConfig): pg.PoolConfig['ssl'] {
+  switch (config.ssl_mode) {
+    case 'disable':
+      return false;
+    case 'require':
+      // Encrypted, certificate not checked: libpq's sslmode=require.
+      return { rejectUnauthorized: false };
+    case 'verify-full':
+      // Node checks the chain and the host name; `pg` sets the SNI name for host names.
+      return config.ca_cert ? { rejectUnauthorized: true, ca: config.ca_cert } : { rejectUnauthorized: true };
+  }
+}
+
+async function open(config: TargetConfig): Promise<TargetHandle> {
+  const tls = config.ssl_mode !== 'disable';
+  const pool = new pg.Pool({
+    host: config.host,
+    port: config.port,
+    database: config.database,
+    user: config.username,
+    password: config.password,
+    ssl: sslOptions(config),
+    max: config.pool_size ?? 2,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: config.connect_timeout_ms,
+    statement_timeout: config.statement_timeout_ms,
+    application_name: 'dbops',
+    keepAlive: true,
+  });
+  // An idle client whose server went away: the pool drops it; the next checkout reconnects.
+  pool.on('error', () => {});
+
+  const connect = async (): Promise<pg.PoolClient> => {
+    const started = performance.now();
+    try {
+      return await pool.connect();
+    } catch (error) {
+      throw classifyPgError(error, {
+        phase: 'connect',
+        tls,
+        elapsedMs: performance.now() - started,
+        connectTimeoutMs: config.connect_timeout_ms,
+        password: config.password,
+      });
+    }
+  };
+  const query = async <T>(client: pg.PoolClient, sql: string): Promise<T[]> => {
+    try {
+      return (await client.query(sql)).rows as T[];
+    } catch (error) {
+      throw classifyPgError(error, { phase: 'query', tls, password: config.password });
+    }
+  };
+
+  let serverVersion: string;
+  try {
+    const client = await connect();
+    try {
+      const [row] = await query<{ version: string }>(
+        client,
+        "select current_setting('server_version') as version",
+      );
+      serverVersion = row!.version;
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
+
+  return {
+    dialect: 'postgresql',
+    flavor: 'postgresql',
+    serverVersion,
+    async introspect(options: IntrospectOptions = {}): Promise<SchemaModel> {
+      const client = await connect();
+      let failed = false;
+      try {
+        await query(client, "begin isolation level repeatable read read only; set local search_path = ''");
+        const rows: CatalogRows = {
+          serverVersion,
+          tables: await query(client, TABLES_SQL),
+          columns: await query(client, COLUMNS_SQL),
+          constraints: await query(client, CONSTRAINTS_SQL),
+          indexes: await query(client, INDEXES_SQL),
+          enums: await query(client, ENUMS_SQL),
+          sequences: await query(client, SEQUENCES_SQL),
+          sequenceUses: await query(client, SEQUENCE_USES_SQL),
+          unmanaged: await query(client, UNMANAGED_SQL),
+        };
+        await query(client, 'commit');
+        return applyFilter(buildPostgresModel(rows), compileFilter(options.filter ?? DEFAULT_OBJECT_FILTER));
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        // A client that failed mid-transaction is not handed back to the pool.
+        client.release(failed);
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function test(config: TargetConfig): Promise<TestResult> {
+  const started = performance.now();
+  try {
+    const handle = await open(config);
+    await handle.close();
+    return {
+      ok: true,
+      latency_ms: Math.round(performance.now() - started),
+      server_version: handle.serverVersion,
+      error: null,
+    };
+  } catch (error) {
+    const failure =
+      error instanceof TargetError
+        ? error
+        : classifyPgError(error, { phase: 'connect', tls: false, password: config.password });
+    return {
+      ok: false,
+      latency_ms: Math.round(performance.now() - started),
+      server_version: null,
+      error: failure.toJSON(),
+    };
+  }
+}
+
+export const postgresDialect: TargetDialect = {
+  name: 'postgresql',
+  open,
+  test,
+  quoteIdent: (name) => pg.escapeIdentifier(name),
+};

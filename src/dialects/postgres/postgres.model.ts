@@ -1,0 +1,205 @@
+// PostgreSQL catalog rows → the neutral schema model. Pure, so the mapping is testable without a
+// server; the queries that produce the rows are in postgres.catalog.ts.
+import type {
+  ColumnModel,
+  ColumnRef,
+  EnumModel,
+  ForeignKeyAction,
+  IdentityKind,
+  SchemaModel,
+  SequenceModel,
+  TableModel,
+  UnmanagedObject,
+} from '../../engine/schema/model.ts';
+import { canonicalType, normalizeDefault } from '../../engine/schema/normalize.ts';
+import type { CatalogRows, ColumnRow, ConstraintRow } from './postgres.catalog.ts';
+
+const ACTIONS: Record<string, ForeignKeyAction> = {
+  a: 'no action',
+  r: 'restrict',
+  c: 'cascade',
+  n: 'set null',
+  d: 'set default',
+};
+
+const IDENTITY: Record<string, IdentityKind> = { a: 'always', d: 'by_default' };
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function buildPostgresModel(rows: CatalogRows): SchemaModel {
+  const tables = new Map<number, TableModel>();
+  for (const row of rows.tables) {
+    tables.set(row.oid, {
+      schema: row.schema,
+      name: row.name,
+      comment: row.comment,
+      columns: [],
+      primary_key: null,
+      unique_constraints: [],
+      check_constraints: [],
+      exclusion_constraints: [],
+      foreign_keys: [],
+      indexes: [],
+    });
+  }
+  const ref = (tableOid: number, column: string): ColumnRef | null => {
+    const table = tables.get(tableOid);
+    return table ? { schema: table.schema, table: table.name, column } : null;
+  };
+
+  const enumUses = new Map<number, ColumnRef[]>();
+  for (const row of rows.columns) {
+    const table = tables.get(row.table_oid);
+    if (!table) continue;
+    table.columns.push(column(row));
+    if (row.enum_oid !== null) {
+      const uses = enumUses.get(row.enum_oid) ?? [];
+      uses.push({ schema: table.schema, table: table.name, column: row.name });
+      enumUses.set(row.enum_oid, uses);
+    }
+  }
+  for (const row of rows.constraints) {
+    const table = tables.get(row.table_oid);
+    if (table) addConstraint(table, row);
+  }
+  for (const row of rows.indexes) {
+    tables.get(row.table_oid)?.indexes.push({
+      name: row.name,
+      columns: row.columns,
+      include: row.include,
+      unique: row.unique,
+      method: row.method,
+      predicate: row.predicate,
+    });
+  }
+
+  const unmanaged: UnmanagedObject[] = rows.unmanaged.map((row) => ({
+    kind: row.kind,
+    schema: row.schema,
+    name: row.name,
+    table: row.table_name,
+  }));
+
+  const enums: EnumModel[] = [];
+  for (const row of rows.enums) {
+    const uses = enumUses.get(row.oid);
+    if (uses) enums.push({ schema: row.schema, name: row.name, values: row.values, used_by: uses });
+    else unmanaged.push({ kind: 'enum', schema: row.schema, name: row.name, table: null });
+  }
+
+  const sequenceUses = new Map<number, ColumnRef[]>();
+  for (const row of rows.sequenceUses) {
+    const use = ref(row.table_oid, row.column_name);
+    if (use) sequenceUses.set(row.sequence_oid, [...(sequenceUses.get(row.sequence_oid) ?? []), use]);
+  }
+  const sequences: SequenceModel[] = [];
+  for (const row of rows.sequences) {
+    const owner = row.owner_table_oid === null ? null : ref(row.owner_table_oid, row.owner_column!);
+    const uses = dedupe([...(owner ? [owner] : []), ...(sequenceUses.get(row.oid) ?? [])]);
+    if (uses.length === 0) {
+      unmanaged.push({ kind: 'sequence', schema: row.schema, name: row.name, table: null });
+      continue;
+    }
+    sequences.push({
+      schema: row.schema,
+      name: row.name,
+      data_type: row.data_type,
+      start: row.start,
+      increment: row.increment,
+      min_value: row.min_value,
+      max_value: row.max_value,
+      cache: row.cache,
+      cycle: row.cycle,
+      owned_by: owner,
+      used_by: uses,
+    });
+  }
+
+  const bySchemaName = (
+    a: { schema: string | null; name: string },
+    b: { schema: string | null; name: string },
+  ) => byText(`${a.schema ?? ''}\n${a.name}`, `${b.schema ?? ''}\n${b.name}`);
+  const tableList = [...tables.values()].sort(bySchemaName);
+  for (const table of tableList) sortTable(table);
+  return {
+    dialect: 'postgresql',
+    flavor: 'postgresql',
+    server_version: rows.serverVersion,
+    tables: tableList,
+    enums: enums.sort(bySchemaName),
+    sequences: sequences.sort(bySchemaName),
+    unmanaged: unmanaged.sort(
+      (a, b) => byText(a.kind, b.kind) || bySchemaName(a, b) || byText(a.table ?? '', b.table ?? ''),
+    ),
+  };
+}
+
+function column(row: ColumnRow): ColumnModel {
+  const type = canonicalType(row.type, 'postgresql');
+  // A generated column's expression is stored where a default would be.
+  const generated = row.generated === 's' && row.default_expr !== null;
+  const raw = generated ? null : row.default_expr;
+  return {
+    name: row.name,
+    ordinal_position: row.position,
+    type,
+    nullable: !row.not_null,
+    default: raw,
+    default_normalized: normalizeDefault(raw, { flavor: 'postgresql', type }),
+    identity: IDENTITY[row.identity] ?? null,
+    auto_increment: false,
+    generated: generated ? { expression: row.default_expr!, stored: true } : null,
+    on_update: null,
+    collation: row.collation,
+    comment: row.comment,
+  };
+}
+
+function addConstraint(table: TableModel, row: ConstraintRow): void {
+  const deferral = { deferrable: row.deferrable, initially_deferred: row.deferred };
+  switch (row.type) {
+    case 'p':
+      table.primary_key = { name: row.name, columns: row.columns, ...deferral };
+      return;
+    case 'u':
+      table.unique_constraints.push({ name: row.name, columns: row.columns, ...deferral });
+      return;
+    case 'c':
+      table.check_constraints.push({ name: row.name, expression: row.expression ?? '' });
+      return;
+    case 'x':
+      table.exclusion_constraints.push({ name: row.name, definition: row.definition ?? '', ...deferral });
+      return;
+    case 'f':
+      table.foreign_keys.push({
+        name: row.name,
+        columns: row.columns,
+        referenced_schema: row.ref_schema,
+        referenced_table: row.ref_table ?? '',
+        referenced_columns: row.ref_columns,
+        on_update: ACTIONS[row.on_update] ?? 'no action',
+        on_delete: ACTIONS[row.on_delete] ?? 'no action',
+        ...deferral,
+      });
+  }
+}
+
+function sortTable(table: TableModel): void {
+  const byName = (a: { name: string }, b: { name: string }) => byText(a.name, b.name);
+  table.columns.sort((a, b) => a.ordinal_position - b.ordinal_position);
+  table.unique_constraints.sort(byName);
+  table.check_constraints.sort(byName);
+  table.exclusion_constraints.sort(byName);
+  table.foreign_keys.sort(byName);
+  table.indexes.sort(byName);
+}
+
+function dedupe(refs: ColumnRef[]): ColumnRef[] {
+  const seen = new Set<string>();
+  return refs.filter((item) => {
+    const key = JSON.stringify([item.schema, item.table, item.column]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

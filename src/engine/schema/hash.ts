@@ -1,0 +1,120 @@
+// The canonical JSON of a schema model and its `schema_hash`. The canonical form holds exactly what
+// the diff compares, in a fixed order: objects are rebuilt field by field here (so their key order
+// is this file's, whatever order introspection produced), and every list is sorted by name. Column
+// order, raw defaults, the server version, `used_by` lists and unmanaged objects are left out: a
+// reformatted-but-equal default or a reordered catalog does not change the hash, and whatever the
+// diff reports (cosmetic included) does.
+import { createHash } from 'node:crypto';
+import type { ColumnModel, EnumModel, SchemaModel, SequenceModel, TableModel } from './model.ts';
+
+const byName = <T extends { name: string }>(items: T[]) =>
+  [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+const bySchemaName = <T extends { schema: string | null; name: string }>(items: T[]) =>
+  [...items].sort((a, b) => {
+    const x = `${a.schema ?? ''}\n${a.name}`;
+    const y = `${b.schema ?? ''}\n${b.name}`;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+
+export function canonicalSchema(model: SchemaModel): unknown {
+  return {
+    dialect: model.dialect,
+    tables: bySchemaName(model.tables).map(canonicalTable),
+    enums: bySchemaName(model.enums).map(canonicalEnum),
+    sequences: bySchemaName(model.sequences).map(canonicalSequence),
+  };
+}
+
+export function canonicalJson(model: SchemaModel): string {
+  return JSON.stringify(canonicalSchema(model));
+}
+
+/** SHA-256 (hex) of the canonical JSON. */
+export function schemaHash(model: SchemaModel): string {
+  return createHash('sha256').update(canonicalJson(model)).digest('hex');
+}
+
+function canonicalTable(table: TableModel) {
+  const pk = table.primary_key;
+  const deferral = (item: { deferrable: boolean; initially_deferred: boolean }) => ({
+    deferrable: item.deferrable,
+    initially_deferred: item.initially_deferred,
+  });
+  return {
+    schema: table.schema,
+    name: table.name,
+    comment: table.comment,
+    columns: byName(table.columns).map(canonicalColumn),
+    primary_key: pk && { name: pk.name, columns: pk.columns, ...deferral(pk) },
+    unique_constraints: byName(table.unique_constraints).map((u) => ({
+      name: u.name,
+      columns: u.columns,
+      ...deferral(u),
+    })),
+    check_constraints: byName(table.check_constraints).map((c) => ({
+      name: c.name,
+      expression: c.expression,
+    })),
+    exclusion_constraints: byName(table.exclusion_constraints).map((x) => ({
+      name: x.name,
+      definition: x.definition,
+      ...deferral(x),
+    })),
+    foreign_keys: byName(table.foreign_keys).map((fk) => ({
+      name: fk.name,
+      columns: fk.columns,
+      referenced_schema: fk.referenced_schema,
+      referenced_table: fk.referenced_table,
+      referenced_columns: fk.referenced_columns,
+      on_update: fk.on_update,
+      on_delete: fk.on_delete,
+      ...deferral(fk),
+    })),
+    indexes: byName(table.indexes).map((i) => ({
+      name: i.name,
+      columns: i.columns,
+      include: i.include,
+      unique: i.unique,
+      method: i.method,
+      predicate: i.predicate,
+    })),
+  };
+}
+
+function canonicalColumn(column: ColumnModel) {
+  return {
+    name: column.name,
+    type: column.type,
+    nullable: column.nullable,
+    default_normalized: column.default_normalized,
+    identity: column.identity,
+    auto_increment: column.auto_increment,
+    generated: column.generated && {
+      expression: column.generated.expression,
+      stored: column.generated.stored,
+    },
+    on_update: column.on_update,
+    collation: column.collation,
+    comment: column.comment,
+  };
+}
+
+function canonicalEnum(item: EnumModel) {
+  return { schema: item.schema, name: item.name, values: item.values };
+}
+
+function canonicalSequence(item: SequenceModel) {
+  const owner = item.owned_by;
+  return {
+    schema: item.schema,
+    name: item.name,
+    data_type: item.data_type,
+    start: item.start,
+    increment: item.increment,
+    min_value: item.min_value,
+    max_value: item.max_value,
+    cache: item.cache,
+    cycle: item.cycle,
+    owned_by: owner && { schema: owner.schema, table: owner.table, column: owner.column },
+  };
+}

@@ -1,0 +1,203 @@
+// The neutral schema model: what introspection of a PostgreSQL or MySQL/MariaDB database produces,
+// what snapshots store as `schema_json`, and what the diff compares. Plain JSON-serialisable data
+// with snake_case fields, because the API returns it as is.
+//
+// Scope (what migrations and drift manage): tables, columns, primary keys, unique, check and
+// exclusion constraints, foreign keys, indexes, and the enums and sequences columns use. Everything
+// else the database holds (views, functions, triggers, rules, policies, extensions, unused types) is listed
+// in `unmanaged` by kind and name only: reported, never altered.
+
+export type DialectName = 'postgresql' | 'mysql';
+
+/** The server family, when it matters for interpreting catalog output (MariaDB vs MySQL 8). */
+export type Flavor = 'postgresql' | 'mysql' | 'mariadb';
+
+export interface SchemaModel {
+  dialect: DialectName;
+  flavor: Flavor;
+  /** As the server reports it; recorded, not compared (an upgrade is not drift). */
+  server_version: string;
+  /** Sorted by schema, then name. */
+  tables: TableModel[];
+  /** PostgreSQL enum types used by at least one column (MySQL enums are column types). */
+  enums: EnumModel[];
+  /** PostgreSQL sequences owned by or used in the default of a column (identity sequences excluded). */
+  sequences: SequenceModel[];
+  unmanaged: UnmanagedObject[];
+}
+
+export interface TableModel {
+  /** PostgreSQL schema; null on MySQL, where the connection's database is the only one. */
+  schema: string | null;
+  name: string;
+  comment: string | null;
+  /** In ordinal order; the order is recorded but not compared. */
+  columns: ColumnModel[];
+  primary_key: PrimaryKeyModel | null;
+  unique_constraints: UniqueConstraintModel[];
+  check_constraints: CheckConstraintModel[];
+  /** PostgreSQL EXCLUDE constraints. */
+  exclusion_constraints: ExclusionConstraintModel[];
+  foreign_keys: ForeignKeyModel[];
+  /**
+   * Indexes that do not back a primary key, unique or exclusion constraint (those belong to the
+   * constraint). On MySQL, UNIQUE KEYs are indexes with `unique: true`.
+   */
+  indexes: IndexModel[];
+}
+
+export type IdentityKind = 'always' | 'by_default';
+
+export interface GeneratedColumn {
+  expression: string;
+  /** STORED (true) or VIRTUAL (false; MySQL/MariaDB only). */
+  stored: boolean;
+}
+
+export interface ColumnModel {
+  name: string;
+  /** 1-based position as the catalog reports it (with gaps after dropped columns on PostgreSQL). */
+  ordinal_position: number;
+  /** Canonical type name: PostgreSQL `format_type()`; MySQL COLUMN_TYPE without display widths. */
+  type: string;
+  nullable: boolean;
+  /** The default as the catalog returns it (recorded, not compared). */
+  default: string | null;
+  /** The default after normalisation (compared). */
+  default_normalized: string | null;
+  /** PostgreSQL identity column. */
+  identity: IdentityKind | null;
+  /** MySQL AUTO_INCREMENT. */
+  auto_increment: boolean;
+  generated: GeneratedColumn | null;
+  /** MySQL `ON UPDATE` expression (normalised), e.g. `current_timestamp`. */
+  on_update: string | null;
+  /**
+   * PostgreSQL: only a collation that differs from the type's default; MySQL: the column's
+   * collation (every string column has one).
+   */
+  collation: string | null;
+  comment: string | null;
+}
+
+export interface PrimaryKeyModel {
+  name: string;
+  columns: string[];
+  deferrable: boolean;
+  initially_deferred: boolean;
+}
+
+export interface UniqueConstraintModel {
+  name: string;
+  columns: string[];
+  deferrable: boolean;
+  initially_deferred: boolean;
+}
+
+export interface CheckConstraintModel {
+  name: string;
+  /** The boolean expression as the server prints it. */
+  expression: string;
+}
+
+export interface ExclusionConstraintModel {
+  name: string;
+  /** `pg_get_constraintdef()`, e.g. `EXCLUDE USING gist (c WITH &&)`. */
+  definition: string;
+  deferrable: boolean;
+  initially_deferred: boolean;
+}
+
+export type ForeignKeyAction = 'no action' | 'restrict' | 'cascade' | 'set null' | 'set default';
+
+export interface ForeignKeyModel {
+  name: string;
+  columns: string[];
+  /** Null on MySQL when the referenced table is in the same database. */
+  referenced_schema: string | null;
+  referenced_table: string;
+  referenced_columns: string[];
+  on_update: ForeignKeyAction;
+  on_delete: ForeignKeyAction;
+  deferrable: boolean;
+  initially_deferred: boolean;
+}
+
+export interface IndexModel {
+  name: string;
+  /**
+   * Key parts in order, each a column name or an expression, followed by a non-default operator
+   * class, `DESC`, `NULLS FIRST|LAST` (PostgreSQL) or a prefix length `(10)` (MySQL).
+   */
+  columns: string[];
+  /** PostgreSQL INCLUDE columns. */
+  include: string[];
+  unique: boolean;
+  /** `btree`, `hash`, `gist`, `gin`, … (PostgreSQL); `btree`, `hash`, `fulltext`, `spatial` (MySQL). */
+  method: string;
+  /** The WHERE clause of a partial index (PostgreSQL). */
+  predicate: string | null;
+}
+
+export interface EnumModel {
+  schema: string;
+  name: string;
+  values: string[];
+  /** The columns of this type (where changes are reported; not compared). */
+  used_by: ColumnRef[];
+}
+
+export interface SequenceModel {
+  schema: string;
+  name: string;
+  data_type: string;
+  /** Numbers as decimal strings: bigint does not fit a JSON number. */
+  start: string;
+  increment: string;
+  min_value: string;
+  max_value: string;
+  cache: string;
+  cycle: boolean;
+  /** The column that owns it (serial, OWNED BY), or null. */
+  owned_by: ColumnRef | null;
+  /** The owner and the columns whose default calls it (where changes are reported; not compared). */
+  used_by: ColumnRef[];
+}
+
+export type UnmanagedKind =
+  | 'view'
+  | 'materialized_view'
+  | 'foreign_table'
+  | 'function'
+  | 'procedure'
+  | 'aggregate'
+  | 'trigger'
+  | 'rule'
+  | 'policy'
+  | 'event'
+  | 'extension'
+  | 'domain'
+  | 'type'
+  | 'enum'
+  | 'sequence';
+
+export interface UnmanagedObject {
+  kind: UnmanagedKind;
+  /** PostgreSQL schema; null on MySQL and for objects outside schemas (extensions). */
+  schema: string | null;
+  /** Functions carry their argument types: `film_in_stock(integer, integer)`. */
+  name: string;
+  /** The table of a trigger, rule or policy. */
+  table: string | null;
+}
+
+export interface ColumnRef {
+  schema: string | null;
+  table: string;
+  column: string;
+}
+
+/** `schema.name` on PostgreSQL, `name` on MySQL: how tables are named in diffs and messages. */
+export function tableKey(table: { schema: string | null; name: string }): string {
+  return table.schema === null ? table.name : `${table.schema}.${table.name}`;
+}

@@ -1,0 +1,102 @@
+// TargetConfig values for the dialects, built from the test servers' URLs, and network peers that
+// misbehave on purpose (a port nobody listens on, a server that accepts and then says nothing).
+import { createServer, type Server } from 'node:net';
+import type { TargetConfig } from '../../src/dialects/dialect.ts';
+
+/** A dialect config for the database at a `postgres://` or `mysql://` URL. */
+export function targetConfig(url: string, overrides: Partial<TargetConfig> = {}): TargetConfig {
+  const parsed = new URL(url);
+  const defaultPort = parsed.protocol.startsWith('mysql') ? 3306 : 5432;
+  return {
+    host: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : defaultPort,
+    database: decodeURIComponent(parsed.pathname.slice(1)),
+    username: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    ssl_mode: 'disable',
+    connect_timeout_ms: 5_000,
+    statement_timeout_ms: 30_000,
+    ...overrides,
+  };
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago: connecting to it is refused. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** A server that accepts connections and never answers: the client's connect timeout must fire. */
+export async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A PostgreSQL look-alike that asks for a cleartext password and refuses it with SQLSTATE 28P01,
+ * quoting the password back in its message: the worst case for a client that must never show it.
+ */
+export async function refusingPgServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.on('close', () => sockets.delete(socket));
+    let startupSeen = false;
+    socket.on('data', (data) => {
+      if (!startupSeen) {
+        startupSeen = true;
+        // AuthenticationCleartextPassword: 'R', length 8, code 3.
+        const request = Buffer.alloc(9);
+        request.write('R', 0);
+        request.writeInt32BE(8, 1);
+        request.writeInt32BE(3, 5);
+        socket.write(request);
+        return;
+      }
+      // PasswordMessage: 'p', length, password, NUL.
+      const password = data.subarray(5, data.length - 1).toString('utf8');
+      const field = (code: string, value: string) =>
+        Buffer.concat([Buffer.from(code), Buffer.from(value), Buffer.alloc(1)]);
+      const body = Buffer.concat([
+        field('S', 'FATAL'),
+        field('V', 'FATAL'),
+        field('C', '28P01'),
+        field('M', `password authentication failed (got "${password}")`),
+        Buffer.alloc(1),
+      ]);
+      const header = Buffer.alloc(5);
+      header.write('E', 0);
+      header.writeInt32BE(body.length + 4, 1);
+      socket.end(Buffer.concat([header, body]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
