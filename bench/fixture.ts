@@ -21,6 +21,7 @@ import {
 import { buildApp } from '../src/app.ts';
 import { createAdmin } from '../src/bootstrap.ts';
 import type { App } from '../src/http/types.ts';
+import { updateOrgPlan } from '../src/modules/billing/billing.repo.ts';
 import { createPasswordHasher } from '../src/security/passwords.ts';
 import type { Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
@@ -112,6 +113,8 @@ export async function startServer(store: Store): Promise<Server> {
     db,
     secretKey: randomBytes(32),
     passwords,
+    // The bench starts no run.
+    runQueue: { enqueue: async () => {} },
   });
   // The comparison routes, on the same instance (so behind the same global hooks: request id, helmet,
   // CORS) but outside /api/v1: no authentication, no store, no schema. In the bench only.
@@ -125,7 +128,19 @@ export async function startServer(store: Store): Promise<Server> {
   await app.ready();
 
   const email = 'owner@bench.example';
-  await createAdmin(db, { argon2: CHEAP_ARGON2 }, { email, password: PASSWORD, orgName: 'Bench org' });
+  const { org } = await createAdmin(
+    db,
+    { argon2: CHEAP_ARGON2 },
+    { email, password: PASSWORD, orgName: 'Bench org' },
+  );
+  // An Enterprise organization with limits no bench reaches: the limiter runs on every request, as in
+  // production, without refusing the load.
+  await updateOrgPlan(
+    db,
+    org.id,
+    { plan: 'enterprise', rate_limit_per_minute: 1_000_000_000, rate_limit_per_hour: 1_000_000_000 },
+    new Date(),
+  );
   const bearer = await seed(app, email);
   const sample = await sampleApi(app, bearer, queries);
   staticBody = sample.body;

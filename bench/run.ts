@@ -1,4 +1,9 @@
-// `npm run bench`: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
+// `npm run bench` runs two benches, or the one BENCH_ONLY names (`api` or `schema`): this file's
+// API bench, then the schema bench (bench/schema.ts: introspection + hash of 1,000 tables next to
+// pg_dump and mariadb-dump, and the diff of two such models). Each updates its own section of
+// bench/results.md; the exit code is 1 when either misses its target.
+//
+// The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
 // projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
 // PostgreSQL. Target: the API route serves at least 30 % of the bare route's requests per second.
 // A third route, a static copy of the API's answer, and the server's CPU time per request show
@@ -9,7 +14,8 @@
 // (default 2), BENCH_CONNECTIONS (default 50), BENCH_STORES (default `pglite,postgres`), TEST_PG_URL
 // (the PostgreSQL server, as for the tests; a throw-away database is created on it and dropped),
 // BENCH_PROFILE=1 (a CPU profile of the server during the API route's run, added to the report; the
-// profiler slows the server, so the numbers of a profiled run are not the benchmark's).
+// profiler slows the server, so the numbers of a profiled run are not the benchmark's). The schema
+// bench's variables are described in bench/schema.ts.
 //
 // The load generator is autocannon's programmatic API in a child process (bench/load.ts), not in
 // this process. In this process it would share the server's event loop: every response parsed and
@@ -19,12 +25,13 @@
 // libuv pool, nothing shared but the loopback sockets, and the OS schedules it on the other core.
 // (On a 2-core machine the PostgreSQL server's processes still compete with both.)
 import { fork } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Result } from 'autocannon';
 import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
+import { positiveNumber } from './env.ts';
 import {
   API_PATH,
   HELLO_PATH,
@@ -36,19 +43,17 @@ import {
 } from './fixture.ts';
 import type { LoadReply, LoadRequest } from './load.ts';
 import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
+import { updateResults } from './results.ts';
+import { runSchemaBench } from './schema.ts';
 
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-function positiveNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) {
-    console.error(`${name} must be a positive number, not "${raw}"`);
-    process.exit(2);
-  }
-  return value;
+const BENCHES = ['api', 'schema'] as const;
+const only = process.env.BENCH_ONLY?.trim() || undefined;
+if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
+  console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for both)`);
+  process.exit(2);
 }
 
 const seconds = positiveNumber('BENCH_SECONDS', 10);
@@ -283,7 +288,7 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function main(): Promise<void> {
+async function apiBench(): Promise<void> {
   const loadBefore = os.loadavg();
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -296,8 +301,21 @@ async function main(): Promise<void> {
   }
   const markdown = report(rows, notes, loadBefore);
   process.stdout.write(`\n${markdown}`);
-  await writeFile(new URL('./results.md', import.meta.url), markdown);
+  await updateResults('api', markdown);
   if (rows.some((row) => verdict(row) !== 'ok')) process.exitCode = 1;
+}
+
+async function main(): Promise<void> {
+  if (only === undefined || only === 'api') {
+    // A broken API bench fails the run, but does not keep the schema bench from running.
+    await apiBench().catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+  }
+  if (only === undefined || only === 'schema') {
+    if (!(await runSchemaBench())) process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

@@ -7,7 +7,9 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
-import type { Config } from './config.ts';
+import { type Config, TARGET_DEFAULTS, type TargetsConfig } from './config.ts';
+import { type TargetDialect, dialects as targetDialects } from './dialects/index.ts';
+import type { DialectName } from './engine/schema/model.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { corsOptions } from './http/cors.ts';
 import { registerErrorHandlers } from './http/errors.ts';
@@ -17,8 +19,12 @@ import { createMemoryRateLimitStore, type RateLimitStore } from './http/rate-lim
 import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import type { App } from './http/types.ts';
 import { createValidatorCompiler } from './http/validation.ts';
+import { registerAccessRequestsRoutes } from './modules/access-requests/access-requests.routes.ts';
+import { createAccessRequestsService } from './modules/access-requests/access-requests.service.ts';
 import { registerApiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { registerApprovalsRoutes } from './modules/approvals/approvals.routes.ts';
+import { createApprovalsService } from './modules/approvals/approvals.service.ts';
 import { registerAuditRoutes } from './modules/audit/audit.routes.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { registerAuthRoutes, sessionCookieWriter } from './modules/auth/auth.routes.ts';
@@ -29,10 +35,21 @@ import { createOAuthProviders } from './modules/auth/oauth-providers.ts';
 import { createSignupService } from './modules/auth/signup.service.ts';
 import { registerTwoFactorRoutes } from './modules/auth/two-factor.routes.ts';
 import { createTwoFactorService } from './modules/auth/two-factor.service.ts';
+import { createConnectionPools } from './modules/connections/connection-pools.ts';
+import { registerConnectionsRoutes } from './modules/connections/connections.routes.ts';
+import { createConnectionsService } from './modules/connections/connections.service.ts';
+import { createTargetGuard, type Resolver } from './modules/connections/target-guard.ts';
+import { registerDriftRoutes } from './modules/drift/drift.routes.ts';
+import { createDriftService } from './modules/drift/drift.service.ts';
+import { createDriftChecker, type DriftAlertQueue } from './modules/drift/drift-check.ts';
 import { registerOrgsRoutes } from './modules/orgs/orgs.routes.ts';
 import { createOrgsService } from './modules/orgs/orgs.service.ts';
 import { registerProjectsRoutes } from './modules/projects/projects.routes.ts';
 import { createProjectsService } from './modules/projects/projects.service.ts';
+import { registerRunsRoutes } from './modules/runs/runs.routes.ts';
+import { createRunsService, type RunQueue } from './modules/runs/runs.service.ts';
+import { registerSnapshotsRoutes } from './modules/snapshots/snapshots.routes.ts';
+import { createSnapshotsService } from './modules/snapshots/snapshots.service.ts';
 import { registerUsersRoutes } from './modules/users/users.routes.ts';
 import { createUsersService } from './modules/users/users.service.ts';
 import type { PasswordHasher } from './security/passwords.ts';
@@ -52,7 +69,10 @@ export interface AppDeps {
     | 'signupOpen'
     | 'publicUrl'
     | 'oauth'
-  >;
+  > & {
+    /** Connections to target databases; TARGET_DEFAULTS when absent. */
+    targets?: TargetsConfig;
+  };
   db: Db;
   secretKey: Buffer;
   passwords: PasswordHasher;
@@ -61,6 +81,17 @@ export interface AppDeps {
   logger?: FastifyBaseLogger;
   /** Rate-limit counters (Redis when REDIS_URL is set, closed by the caller); otherwise in memory. */
   rateLimitStore?: RateLimitStore;
+  /** Where new runs go to be worked (the pg-boss queue on the store). */
+  runQueue: RunQueue;
+  /** The target database dialects; the real ones by default (tests wrap them to watch connects). */
+  dialects?: Record<DialectName, TargetDialect>;
+  /** How connection hosts resolve for the address guard; the system resolver by default. */
+  resolveHost?: Resolver;
+  /**
+   * Where new drift reports' alerts go (the `send_drift_alert` job). Without it none is queued at
+   * once, and each `drift_check` pass sends the alerts still pending.
+   */
+  driftAlerts?: DriftAlertQueue;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -130,6 +161,35 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const audit = createAuditService({ db, now });
   const box = createSecretBox(secretKey);
   const twoFactor = createTwoFactorService({ db, audit, box, now });
+  const targets = config.targets ?? TARGET_DEFAULTS;
+  const guard = createTargetGuard({
+    policy: { blockPrivate: targets.blockPrivate },
+    timeoutMs: targets.connectTimeoutMs,
+    resolve: deps.resolveHost,
+  });
+  const pools = createConnectionPools({
+    dialects: deps.dialects ?? targetDialects,
+    guard,
+    settings: {
+      connectTimeoutMs: targets.connectTimeoutMs,
+      statementTimeoutMs: targets.statementTimeoutMs,
+      poolSize: targets.poolSize,
+      idleMs: targets.poolIdleMs,
+    },
+  });
+  // The target pools belong to the app: they close with it.
+  app.addHook('onClose', () => pools.closeAll());
+  const connections = createConnectionsService({ db, audit, box, pools, guard, now });
+  const runs = createRunsService({ db, audit, queue: deps.runQueue, now });
+  const snapshots = createSnapshotsService({ db, audit, connections, now });
+  const driftChecker = createDriftChecker({
+    db,
+    audit,
+    snapshots,
+    alerts: deps.driftAlerts ?? { enqueue: async () => {} },
+    logger: app.log,
+    now,
+  });
   const services = {
     audit,
     auth: createAuthService({
@@ -145,6 +205,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     users: createUsersService({ db, audit, passwords, now }),
     projects: createProjectsService({ db, audit, now }),
     apiKeys: createApiKeysService({ db, audit, now }),
+    connections,
+    snapshots,
+    drift: createDriftService({ db, audit, snapshots, checker: driftChecker, now }),
+    runs,
+    approvals: createApprovalsService({ db, audit, runs, now }),
+    accessRequests: createAccessRequestsService({ db, audit, now }),
   };
   const oauth = createOAuthService({
     db,
@@ -192,6 +258,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerProjectsRoutes(api, services);
       registerApiKeysRoutes(api, services);
       registerAuditRoutes(api, services);
+      registerConnectionsRoutes(api, services);
+      registerSnapshotsRoutes(api, services);
+      registerDriftRoutes(api, services);
+      registerRunsRoutes(api, services);
+      registerApprovalsRoutes(api, services);
+      registerAccessRequestsRoutes(api, services);
     },
     { prefix: '/api/v1' },
   );

@@ -35,8 +35,17 @@ describe('loadConfig', () => {
       sessionTtlHours: 24,
       jobsInServer: true,
       sessionCleanupCron: '*/15 * * * *',
+      drift: { checkCron: '0 3 * * *', checkConcurrency: 4 },
+      mailFrom: 'dbops <dbops@localhost>',
       signupOpen: true,
       oauth: {},
+      targets: {
+        connectTimeoutMs: 10_000,
+        statementTimeoutMs: 60_000,
+        blockPrivate: false,
+        poolIdleMs: 60_000,
+        poolSize: 3,
+      },
     });
   });
 
@@ -76,6 +85,21 @@ describe('loadConfig', () => {
       ARGON2_ITERATIONS: '1',
       SESSION_TTL_HOURS: '8',
       JOBS_IN_SERVER: 'no',
+      TARGET_CONNECT_TIMEOUT_MS: '2500',
+      TARGET_STATEMENT_TIMEOUT_MS: '120000',
+      BLOCK_PRIVATE_TARGETS: 'true',
+      TARGET_POOL_IDLE_MS: '5000',
+      TARGET_POOL_SIZE: '4',
+      DRIFT_CHECK_CRON: '30 2 * * 1-5',
+      DRIFT_CHECK_CONCURRENCY: '8',
+      MAIL_FROM: 'DB ops <ops@example.com>',
+    });
+    expect(config.targets).toEqual({
+      connectTimeoutMs: 2500,
+      statementTimeoutMs: 120_000,
+      blockPrivate: true,
+      poolIdleMs: 5000,
+      poolSize: 4,
     });
     expect(config).toMatchObject({
       port: 9123,
@@ -93,7 +117,15 @@ describe('loadConfig', () => {
       argon2: { memoryKib: 1024, iterations: 1 },
       sessionTtlHours: 8,
       jobsInServer: false,
+      drift: { checkCron: '30 2 * * 1-5', checkConcurrency: 8 },
+      mailFrom: 'DB ops <ops@example.com>',
     });
+    expect(loadConfig({ PUBLIC_URL: 'https://ops.example.org' }).mailFrom).toBe(
+      'dbops <dbops@ops.example.org>',
+    );
+    expect(configError({ DRIFT_CHECK_CONCURRENCY: '0' }).message).toBe(
+      'DRIFT_CHECK_CONCURRENCY must be an integer from 1 to 64 (got "0")',
+    );
     expect(config.secretKey).toEqual(Buffer.from(HEX_KEY, 'hex'));
     expect(loadConfig({ ADMIN_EMAIL: 'a@example.com', ADMIN_PASSWORD: 'pw' }).admin?.org).toBe('Default');
   });

@@ -28,10 +28,36 @@ export interface Config {
   /** Whether `serve` also works the job queue (the single-process default). */
   jobsInServer: boolean;
   sessionCleanupCron: string;
+  /** The daily drift check (src/jobs/drift-check.ts). */
+  drift: DriftConfig;
+  /** The sender of the service's e-mails (drift alerts): `MAIL_FROM`. */
+  mailFrom: string;
   /** `SIGNUP=closed` refuses self-service signup (and new users from OAuth). */
   signupOpen: boolean;
   /** OAuth providers; a provider without configuration is not offered (404). */
   oauth: { google?: GoogleOAuthConfig; github?: GithubOAuthConfig };
+  /** How the service reaches target databases (connections). */
+  targets: TargetsConfig;
+}
+
+export interface DriftConfig {
+  /** When every connection of every Enterprise organization is checked: a cron expression in UTC. */
+  checkCron: string;
+  /** Connections checked at once by one pass. */
+  checkConcurrency: number;
+}
+
+export interface TargetsConfig {
+  /** Time allowed to open a connection to a target (TCP, TLS and authentication). */
+  connectTimeoutMs: number;
+  /** Server-side limit for each statement run on a target. */
+  statementTimeoutMs: number;
+  /** Refuse private (RFC 1918, ULA, CGNAT) and loopback addresses too, not only link-local and metadata. */
+  blockPrivate: boolean;
+  /** A connection's pool is closed after this long without use. */
+  poolIdleMs: number;
+  /** Connections each target pool may hold at once. */
+  poolSize: number;
 }
 
 export interface GoogleOAuthConfig {
@@ -49,6 +75,15 @@ export interface GithubOAuthConfig {
   /** Base of the REST API: `/user` and `/user/emails` are read from it. */
   apiUrl: string;
 }
+
+/** The defaults of the TARGET_* settings (and of apps built without them, as in tests and benches). */
+export const TARGET_DEFAULTS: TargetsConfig = {
+  connectTimeoutMs: 10_000,
+  statementTimeoutMs: 60_000,
+  blockPrivate: false,
+  poolIdleMs: 60_000,
+  poolSize: 3,
+};
 
 export class ConfigError extends Error {}
 
@@ -153,6 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
   const google = pair('GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET');
   const github = pair('GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET');
 
+  const publicUrl = (url('PUBLIC_URL', ['http:', 'https:']) ?? 'http://localhost:8000').replace(/\/$/, '');
+
   return {
     port: integer('PORT', 8000, 0, 65535),
     host: read('HOST') ?? '127.0.0.1',
@@ -165,7 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     cookieSecure: boolean('COOKIE_SECURE', true),
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     logLevel,
-    publicUrl: (url('PUBLIC_URL', ['http:', 'https:']) ?? 'http://localhost:8000').replace(/\/$/, ''),
+    publicUrl,
     admin:
       adminEmail && adminPassword
         ? { email: adminEmail, password: adminPassword, org: read('ADMIN_ORG') ?? 'Default' }
@@ -177,6 +214,11 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24, 1, 24 * 90),
     jobsInServer: boolean('JOBS_IN_SERVER', true),
     sessionCleanupCron: read('SESSION_CLEANUP_CRON') ?? '*/15 * * * *',
+    drift: {
+      checkCron: read('DRIFT_CHECK_CRON') ?? '0 3 * * *',
+      checkConcurrency: integer('DRIFT_CHECK_CONCURRENCY', 4, 1, 64),
+    },
+    mailFrom: read('MAIL_FROM') ?? `dbops <dbops@${new URL(publicUrl).hostname}>`,
     signupOpen: signup === 'open',
     oauth: {
       ...(google && {
@@ -190,6 +232,18 @@ export function loadConfig(env: Env = process.env): Config {
           apiUrl: (url('GITHUB_API_URL', http) ?? 'https://api.github.com').replace(/\/$/, ''),
         },
       }),
+    },
+    targets: {
+      connectTimeoutMs: integer('TARGET_CONNECT_TIMEOUT_MS', TARGET_DEFAULTS.connectTimeoutMs, 100, 600_000),
+      statementTimeoutMs: integer(
+        'TARGET_STATEMENT_TIMEOUT_MS',
+        TARGET_DEFAULTS.statementTimeoutMs,
+        100,
+        86_400_000,
+      ),
+      blockPrivate: boolean('BLOCK_PRIVATE_TARGETS', TARGET_DEFAULTS.blockPrivate),
+      poolIdleMs: integer('TARGET_POOL_IDLE_MS', TARGET_DEFAULTS.poolIdleMs, 1_000, 86_400_000),
+      poolSize: integer('TARGET_POOL_SIZE', TARGET_DEFAULTS.poolSize, 1, 20),
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   RedisUnavailableError,
 } from './http/rate-limit-store.ts';
 import type { App } from './http/types.ts';
-import { createJobs, type Jobs, type JobsLogger, registerJobHandlers } from './jobs/index.ts';
+import { createDriftAlertQueue, createJobs, createRunQueue, registerJobHandlers } from './jobs/index.ts';
 import { cliActor, createAuditService } from './modules/audit/audit.service.ts';
 import { createBillingService } from './modules/billing/billing.service.ts';
 import { PLAN_IDS, PLANS, rateLimitsOf } from './modules/billing/plans.ts';
@@ -76,6 +76,7 @@ async function main(argv: string[]): Promise<void> {
         db: undefined as never,
         secretKey: Buffer.alloc(32),
         passwords: undefined as never,
+        runQueue: undefined as never,
       });
       await app.ready();
       process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
@@ -148,13 +149,29 @@ async function serve(config: Config): Promise<void> {
   const passwords = await createPasswordHasher(config.argon2);
   let app: App | undefined;
   const rateLimitStore = config.redisUrl ? await connectRedis(config.redisUrl, () => app?.log) : undefined;
-  app = await buildApp({ config, db: store.db, secretKey, passwords, rateLimitStore });
+  const logger = createLogger(config);
+  // The queue runs in every serve process, to send runs; it works them only with JOBS_IN_SERVER.
+  const jobs = createJobs({ store, logger });
+  await jobs.start();
+  app = await buildApp({
+    config,
+    db: store.db,
+    secretKey,
+    passwords,
+    rateLimitStore,
+    logger,
+    runQueue: createRunQueue(jobs),
+    driftAlerts: createDriftAlertQueue(jobs),
+  });
   await bootstrapAdmin(store.db, config, app.log);
-  const jobs = config.jobsInServer ? await startJobs(store, config, app.log) : undefined;
+  const closeHandlers = config.jobsInServer
+    ? await registerJobHandlers(jobs, { db: store.db, logger, config, secretKey })
+    : undefined;
   onShutdown(async () => {
     await app.close();
     await rateLimitStore?.close();
-    await jobs?.stop();
+    await jobs.stop();
+    await closeHandlers?.();
     await store.close();
   });
   await app.listen({ port: config.port, host: config.host });
@@ -184,20 +201,25 @@ async function worker(config: Config): Promise<void> {
   }
   const store = await openStore(storeLocation(config));
   await migrateToLatest(store.db);
-  const logger = pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
-  const jobs = await startJobs(store, config, logger);
+  const logger = createLogger(config);
+  const jobs = createJobs({ store, logger });
+  await jobs.start();
+  const closeHandlers = await registerJobHandlers(jobs, {
+    db: store.db,
+    logger,
+    config,
+    secretKey: resolveSecretKey(config),
+  });
   logger.info('worker started');
   onShutdown(async () => {
     await jobs.stop();
+    await closeHandlers();
     await store.close();
   });
 }
 
-async function startJobs(store: Store, config: Config, logger: JobsLogger): Promise<Jobs> {
-  const jobs = createJobs({ store, logger });
-  await jobs.start();
-  await registerJobHandlers(jobs, { db: store.db, logger, config });
-  return jobs;
+function createLogger(config: Config) {
+  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
 }
 
 function onShutdown(stop: () => Promise<void>): void {

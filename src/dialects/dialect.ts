@@ -1,9 +1,13 @@
 // The TargetDialect interface: what the rest of the service may do with a target database, whatever
 // its engine. Modules use dialects only through it (DESIGN §2), never through `pg` or `mysql2`.
 // Implementations: ./postgres (PostgreSQL) and ./mysql (MySQL 8, MariaDB 10.6+).
+import type { DdlRenderer, ExecutableStatement } from '../engine/migration/migration.ts';
+import type { TableRef } from '../engine/migration/operations.ts';
+import type { SqlParser } from '../engine/migration/parsed.ts';
 import type { ObjectFilterConfig } from '../engine/schema/filter.ts';
 import type { DialectName, Flavor, SchemaModel } from '../engine/schema/model.ts';
 import type { TargetErrorCause } from './errors.ts';
+import type { ApplyOptions, ApplyResult, TableStats } from './execution.ts';
 
 export type SslMode = 'disable' | 'require' | 'verify-full';
 
@@ -43,6 +47,19 @@ export interface TargetHandle {
   readonly serverVersion: string;
   /** The schema in the neutral model, read in one consistent snapshot where the engine allows it. */
   introspect(options?: IntrospectOptions): Promise<SchemaModel>;
+  /**
+   * Row estimates, sizes and whether each table has a row, for the given tables (all when omitted).
+   * What lint calls "populated" and "large".
+   */
+  tableStats(tables?: TableRef[]): Promise<TableStats[]>;
+  /**
+   * Runs migration statements: PostgreSQL in one transaction (statements that cannot run in one
+   * before or after it), MySQL one by one. A failing statement does not throw: the result tells
+   * which took effect and classifies the error. It throws a TargetError only when it cannot work
+   * at all (no connection). Without `statementTimeoutMs` the connection's statement_timeout_ms
+   * applies.
+   */
+  apply(statements: ExecutableStatement[], options?: ApplyOptions): Promise<ApplyResult>;
   close(): Promise<void>;
 }
 
@@ -54,4 +71,13 @@ export interface TargetDialect {
   test(config: TargetConfig): Promise<TestResult>;
   /** An identifier quoted for this engine's SQL. */
   quoteIdent(name: string): string;
+}
+
+/**
+ * A dialect that also renders migration DDL and parses SQL text of its engine (both pure: no
+ * connection needed). The real dialects are these (`migrationDialects` in ./index.ts); plain
+ * TargetDialect stays what connections and snapshots need, so their test doubles need nothing more.
+ */
+export interface MigrationDialect extends TargetDialect, DdlRenderer, SqlParser {
+  readonly name: DialectName;
 }

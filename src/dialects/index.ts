@@ -1,12 +1,13 @@
 // Target database dialects (DESIGN §2): connect, introspect and classify errors for PostgreSQL and
 // MySQL/MariaDB behind one interface. Modules pick a dialect by the connection's `dialect` field.
 import type { DialectName } from '../engine/schema/model.ts';
-import type { TargetDialect } from './dialect.ts';
+import type { MigrationDialect, TargetDialect } from './dialect.ts';
 import { mysqlDialect } from './mysql/mysql.dialect.ts';
 import { postgresDialect } from './postgres/postgres.dialect.ts';
 
 export type {
   IntrospectOptions,
+  MigrationDialect,
   SslMode,
   TargetConfig,
   TargetDialect,
@@ -14,8 +15,22 @@ export type {
   TestResult,
 } from './dialect.ts';
 export { TargetError, type TargetErrorCause } from './errors.ts';
+export type {
+  ApplyOptions,
+  ApplyProgress,
+  ApplyResult,
+  StatementError,
+  StatementErrorKind,
+  TableStats,
+} from './execution.ts';
 
 export const dialects: Record<DialectName, TargetDialect> = {
+  postgresql: postgresDialect,
+  mysql: mysqlDialect,
+};
+
+/** The same dialects, with migration DDL rendering and SQL parsing. */
+export const migrationDialects: Record<DialectName, MigrationDialect> = {
   postgresql: postgresDialect,
   mysql: mysqlDialect,
 };

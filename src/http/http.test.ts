@@ -12,7 +12,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const JSON_INVALID = { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] };
 const BODY_MISSING = { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
 /** Mutating operations that take no body; every other POST, PUT and PATCH must declare one. */
-const BODYLESS = new Set(['logout', 'purgeUser', 'setupTwoFactor']);
+const BODYLESS = new Set([
+  'logout',
+  'purgeUser',
+  'setupTwoFactor',
+  'testConnection',
+  'takeSnapshot',
+  'checkConnectionDrift',
+  'revokeAccessRequest',
+  'cancelRun',
+]);
 
 /** Browser navigations that answer only with a redirect (OAuth): a 3xx with Location instead of a 2xx. */
 const REDIRECTS = new Set(['oauthAuthorize', 'oauthCallback']);
@@ -59,6 +68,8 @@ async function buildOwnApp(db: Db): Promise<{ app: App; logs: string[] }> {
     secretKey: Buffer.alloc(32, 7),
     passwords: await createPasswordHasher({ memoryKib: 64, iterations: 1 }),
     logger: pino({ level: 'info', redact: { paths: LOG_REDACT, censor: '[redacted]' } }, sink),
+    // No run is started by these tests.
+    runQueue: { enqueue: async () => {} },
   });
   return { app, logs };
 }

@@ -8,8 +8,10 @@ import {
   type TestPgDatabase,
   testPgUrl,
 } from '../../test/support/databases.ts';
+import { TARGET_DEFAULTS } from '../config.ts';
 import { type Db, openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
+import { APPROVAL_EXPIRY_CRON } from './approval-expiry.ts';
 import { createJobs, type Jobs, type JobsLogger } from './boss.ts';
 import { jobNames, registerJobHandlers } from './index.ts';
 
@@ -17,6 +19,16 @@ const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
 // Once a year, so no scheduled job shows up beside the one a test sends.
 const CRON = '7 3 1 1 *';
+/** What every process registers with: the schedules, and drift's mail and target settings. */
+const JOB_CONFIG = {
+  sessionCleanupCron: CRON,
+  drift: { checkCron: CRON, checkConcurrency: 2 },
+  smtpUrl: undefined,
+  mailFrom: 'dbops <dbops@localhost>',
+  publicUrl: 'http://localhost:8000',
+  targets: TARGET_DEFAULTS,
+};
+const SECRET_KEY = Buffer.alloc(32, 7);
 
 const pgReachable = await pgAvailable();
 if (!pgReachable) reportSkipped('src/jobs/boss.test.ts "jobs on PostgreSQL"', 'PostgreSQL', testPgUrl);
@@ -131,15 +143,21 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     await registerJobHandlers(jobs, {
       db: store.db,
       logger,
-      config: { sessionCleanupCron: CRON },
+      config: JOB_CONFIG,
+      secretKey: SECRET_KEY,
       now: () => now,
       pollingIntervalSeconds: 0.5,
     });
 
     const schedules = await jobs.boss.getSchedules();
-    expect(schedules.map((s) => ({ name: s.name, cron: s.cron, timezone: s.timezone }))).toEqual([
-      { name: jobNames.sessionCleanup, cron: CRON, timezone: 'UTC' },
-    ]);
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect(schedules.map((s) => ({ name: s.name, cron: s.cron, timezone: s.timezone })).sort(byName)).toEqual(
+      [
+        { name: jobNames.sessionCleanup, cron: CRON, timezone: 'UTC' },
+        { name: jobNames.approvalExpiry, cron: APPROVAL_EXPIRY_CRON, timezone: 'UTC' },
+        { name: jobNames.driftCheck, cron: CRON, timezone: 'UTC' },
+      ].sort(byName),
+    );
 
     const id = await jobs.boss.send(jobNames.sessionCleanup);
     expect(id).toEqual(expect.any(String));
@@ -166,9 +184,12 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     const { store, jobs, logger } = await started();
     // The queue as an older release might have left it.
     await jobs.boss.createQueue(jobNames.sessionCleanup, { policy: 'stately', retryLimit: 0 });
-    const deps = { db: store.db, logger, config: { sessionCleanupCron: CRON } };
+    const deps = { db: store.db, logger, config: JOB_CONFIG, secretKey: SECRET_KEY };
     await registerJobHandlers(jobs, deps);
-    await registerJobHandlers(jobs, { ...deps, config: { sessionCleanupCron: '*/5 * * * *' } });
+    await registerJobHandlers(jobs, {
+      ...deps,
+      config: { ...JOB_CONFIG, sessionCleanupCron: '*/5 * * * *' },
+    });
     const schedules = await jobs.boss.getSchedules(jobNames.sessionCleanup);
     expect(schedules.map((s) => s.cron)).toEqual(['*/5 * * * *']);
     const queue = await jobs.boss.getQueue(jobNames.sessionCleanup);

@@ -2,4 +2,8 @@
 // rename is a data migration, not a refactoring.
 export const jobNames = {
   sessionCleanup: 'session_cleanup',
+  runExecute: 'run_execute',
+  approvalExpiry: 'approval_expiry',
+  driftCheck: 'drift_check',
+  sendDriftAlert: 'send_drift_alert',
 } as const;

@@ -46,6 +46,34 @@ export const ACTIONS = {
   'project.delete': { scope: 'admin', projectRole: 'admin' },
   'project.members': { scope: 'admin', projectRole: 'admin' },
   'project.policy': { scope: 'admin', projectRole: 'admin' },
+  // Connections: anyone on the project sees them and their schema; where the service connects, with
+  // which credentials and under which protection is the project admins' call; developers may check
+  // that a connection works and take snapshots, but only admins move the drift baseline (which
+  // silences the drift it hides).
+  'connection.read': { scope: 'read', projectRole: 'viewer' },
+  'connection.create': { scope: 'write', projectRole: 'admin' },
+  'connection.update': { scope: 'write', projectRole: 'admin' },
+  'connection.test': { scope: 'write', projectRole: 'developer' },
+  'connection.delete': { scope: 'admin', projectRole: 'admin' },
+  'snapshot.create': { scope: 'write', projectRole: 'developer' },
+  'snapshot.baseline': { scope: 'write', projectRole: 'admin' },
+  // Drift (Enterprise): the project sees reports; developers may check now, as they may snapshot;
+  // acknowledging moves the baseline, so it is the admins' call like snapshot.baseline.
+  'drifts.list': { scope: 'read', orgRole: 'member' },
+  'drift.read': { scope: 'read', projectRole: 'viewer' },
+  'drift.check': { scope: 'write', projectRole: 'developer' },
+  'drift.acknowledge': { scope: 'write', projectRole: 'admin' },
+  // Runs: seen by the project; stopped by those who may start operations.
+  'runs.list': { scope: 'read', orgRole: 'member' },
+  'run.cancel': { scope: 'write', projectRole: 'developer' },
+  // Approvals: seen by the project; decided by its admins (organization admins included). Whether
+  // the requester may approve their own request is the policy's call, checked by the service.
+  'approvals.read': { scope: 'read', orgRole: 'member' },
+  'approval.decide': { scope: 'write', projectRole: 'admin' },
+  // Just-in-time access: any member may ask for more; a grant ends early by its holder's or an
+  // admin's revocation (the service tells the two apart).
+  'access_request.create': { scope: 'write', projectRole: 'viewer' },
+  'access_request.revoke': { scope: 'write', projectRole: 'viewer' },
 } as const satisfies Record<string, ActionRule>;
 
 export type Action = keyof typeof ACTIONS;
@@ -86,6 +114,24 @@ export function decide(principal: Principal, action: Action): Decision {
     };
   }
   return ALLOW;
+}
+
+/**
+ * The role a user holds on a project before the organization role is applied: their membership,
+ * raised by an active just-in-time grant. A grant never lowers a role, and only counts for a member:
+ * removing someone from a project ends what their grants gave them.
+ */
+export function grantedProjectRole(
+  memberRole: ProjectRole | null,
+  grantRole: ProjectRole | null,
+): ProjectRole | null {
+  if (memberRole === null || grantRole === null) return memberRole;
+  return PROJECT_RANK[grantRole] > PROJECT_RANK[memberRole] ? grantRole : memberRole;
+}
+
+/** True when `role` is at least `needed`. */
+export function projectRoleAtLeast(role: ProjectRole | null, needed: ProjectRole): boolean {
+  return role !== null && PROJECT_RANK[role] >= PROJECT_RANK[needed];
 }
 
 /** Organization owners and admins act as project admins everywhere. */

@@ -6,12 +6,20 @@ import * as foundation from './migrations/0001_foundation.ts';
 import * as twoFactor from './migrations/0002_two_factor.ts';
 import * as oauth from './migrations/0003_oauth.ts';
 import * as plans from './migrations/0004_plans.ts';
+import * as connections from './migrations/0005_connections.ts';
+import * as runs from './migrations/0006_runs.ts';
+import * as approvals from './migrations/0007_approvals.ts';
+import * as drift from './migrations/0008_drift.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_two_factor': twoFactor,
   '0003_oauth': oauth,
   '0004_plans': plans,
+  '0005_connections': connections,
+  '0006_runs': runs,
+  '0007_approvals': approvals,
+  '0008_drift': drift,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -140,6 +140,42 @@ export interface ProjectMembersTable {
   created_at: Timestamp;
 }
 
+export type ConnectionDialect = 'postgresql' | 'mysql';
+export type SslMode = 'disable' | 'require' | 'verify-full';
+
+export interface ConnectionsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  name: string;
+  dialect: ConnectionDialect;
+  host: string;
+  port: number;
+  database: string;
+  username: string;
+  /** Sealed with the secret box (purpose 'connection-password'); the empty password sealed too. */
+  password: string;
+  ssl_mode: SslMode;
+  /** PEM CA certificate(s) for ssl_mode verify-full; null means the system's trust store. */
+  ca_cert: string | null;
+  environment: Environment;
+  protected: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SnapshotsTable {
+  id: string;
+  org_id: string;
+  connection_id: string;
+  taken_at: Timestamp;
+  /** SHA-256 (hex) of the canonical JSON of the model (src/engine/schema/hash.ts). */
+  schema_hash: string;
+  /** The introspected SchemaModel (src/engine/schema/model.ts), as JSON. */
+  schema_json: Json<unknown>;
+  is_baseline: Generated<boolean>;
+}
+
 export interface AuditLogTable {
   id: string;
   org_id: string | null;
@@ -159,7 +195,132 @@ export interface AuditLogTable {
   created_at: Timestamp;
 }
 
+export type RunKind = PolicyOperation | 'drift_check';
+export type RunStatus = 'queued' | 'awaiting_approval' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface RunsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  kind: RunKind;
+  subject_id: string | null;
+  status: RunStatus;
+  approval_id: string | null;
+  progress_done: ColumnType<string, number | undefined, number>;
+  progress_total: ColumnType<string | null, number | null | undefined, number | null>;
+  progress_unit: string;
+  /** What the operation was asked to do (e.g. expected_rows, force); read by its handler. */
+  params: Json<Record<string, unknown>>;
+  result: Json<Record<string, unknown>> | null;
+  error: string | null;
+  created_by: string | null;
+  cancel_requested: Generated<boolean>;
+  worker_id: string | null;
+  heartbeat_at: NullableTimestamp;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+/** What an approval is for: an operation of the policy, or a just-in-time access request. */
+export type ApprovalKind = PolicyOperation | 'access_request';
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'cancelled' | 'expired';
+export type ApprovalDecisionValue = 'approve' | 'reject';
+
+export interface ApprovalsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  kind: ApprovalKind;
+  subject_id: string;
+  requested_by: string;
+  status: ApprovalStatus;
+  required_approvals: number;
+  allow_self_approval: boolean;
+  /** The environment of the target connection (operations); null for access requests. */
+  environment: Environment | null;
+  content_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  resolved_at: NullableTimestamp;
+  consumed_at: NullableTimestamp;
+}
+
+export interface ApprovalDecisionsTable {
+  approval_id: string;
+  user_id: string;
+  decision: ApprovalDecisionValue;
+  comment: string | null;
+  decided_at: Timestamp;
+}
+
+export type AccessRequestStatus = 'pending' | 'active' | 'expired' | 'rejected' | 'revoked';
+
+export interface AccessRequestsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  user_id: string;
+  role: ProjectRole;
+  connection_id: string | null;
+  duration_minutes: number;
+  reason: string;
+  status: AccessRequestStatus;
+  approval_id: string;
+  created_at: Timestamp;
+  activated_at: NullableTimestamp;
+  /** Null while pending; activation time + duration once granted. */
+  expires_at: NullableTimestamp;
+  /** When the request stopped being pending or active: rejected, expired or revoked. */
+  ended_at: NullableTimestamp;
+  revoked_by: string | null;
+}
+
+export type DriftStatus = 'pending' | 'acknowledged';
+/** Highest severity of a drift report; `cosmetic` alone never alerts (src/engine/schema/severity.ts). */
+export type DriftSeverity = 'critical' | 'moderate' | 'minor' | 'cosmetic';
+/** none: nothing to tell (cosmetic only); pending: the e-mail is still to be sent; sent. */
+export type DriftAlertState = 'none' | 'pending' | 'sent';
+
+export interface DriftReportsTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  connection_id: string;
+  baseline_snapshot_id: string;
+  current_snapshot_id: string;
+  current_schema_hash: string;
+  status: DriftStatus;
+  severity: DriftSeverity;
+  /** `{critical, moderate, minor}` (src/engine/schema/diff.ts DiffSummary). */
+  summary: Json<{ critical: number; moderate: number; minor: number }>;
+  /** The SchemaDiff of src/engine/schema/diff.ts. */
+  diff: Json<unknown>;
+  alert_state: DriftAlertState;
+  alert_sent_at: NullableTimestamp;
+  created_at: Timestamp;
+  acknowledged_at: NullableTimestamp;
+  acknowledged_by: string | null;
+  comment: string | null;
+}
+
+/** E-mails written down instead of sent, when no SMTP server is configured (src/mail). */
+export interface OutboxTable {
+  id: string;
+  recipients: Json<string[]>;
+  subject: string;
+  text_body: string;
+  html_body: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
+  runs: RunsTable;
+  approvals: ApprovalsTable;
+  approval_decisions: ApprovalDecisionsTable;
+  access_requests: AccessRequestsTable;
+  drift_reports: DriftReportsTable;
+  outbox: OutboxTable;
   organizations: OrganizationsTable;
   users: UsersTable;
   sessions: SessionsTable;
@@ -169,6 +330,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;
+  connections: ConnectionsTable;
+  snapshots: SnapshotsTable;
   audit_log: AuditLogTable;
 }
 
@@ -183,3 +346,11 @@ export type ApiKey = Selectable<ApiKeysTable>;
 export type Project = Selectable<ProjectsTable>;
 export type ProjectMember = Selectable<ProjectMembersTable>;
 export type AuditEntry = Selectable<AuditLogTable>;
+export type Connection = Selectable<ConnectionsTable>;
+export type Snapshot = Selectable<SnapshotsTable>;
+export type Run = Selectable<RunsTable>;
+export type Approval = Selectable<ApprovalsTable>;
+export type ApprovalDecision = Selectable<ApprovalDecisionsTable>;
+export type AccessRequest = Selectable<AccessRequestsTable>;
+export type DriftReport = Selectable<DriftReportsTable>;
+export type OutboxMail = Selectable<OutboxTable>;

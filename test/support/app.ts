@@ -4,11 +4,25 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp, LOG_REDACT } from '../../src/app.ts';
-import type { Config } from '../../src/config.ts';
+import { type Config, TARGET_DEFAULTS, type TargetsConfig } from '../../src/config.ts';
+import type { TargetDialect } from '../../src/dialects/dialect.ts';
+import type { DialectName } from '../../src/engine/schema/model.ts';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.ts';
 import type { App } from '../../src/http/types.ts';
+import {
+  createDriftAlertQueue,
+  createJobs,
+  createRunQueue,
+  type Jobs,
+  type JobsTuning,
+} from '../../src/jobs/index.ts';
+import { registerRunWorker } from '../../src/jobs/run-queue.ts';
 import { createAuditService } from '../../src/modules/audit/audit.service.ts';
+import type { Resolver } from '../../src/modules/connections/target-guard.ts';
+import type { DriftAlertQueue } from '../../src/modules/drift/drift-check.ts';
 import { createOrgsService } from '../../src/modules/orgs/orgs.service.ts';
+import { createRunExecutor, type RunHandlers } from '../../src/modules/runs/runs.executor.ts';
+import type { RunQueue } from '../../src/modules/runs/runs.service.ts';
 import { insertUser } from '../../src/modules/users/users.repo.ts';
 import { createPasswordHasher } from '../../src/security/passwords.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
@@ -18,7 +32,8 @@ import { createTestPgDatabase } from './databases.ts';
 import { createUncountedRateLimitStore } from './rate-limits.ts';
 
 export const TEST_PASSWORD = 'correct horse battery';
-const SECRET_KEY = Buffer.alloc(32, 7);
+/** The service key of test apps (to open what they sealed). */
+export const SECRET_KEY = Buffer.alloc(32, 7);
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -43,6 +58,14 @@ export interface Client {
 export interface TestApp {
   app: App;
   store: Store;
+  /** Run ids sent to the queue (when runs are not worked for real). */
+  enqueued: string[];
+  /** The queue the app sends runs to. */
+  runQueue: RunQueue;
+  /** Drift report ids whose alert the app queued (whether or not `jobs` works them). */
+  alertsEnqueued: string[];
+  /** pg-boss on the test store, when `runHandlers` or `jobs` asked for it. */
+  jobs: Jobs | undefined;
   /** Log lines written by the app, as text. */
   logs: string[];
   /** Moves the app's clock forward. */
@@ -82,6 +105,23 @@ export interface TestAppOptions {
    * suites signing in many times a minute are not throttled; the X-RateLimit-* headers are still set.
    */
   rateLimitStore?: (now: () => Date) => RateLimitStore;
+  /**
+   * Work runs for real: pg-boss on the test store, with these handlers. Without it, runs are only
+   * recorded as sent (`enqueued`), for suites that do not execute them.
+   */
+  runHandlers?: RunHandlers;
+  /**
+   * pg-boss on the test store (exposed as `jobs`, started, with these settings) even without
+   * `runHandlers`; drift alerts then go to its `send_drift_alert` queue besides `alertsEnqueued`.
+   * The suite registers the workers it wants.
+   */
+  jobs?: { tuning?: JobsTuning };
+  /** Connections to target databases (TARGET_*, BLOCK_PRIVATE_TARGETS); the defaults otherwise. */
+  targets?: Partial<TargetsConfig>;
+  /** The target dialects; the real ones by default (wrap them to watch or refuse connects). */
+  dialects?: Record<DialectName, TargetDialect>;
+  /** How connection hosts resolve for the address guard; the system resolver by default. */
+  resolveHost?: Resolver;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -101,6 +141,37 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const logger = pino({ level: 'info', redact: { paths: LOG_REDACT, censor: '[redacted]' } }, sink);
   const passwords = await createPasswordHasher({ memoryKib: 64, iterations: 1 });
+  const enqueued: string[] = [];
+  let jobs: Jobs | undefined;
+  let runQueue: RunQueue = {
+    async enqueue(runId) {
+      enqueued.push(runId);
+    },
+  };
+  if (options.runHandlers || options.jobs) {
+    jobs = createJobs({ store, logger, tuning: options.jobs?.tuning });
+    await jobs.start();
+  }
+  if (jobs && options.runHandlers) {
+    const executor = createRunExecutor({
+      db: store.db,
+      handlers: options.runHandlers,
+      logger,
+      now,
+      workerId: 'test-worker',
+      staleAfterMs: 60_000,
+    });
+    await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds: 0.5 });
+    runQueue = createRunQueue(jobs);
+  }
+  const alertsEnqueued: string[] = [];
+  const alertQueue = jobs && options.jobs ? createDriftAlertQueue(jobs) : undefined;
+  const driftAlerts: DriftAlertQueue = {
+    async enqueue(reportId) {
+      alertsEnqueued.push(reportId);
+      await alertQueue?.enqueue(reportId);
+    },
+  };
   const app = await buildApp({
     config: {
       logLevel: 'info',
@@ -111,13 +182,18 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       signupOpen: options.signupOpen ?? true,
       publicUrl: options.publicUrl ?? 'http://localhost:8000',
       oauth: options.oauth ?? {},
+      ...(options.targets && { targets: { ...TARGET_DEFAULTS, ...options.targets } }),
     },
+    ...(options.dialects && { dialects: options.dialects }),
+    ...(options.resolveHost && { resolveHost: options.resolveHost }),
     db: store.db,
     secretKey: SECRET_KEY,
     passwords,
     now,
     logger,
     rateLimitStore: (options.rateLimitStore ?? createUncountedRateLimitStore)(now),
+    runQueue,
+    driftAlerts,
   });
   await app.ready();
   const orgs = createOrgsService({
@@ -219,8 +295,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       };
     },
     anonymous: client({} as User, {}),
+    enqueued,
+    runQueue,
+    alertsEnqueued,
+    jobs,
     async close() {
       await app.close();
+      await jobs?.stop();
       await store.close();
       await pgDatabase?.drop();
     },

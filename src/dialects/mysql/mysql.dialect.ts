@@ -5,8 +5,15 @@
 import mysql from 'mysql2/promise';
 import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
 import type { Flavor, SchemaModel } from '../../engine/schema/model.ts';
-import type { IntrospectOptions, TargetConfig, TargetDialect, TargetHandle, TestResult } from '../dialect.ts';
+import type {
+  IntrospectOptions,
+  MigrationDialect,
+  TargetConfig,
+  TargetHandle,
+  TestResult,
+} from '../dialect.ts';
 import { TargetError } from '../errors.ts';
+import { applyMysql, mysqlTableStats } from './mysql.apply.ts';
 import {
   type CatalogRows,
   COLUMNS_SQL,
@@ -16,8 +23,10 @@ import {
   TABLES_SQL,
   UNMANAGED_SQL,
 } from './mysql.catalog.ts';
+import { mysqlDdl } from './mysql.ddl.ts';
 import { classifyMysqlError } from './mysql.errors.ts';
 import { buildMysqlModel } from './mysql.model.ts';
+import { parseMysqlSql } from './mysql.sql.ts';
 
 export function flavorOf(version: string): Flavor {
   return /mariadb/i.test(version) ? 'mariadb' : 'mysql';
@@ -133,6 +142,22 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
         else connection.release();
       }
     },
+    async tableStats(tables) {
+      const connection = await connect();
+      let failed = false;
+      try {
+        return await mysqlTableStats(connection, knownFlavor, tables);
+      } catch (error) {
+        failed = true;
+        throw fail(error);
+      } finally {
+        if (failed) connection.destroy();
+        else connection.release();
+      }
+    },
+    async apply(statements, options = {}) {
+      return applyMysql(await connect(), knownFlavor, statements, options, fail);
+    },
     async close() {
       await pool.end();
     },
@@ -161,10 +186,12 @@ async function test(config: TargetConfig): Promise<TestResult> {
   }
 }
 
-export const mysqlDialect: TargetDialect = {
+export const mysqlDialect: MigrationDialect = {
   name: 'mysql',
   open,
   test,
+  renderDdl: mysqlDdl.renderDdl,
+  parseSql: parseMysqlSql,
   // The second argument forbids splitting on dots: a name is one identifier, never `db.table`.
   quoteIdent: (name) => (mysql.escapeId as (value: string, forbidQualified: boolean) => string)(name, true),
 };

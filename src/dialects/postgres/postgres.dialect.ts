@@ -3,8 +3,15 @@
 import pg from 'pg';
 import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import type { IntrospectOptions, TargetConfig, TargetDialect, TargetHandle, TestResult } from '../dialect.ts';
+import type {
+  IntrospectOptions,
+  MigrationDialect,
+  TargetConfig,
+  TargetHandle,
+  TestResult,
+} from '../dialect.ts';
 import { TargetError } from '../errors.ts';
+import { applyPostgres, postgresTableStats } from './postgres.apply.ts';
 import {
   type CatalogRows,
   COLUMNS_SQL,
@@ -16,8 +23,10 @@ import {
   TABLES_SQL,
   UNMANAGED_SQL,
 } from './postgres.catalog.ts';
+import { postgresDdl } from './postgres.ddl.ts';
 import { classifyPgError } from './postgres.errors.ts';
 import { buildPostgresModel } from './postgres.model.ts';
+import { parsePostgresSql } from './postgres.sql.ts';
 
 function sslOptions(config: TargetConfig): pg.PoolConfig['ssl'] {
   switch (config.ssl_mode) {
@@ -50,6 +59,9 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
   });
   // An idle client whose server went away: the pool drops it; the next checkout reconnects.
   pool.on('error', () => {});
+  // A checked-out client whose server drops it mid-query emits 'error' as well as failing the query;
+  // unheard, that event would end the process. The query's own failure (connection_lost) is the report.
+  pool.on('connect', (client) => client.on('error', () => {}));
 
   const connect = async (): Promise<pg.PoolClient> => {
     const started = performance.now();
@@ -120,6 +132,24 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
         client.release(failed);
       }
     },
+    async tableStats(tables) {
+      const client = await connect();
+      let failed = false;
+      try {
+        return await postgresTableStats(client, tables);
+      } catch (error) {
+        failed = true;
+        throw classifyPgError(error, { phase: 'query', tls, password: config.password });
+      } finally {
+        client.release(failed);
+      }
+    },
+    async apply(statements, options = {}) {
+      const client = await connect();
+      return applyPostgres(client, statements, options, (error) =>
+        classifyPgError(error, { phase: 'query', tls, password: config.password }),
+      );
+    },
     async close() {
       await pool.end();
     },
@@ -151,9 +181,11 @@ async function test(config: TargetConfig): Promise<TestResult> {
   }
 }
 
-export const postgresDialect: TargetDialect = {
+export const postgresDialect: MigrationDialect = {
   name: 'postgresql',
   open,
   test,
   quoteIdent: (name) => pg.escapeIdentifier(name),
+  renderDdl: postgresDdl.renderDdl,
+  parseSql: parsePostgresSql,
 };

@@ -1,25 +1,57 @@
 // Loads a project for an action, or refuses: 404 when the caller cannot see it (another organization,
 // or no role in it), 403 when the role or the key's scope is too low. Every module whose resources
-// belong to a project goes through here.
+// belong to a project goes through here. The role counted is the membership raised by the caller's
+// active just-in-time grants (src/modules/access-requests): a grant limited to one connection counts
+// only when the resource is that connection, so connection-scoped resources pass `connectionId`.
 import type { Actor } from '../../http/context.ts';
 import { AppError } from '../../http/errors.ts';
-import { type Action, decideOnProject } from '../../security/policy.ts';
+import {
+  type Action,
+  decideOnProject,
+  effectiveProjectRole,
+  grantedProjectRole,
+} from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
-import type { Project } from '../../store/tables.ts';
+import type { Project, ProjectRole } from '../../store/tables.ts';
 import { findProjectWithRole } from './projects.repo.ts';
+
+export interface ProjectAccessOptions {
+  /** The connection the resource belongs to: grants limited to it count as well. */
+  connectionId?: string;
+}
+
+/** The project and the caller's effective role in it (organization admins: admin). */
+export async function requireProjectAccess(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  action: Action,
+  options: ProjectAccessOptions = {},
+): Promise<{ project: Project; role: ProjectRole }> {
+  const { principal } = actor;
+  const found = await findProjectWithRole(
+    db,
+    principal.orgId,
+    projectId,
+    principal.userId,
+    options.connectionId,
+  );
+  const held = grantedProjectRole(found?.member_role ?? null, found?.grant_role ?? null);
+  const decision = decideOnProject(principal, action, held);
+  if (!found) throw new AppError('not_found', 'Project not found');
+  if (!decision.allowed)
+    throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
+  const { member_role: _, grant_role: __, ...project } = found;
+  // Allowed implies a role: decideOnProject refuses (404) when there is none.
+  return { project, role: effectiveProjectRole(principal, held)! };
+}
 
 export async function requireProject(
   db: Db,
   actor: Actor,
   projectId: string,
   action: Action,
+  options: ProjectAccessOptions = {},
 ): Promise<Project> {
-  const { principal } = actor;
-  const found = await findProjectWithRole(db, principal.orgId, projectId, principal.userId);
-  const decision = decideOnProject(principal, action, found?.member_role ?? null);
-  if (!found) throw new AppError('not_found', 'Project not found');
-  if (!decision.allowed)
-    throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
-  const { member_role: _, ...project } = found;
-  return project;
+  return (await requireProjectAccess(db, actor, projectId, action, options)).project;
 }

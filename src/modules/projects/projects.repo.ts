@@ -1,11 +1,24 @@
 // Projects and their members.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, PolicyRule, Project, ProjectRole } from '../../store/tables.ts';
 
 type Executor = Kysely<Database>;
 
-/** The project (of this organization) and the user's own role in it, in one round trip. */
-export async function findProjectWithRole(db: Executor, orgId: string, projectId: string, userId: string) {
+const ROLE_RANK = sql`case g.role when 'admin' then 3 when 'developer' then 2 else 1 end`;
+
+/**
+ * The project (of this organization), the user's own role in it and the strongest role of their
+ * active just-in-time grants (project-wide, or on `connectionId`), in one round trip. A grant past
+ * its `expires_at` no longer counts even before the expiry job marks it: the store's clock decides,
+ * the one clock every process shares.
+ */
+export async function findProjectWithRole(
+  db: Executor,
+  orgId: string,
+  projectId: string,
+  userId: string,
+  connectionId?: string,
+) {
   return db
     .selectFrom('projects as p')
     .leftJoin('project_members as m', (join) =>
@@ -13,9 +26,48 @@ export async function findProjectWithRole(db: Executor, orgId: string, projectId
     )
     .selectAll('p')
     .select('m.role as member_role')
+    .select((eb) =>
+      eb
+        .selectFrom('access_requests as g')
+        .select('g.role')
+        .whereRef('g.project_id', '=', 'p.id')
+        .where('g.user_id', '=', userId)
+        .where('g.status', '=', 'active')
+        .where('g.expires_at', '>', sql<Date>`now()`)
+        .where((w) =>
+          connectionId === undefined
+            ? w('g.connection_id', 'is', null)
+            : w.or([w('g.connection_id', 'is', null), w('g.connection_id', '=', connectionId)]),
+        )
+        .orderBy(ROLE_RANK, 'desc')
+        .limit(1)
+        .as('grant_role'),
+    )
     .where('p.org_id', '=', orgId)
     .where('p.id', '=', projectId)
     .executeTakeFirst();
+}
+
+/** Pending approvals of a project (the sidebar badge). */
+export async function countPendingApprovals(db: Executor, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('approvals')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('project_id', '=', projectId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** Drift reports of a project not yet acknowledged (the sidebar badge). */
+export async function countOpenDriftReports(db: Executor, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('drift_reports')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('project_id', '=', projectId)
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return row.n;
 }
 
 /** Projects visible to a user: all of them for organization admins, else those they are a member of. */
@@ -23,6 +75,24 @@ export function visibleProjectsQuery(db: Executor, orgId: string, userId: string
   let query = db
     .selectFrom('projects')
     .select(['id', 'name', 'description', 'created_at', 'updated_at'])
+    // The badge count rides along as a subquery (index approvals_project_status): no query per project.
+    .select((eb) =>
+      eb
+        .selectFrom('approvals')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('approvals.project_id', '=', 'projects.id')
+        .where('approvals.status', '=', 'pending')
+        .as('pending_approvals'),
+    )
+    // Likewise the drift badge (index drift_reports_project_status).
+    .select((eb) =>
+      eb
+        .selectFrom('drift_reports')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('drift_reports.project_id', '=', 'projects.id')
+        .where('drift_reports.status', '=', 'pending')
+        .as('open_drift_reports'),
+    )
     .where('org_id', '=', orgId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');

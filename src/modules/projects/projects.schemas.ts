@@ -83,18 +83,21 @@ export const PolicySchema = Type.Object(
   { additionalProperties: false, title: 'ApprovalPolicy' },
 );
 
-export function toProjectResponse(
-  project: Pick<Project, 'id' | 'name' | 'description' | 'created_at' | 'updated_at'>,
-) {
+/** A project as answered: its columns and the badge counts (null reads as none). */
+export type ProjectView = Pick<Project, 'id' | 'name' | 'description' | 'created_at' | 'updated_at'> & {
+  pending_approvals: number | null;
+  open_drift_reports: number | null;
+};
+
+export function toProjectResponse(project: ProjectView) {
   return {
     id: project.id,
     name: project.name,
     description: project.description,
     created_at: toTimestamp(project.created_at),
     updated_at: toTimestamp(project.updated_at),
-    // Drift reports and approvals arrive with their modules; until then nothing can be pending.
-    open_drift_reports: 0,
-    pending_approvals: 0,
+    open_drift_reports: project.open_drift_reports ?? 0,
+    pending_approvals: project.pending_approvals ?? 0,
   };
 }
 

@@ -11,6 +11,8 @@ import type { AuditService } from '../audit/audit.service.ts';
 import { findUser } from '../users/users.repo.ts';
 import { requireProject } from './projects.access.ts';
 import {
+  countOpenDriftReports,
+  countPendingApprovals,
   deleteMember,
   deleteProject,
   findMember,
@@ -22,7 +24,7 @@ import {
   updateProject,
   visibleProjectsQuery,
 } from './projects.repo.ts';
-import { DEFAULT_POLICY } from './projects.schemas.ts';
+import { DEFAULT_POLICY, type ProjectView } from './projects.schemas.ts';
 
 export type ProjectsService = ReturnType<typeof createProjectsService>;
 
@@ -49,9 +51,16 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
       );
     },
 
-    get: (actor: Actor, id: string) => requireProject(db, actor, id, 'project.read'),
+    async get(actor: Actor, id: string): Promise<ProjectView> {
+      const project = await requireProject(db, actor, id, 'project.read');
+      return {
+        ...project,
+        pending_approvals: await countPendingApprovals(db, id),
+        open_drift_reports: await countOpenDriftReports(db, id),
+      };
+    },
 
-    async create(actor: Actor, input: { name: string; description?: string | null }): Promise<Project> {
+    async create(actor: Actor, input: { name: string; description?: string | null }): Promise<ProjectView> {
       return db.transaction().execute(async (trx) => {
         const name = input.name.trim();
         if (await findProjectByName(trx, actor.principal.orgId, name)) throw duplicateName();
@@ -71,11 +80,15 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
           created_at: at,
         });
         await audit.record(trx, actor, projectEvent('project.create', project));
-        return project;
+        return { ...project, pending_approvals: 0, open_drift_reports: 0 };
       });
     },
 
-    async update(actor: Actor, id: string, changes: { name?: string; description?: string | null }) {
+    async update(
+      actor: Actor,
+      id: string,
+      changes: { name?: string; description?: string | null },
+    ): Promise<ProjectView> {
       return db.transaction().execute(async (trx) => {
         const project = await requireProject(trx, actor, id, 'project.update');
         const name = changes.name?.trim();
@@ -87,7 +100,11 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
           updated_at: now(),
         });
         await audit.record(trx, actor, projectEvent('project.update', updated, { changes }));
-        return updated;
+        return {
+          ...updated,
+          pending_approvals: await countPendingApprovals(trx, id),
+          open_drift_reports: await countOpenDriftReports(trx, id),
+        };
       });
     },
 

@@ -1,0 +1,334 @@
+// PostgreSQL DDL from migration operations. Names (schemas, tables, columns, constraints, indexes,
+// types, sequences) always go through pg's identifier quoting and literals through its literal
+// quoting. Types, defaults, collations and the expressions of checks, indexes, exclusions and
+// generated columns are rendered as the model holds them: the server printed them (format_type,
+// pg_get_expr, quote_ident with search_path = ''), schema-qualified and quoted; they are never text a
+// user typed. One operation per statement, except where one change needs several (a recreated enum,
+// an identity whose sequence must catch up with existing values).
+import pg from 'pg';
+import { BACKUP_SCHEMA } from '../../engine/migration/backup.ts';
+import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
+import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
+import { classifyTypeChange } from '../../engine/migration/type-change.ts';
+import type { ColumnModel, SequenceModel } from '../../engine/schema/model.ts';
+
+const id = (name: string) => pg.escapeIdentifier(name);
+// pg writes E'…' with a leading space when the value holds a backslash.
+const lit = (value: string) => pg.escapeLiteral(value).trim();
+const table = (t: TableRef) => (t.schema === null ? id(t.name) : `${id(t.schema)}.${id(t.name)}`);
+const named = (schema: string, name: string) => `${id(schema)}.${id(name)}`;
+const list = (names: string[]) => names.map(id).join(', ');
+const backupTable = (name: string) => named(BACKUP_SCHEMA, name);
+
+function deferral(item: { deferrable: boolean; initially_deferred: boolean }): string {
+  if (!item.deferrable) return '';
+  return item.initially_deferred ? ' DEFERRABLE INITIALLY DEFERRED' : ' DEFERRABLE';
+}
+
+const identity = (kind: 'always' | 'by_default') => (kind === 'always' ? 'ALWAYS' : 'BY DEFAULT');
+
+/** A type from another schema than pg_catalog (enums, domains, extensions' types): format_type qualifies it. */
+const isUserType = (type: string) => /^(?:"(?:[^"]|"")*"|[^".[\]]+)\./.test(type);
+
+/** How a column is copied into a backup: user types as text, so the backup never pins a type that must go. */
+const backupValue = (column: ColumnModel) =>
+  isUserType(column.type) ? `${id(column.name)}::text AS ${id(column.name)}` : id(column.name);
+const restoredValue = (alias: string, column: ColumnModel) =>
+  isUserType(column.type) ? `${alias}.${id(column.name)}::${column.type}` : `${alias}.${id(column.name)}`;
+
+export function columnDefinition(column: ColumnModel): string {
+  let text = `${id(column.name)} ${column.type}`;
+  if (column.collation !== null) text += ` COLLATE ${column.collation}`;
+  if (column.generated !== null) text += ` GENERATED ALWAYS AS (${column.generated.expression}) STORED`;
+  else if (column.identity !== null) text += ` GENERATED ${identity(column.identity)} AS IDENTITY`;
+  else if (column.default !== null) text += ` DEFAULT ${column.default}`;
+  if (!column.nullable) text += ' NOT NULL';
+  return text;
+}
+
+function integer(value: string): string {
+  if (!/^-?\d+$/.test(value)) throw new Error(`Not an integer: ${value}`);
+  return value;
+}
+
+function sequenceOptions(s: SequenceModel): string {
+  return (
+    `AS ${s.data_type} INCREMENT BY ${integer(s.increment)} MINVALUE ${integer(s.min_value)}` +
+    ` MAXVALUE ${integer(s.max_value)} START WITH ${integer(s.start)} CACHE ${integer(s.cache)}` +
+    `${s.cycle ? ' CYCLE' : ' NO CYCLE'}`
+  );
+}
+
+function indexSql(
+  t: TableRef,
+  index: import('../../engine/schema/model.ts').IndexModel,
+  concurrently: boolean,
+) {
+  let sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${concurrently ? 'CONCURRENTLY ' : ''}${id(index.name)}`;
+  sql += ` ON ${table(t)} USING ${id(index.method)} (${index.columns.join(', ')})`;
+  if (index.include.length > 0) sql += ` INCLUDE (${index.include.join(', ')})`;
+  if (index.predicate !== null) sql += ` WHERE (${index.predicate})`;
+  return sql;
+}
+
+/** Moves a sequence past the highest value a column holds (after rows were put back or numbered). */
+function syncSequence(t: TableRef, column: string, sequence: string | null): string {
+  const target = sequence ?? `pg_get_serial_sequence(${lit(table(t))}, ${lit(column)})`;
+  // setval is strict: on an empty table max() is null and the sequence is left as it is.
+  return `SELECT setval(${target}, max(${id(column)})) FROM ${table(t)}`;
+}
+
+function usingClause(column: string, before: ColumnModel, after: ColumnModel): string {
+  const change = classifyTypeChange(before.type, after.type, 'postgresql');
+  if (change.direction === 'widening' || change.direction === 'narrowing' || change.direction === 'same')
+    return '';
+  const array = after.type.endsWith('[]') && before.type.endsWith('[]');
+  // Between enums (or any user type) the way goes through text; built-in types cast directly.
+  const via = isUserType(before.type) || isUserType(after.type) ? (array ? '::text[]' : '::text') : '';
+  return ` USING ${id(column)}${via}::${after.type}`;
+}
+
+function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>): string[] {
+  const prefix = `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.after.name)}`;
+  const { before, after } = op;
+  switch (op.change) {
+    case 'drop_identity':
+      return [`${prefix} DROP IDENTITY`];
+    case 'identity_kind':
+      return [`${prefix} SET GENERATED ${identity(after.identity!)}`];
+    case 'drop_default':
+      return [`${prefix} DROP DEFAULT`];
+    case 'set_default':
+      return [`${prefix} SET DEFAULT ${after.default}`];
+    case 'type': {
+      const collation = after.collation ?? (before.collation !== null ? '"default"' : null);
+      const collate = collation === null ? '' : ` COLLATE ${collation}`;
+      return [`${prefix} TYPE ${after.type}${collate}${usingClause(after.name, before, after)}`];
+    }
+    case 'set_not_null':
+      return [`${prefix} SET NOT NULL`];
+    case 'drop_not_null':
+      return [`${prefix} DROP NOT NULL`];
+    case 'add_identity':
+      return [
+        `${prefix} ADD GENERATED ${identity(after.identity!)} AS IDENTITY`,
+        syncSequence(op.table, after.name, null),
+      ];
+    case 'drop_expression':
+      return [`${prefix} DROP EXPRESSION`];
+    case 'replace_generated':
+      return [
+        `ALTER TABLE ${table(op.table)} DROP COLUMN ${id(before.name)}, ADD COLUMN ${columnDefinition(after)}`,
+      ];
+    case 'comment':
+      return [
+        `COMMENT ON COLUMN ${table(op.table)}.${id(after.name)} IS ${after.comment === null ? 'NULL' : lit(after.comment)}`,
+      ];
+    case 'on_update':
+    case 'auto_increment':
+      throw new Error(`PostgreSQL columns have no ${op.change}`);
+  }
+}
+
+function createTable(t: import('../../engine/schema/model.ts').TableModel): string[] {
+  const ref = { schema: t.schema, name: t.name };
+  const parts = t.columns.map(columnDefinition);
+  if (t.primary_key)
+    parts.push(
+      `CONSTRAINT ${id(t.primary_key.name)} PRIMARY KEY (${list(t.primary_key.columns)})${deferral(t.primary_key)}`,
+    );
+  for (const u of t.unique_constraints)
+    parts.push(`CONSTRAINT ${id(u.name)} UNIQUE (${list(u.columns)})${deferral(u)}`);
+  for (const c of t.check_constraints) parts.push(`CONSTRAINT ${id(c.name)} CHECK (${c.expression})`);
+  // pg_get_constraintdef prints DEFERRABLE itself.
+  for (const x of t.exclusion_constraints) parts.push(`CONSTRAINT ${id(x.name)} ${x.definition}`);
+  const body = parts.length === 0 ? '()' : `(\n  ${parts.join(',\n  ')}\n)`;
+  const out = [`CREATE TABLE ${table(ref)} ${body}`];
+  for (const index of t.indexes) out.push(indexSql(ref, index, false));
+  if (t.comment !== null) out.push(`COMMENT ON TABLE ${table(ref)} IS ${lit(t.comment)}`);
+  for (const column of t.columns)
+    if (column.comment !== null)
+      out.push(`COMMENT ON COLUMN ${table(ref)}.${id(column.name)} IS ${lit(column.comment)}`);
+  return out;
+}
+
+function recreateEnum(op: Extract<MigrationOperation, { kind: 'recreate_enum' }>): string[] {
+  const { schema, name } = op.enum;
+  const old = `${name}__dbops_old`.slice(0, 63);
+  const out = [
+    `ALTER TYPE ${named(schema, name)} RENAME TO ${id(old)}`,
+    `CREATE TYPE ${named(schema, name)} AS ENUM (${op.values.map(lit).join(', ')})`,
+  ];
+  for (const use of op.uses) {
+    const prefix = `ALTER TABLE ${table(use.table)} ALTER COLUMN ${id(use.column.name)}`;
+    const via = use.column.type.endsWith('[]') ? '::text[]' : '::text';
+    // The default still names the old type: it goes first and comes back re-read under the new one.
+    if (use.column.default !== null) out.push(`${prefix} DROP DEFAULT`);
+    out.push(`${prefix} TYPE ${use.column.type} USING ${id(use.column.name)}${via}::${use.column.type}`);
+    if (use.column.default !== null) out.push(`${prefix} SET DEFAULT ${use.column.default}`);
+  }
+  out.push(`DROP TYPE ${named(schema, old)}`);
+  return out;
+}
+
+/** The statements of one operation, and whether they may run inside a transaction. */
+function render(op: MigrationOperation): { sql: string[]; transactional: boolean; kind: string } {
+  const one = (sql: string, transactional = true) => ({ sql: [sql], transactional, kind: op.kind });
+  const many = (sql: string[]) => ({ sql, transactional: true, kind: op.kind });
+  switch (op.kind) {
+    case 'create_extension':
+      return one(
+        `CREATE EXTENSION IF NOT EXISTS ${id(op.name)}${op.schema === null ? '' : ` SCHEMA ${id(op.schema)}`}`,
+      );
+    case 'drop_extension':
+      return one(`DROP EXTENSION ${id(op.name)}`);
+    case 'create_enum':
+      return one(
+        `CREATE TYPE ${named(op.enum.schema, op.enum.name)} AS ENUM (${op.enum.values.map(lit).join(', ')})`,
+      );
+    case 'add_enum_value': {
+      const position =
+        op.after !== null ? ` AFTER ${lit(op.after)}` : op.before !== null ? ` BEFORE ${lit(op.before)}` : '';
+      // A value added in a transaction cannot be used before it commits: it runs on its own, first.
+      return one(
+        `ALTER TYPE ${named(op.enum.schema, op.enum.name)} ADD VALUE ${lit(op.value)}${position}`,
+        false,
+      );
+    }
+    case 'recreate_enum':
+      return many(recreateEnum(op));
+    case 'drop_enum':
+      return one(`DROP TYPE ${named(op.enum.schema, op.enum.name)}`);
+    case 'create_sequence':
+      return one(
+        `CREATE SEQUENCE ${named(op.sequence.schema, op.sequence.name)} ${sequenceOptions(op.sequence)}`,
+      );
+    case 'alter_sequence':
+      return one(`ALTER SEQUENCE ${named(op.after.schema, op.after.name)} ${sequenceOptions(op.after)}`);
+    case 'set_sequence_owner': {
+      const owner = op.after;
+      const target =
+        owner === null ? 'NONE' : `${table({ schema: owner.schema, name: owner.table })}.${id(owner.column)}`;
+      return one(`ALTER SEQUENCE ${named(op.sequence.schema, op.sequence.name)} OWNED BY ${target}`);
+    }
+    case 'drop_sequence':
+      return one(`DROP SEQUENCE ${named(op.sequence.schema, op.sequence.name)}`);
+    case 'ensure_backup_schema':
+      return one(`CREATE SCHEMA IF NOT EXISTS ${id(BACKUP_SCHEMA)}`);
+    case 'backup_column':
+      return one(
+        `CREATE TABLE ${backupTable(op.backup)} AS SELECT ${[...op.key, op.column].map(backupValue).join(', ')} FROM ${table(op.table)}`,
+      );
+    case 'restore_column': {
+      const match = op.key.map((k) => `t.${id(k.name)} = ${restoredValue('b', k)}`).join(' AND ');
+      const update =
+        `UPDATE ${table(op.table)} AS t SET ${id(op.column.name)} = ${restoredValue('b', op.column)}` +
+        ` FROM ${backupTable(op.backup)} AS b WHERE ${match}`;
+      // User triggers (a last_update stamp) must not rewrite other columns while values come back.
+      if (!op.disableTriggers) return one(update);
+      return many([
+        `ALTER TABLE ${table(op.table)} DISABLE TRIGGER USER`,
+        update,
+        `ALTER TABLE ${table(op.table)} ENABLE TRIGGER USER`,
+      ]);
+    }
+    case 'backup_table':
+      return one(
+        `CREATE TABLE ${backupTable(op.backup)} AS SELECT ${op.table.columns.map(backupValue).join(', ')} FROM ${table(op.table)}`,
+      );
+    case 'restore_table': {
+      const columns = op.table.columns.filter((c) => c.generated === null);
+      const from = `FROM ${backupTable(op.backup)} AS b`;
+      // A table without columns still has rows: INSERT … SELECT FROM copies them.
+      const sql = [
+        columns.length === 0
+          ? `INSERT INTO ${table(op.table)} SELECT ${from}`
+          : `INSERT INTO ${table(op.table)} (${list(columns.map((c) => c.name))}) OVERRIDING SYSTEM VALUE` +
+            ` SELECT ${columns.map((c) => restoredValue('b', c)).join(', ')} ${from}`,
+      ];
+      for (const column of op.table.columns)
+        if (column.identity !== null) sql.push(syncSequence(op.table, column.name, null));
+      for (const sequence of op.sequences)
+        if (sequence.owned_by !== null)
+          sql.push(
+            syncSequence(
+              op.table,
+              sequence.owned_by.column,
+              `${lit(named(sequence.schema, sequence.name))}::regclass`,
+            ),
+          );
+      return many(sql);
+    }
+    case 'create_table':
+      return many(createTable(op.table));
+    case 'drop_table':
+      return one(`DROP TABLE ${table(op.table)}`);
+    case 'add_column':
+      return one(`ALTER TABLE ${table(op.table)} ADD COLUMN ${columnDefinition(op.column)}`);
+    case 'drop_column':
+      return one(`ALTER TABLE ${table(op.table)} DROP COLUMN ${id(op.column.name)}`);
+    case 'alter_column':
+      return { sql: alterColumn(op), transactional: true, kind: `alter_column_${op.change}` };
+    case 'add_primary_key':
+      return one(
+        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.key.name)} PRIMARY KEY (${list(op.key.columns)})${deferral(op.key)}`,
+      );
+    case 'add_unique':
+      return one(
+        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} UNIQUE (${list(op.constraint.columns)})${deferral(op.constraint)}`,
+      );
+    case 'add_check':
+      return one(
+        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} CHECK (${op.constraint.expression})`,
+      );
+    case 'add_exclusion':
+      return one(
+        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} ${op.constraint.definition}`,
+      );
+    case 'add_foreign_key': {
+      const k = op.key;
+      const referenced = table({ schema: k.referenced_schema, name: k.referenced_table });
+      return one(
+        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(k.name)} FOREIGN KEY (${list(k.columns)})` +
+          ` REFERENCES ${referenced} (${list(k.referenced_columns)})` +
+          ` ON UPDATE ${k.on_update.toUpperCase()} ON DELETE ${k.on_delete.toUpperCase()}${deferral(k)}`,
+      );
+    }
+    case 'drop_primary_key':
+    case 'drop_foreign_key':
+      return one(`ALTER TABLE ${table(op.table)} DROP CONSTRAINT ${id(op.key.name)}`);
+    case 'drop_unique':
+    case 'drop_check':
+    case 'drop_exclusion':
+      return one(`ALTER TABLE ${table(op.table)} DROP CONSTRAINT ${id(op.constraint.name)}`);
+    case 'create_index':
+      return one(indexSql(op.table, op.index, op.concurrently), !op.concurrently);
+    case 'drop_index': {
+      // Concurrent drops run after the transaction, when a dropped column may have taken the index along.
+      const how = op.concurrently ? 'CONCURRENTLY IF EXISTS ' : '';
+      return one(`DROP INDEX ${how}${named(op.table.schema ?? 'public', op.index.name)}`, !op.concurrently);
+    }
+    case 'rename_index':
+      return one(`ALTER INDEX ${named(op.table.schema ?? 'public', op.from)} RENAME TO ${id(op.to)}`);
+    case 'rename_constraint':
+      return one(`ALTER TABLE ${table(op.table)} RENAME CONSTRAINT ${id(op.from)} TO ${id(op.to)}`);
+    case 'rename_table':
+      return one(`ALTER TABLE ${table(op.table)} RENAME TO ${id(op.to)}`);
+    case 'rename_column':
+      return one(`ALTER TABLE ${table(op.table)} RENAME COLUMN ${id(op.from)} TO ${id(op.to)}`);
+    case 'set_table_comment':
+      return one(`COMMENT ON TABLE ${table(op.table)} IS ${op.after === null ? 'NULL' : lit(op.after)}`);
+  }
+}
+
+export const postgresDdl: DdlRenderer = {
+  name: 'postgresql',
+  renderDdl(operations) {
+    const out: RenderedStatement[] = [];
+    operations.forEach((op, index) => {
+      const { sql, transactional, kind } = render(op);
+      for (const text of sql) out.push({ sql: text, transactional, kind, operations: [index] });
+    });
+    return out;
+  },
+};

@@ -1,0 +1,189 @@
+// The rollback of each operation: the operations that undo it, and whether undoing loses something.
+// Creations and drops of structure swap; changes swap their before and after. A dropped table or
+// column is irreversible (null) unless it was backed up first (`backup_drops`): then its rollback
+// recreates it and puts the rows back from the backup. Backups themselves have nothing to undo.
+import type { DialectName, SequenceModel } from '../schema/model.ts';
+import type { ColumnChange, MigrationOperation } from './operations.ts';
+import { columnSteps, plainColumn } from './plan-columns.ts';
+
+export interface Inverse {
+  operations: MigrationOperation[];
+  /** Why the rollback does not give back exactly what was there (null when it does). */
+  lossy: string | null;
+}
+
+const exact = (...operations: MigrationOperation[]): Inverse => ({ operations, lossy: null });
+
+const INVERSE_CHANGE: Record<ColumnChange, ColumnChange> = {
+  drop_identity: 'add_identity',
+  add_identity: 'drop_identity',
+  identity_kind: 'identity_kind',
+  drop_default: 'set_default',
+  set_default: 'set_default',
+  type: 'type',
+  set_not_null: 'drop_not_null',
+  drop_not_null: 'set_not_null',
+  drop_expression: 'replace_generated',
+  replace_generated: 'replace_generated',
+  on_update: 'on_update',
+  auto_increment: 'auto_increment',
+  comment: 'comment',
+};
+
+/** The inverse of one operation, or null when it cannot be undone. */
+export function invertOperation(op: MigrationOperation, dialect: DialectName): Inverse | null {
+  switch (op.kind) {
+    case 'create_extension':
+      return exact({ ...op, kind: 'drop_extension' });
+    case 'drop_extension':
+      return exact({ ...op, kind: 'create_extension' });
+    case 'create_enum':
+      return exact({ kind: 'drop_enum', enum: op.enum });
+    case 'drop_enum':
+      return exact({ kind: 'create_enum', enum: op.enum });
+    case 'add_enum_value': {
+      const values = [...op.enum.values];
+      values.splice(op.after === null ? 0 : values.indexOf(op.after) + 1, 0, op.value);
+      return {
+        operations: [
+          { kind: 'recreate_enum', enum: { ...op.enum, values }, values: op.enum.values, uses: op.uses },
+        ],
+        lossy: `fails while a row holds the added value '${op.value}'`,
+      };
+    }
+    case 'recreate_enum': {
+      const removing = op.values.filter((value) => !op.enum.values.includes(value));
+      return {
+        operations: [{ ...op, enum: { ...op.enum, values: op.values }, values: op.enum.values }],
+        lossy:
+          removing.length > 0 ? `fails while a row holds one of the values ${removing.join(', ')}` : null,
+      };
+    }
+    case 'create_sequence':
+      return exact({ kind: 'drop_sequence', sequence: op.sequence });
+    case 'drop_sequence':
+      return {
+        operations: [{ kind: 'create_sequence', sequence: op.sequence }],
+        lossy: 'the sequence starts again at its START value',
+      };
+    case 'alter_sequence':
+      return exact({ kind: 'alter_sequence', before: op.after, after: op.before });
+    case 'set_sequence_owner':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'ensure_backup_schema':
+    case 'backup_column':
+    case 'backup_table':
+      return exact();
+    case 'restore_column':
+    case 'restore_table':
+      // Only ever part of a rollback.
+      return null;
+    case 'create_table':
+      return exact({ kind: 'drop_table', table: op.table, backup: null, sequences: [] });
+    case 'drop_table': {
+      if (op.backup === null) return null;
+      const sequences = op.sequences.map((sequence) => ({ ...sequence, owned_by: null }));
+      return exact(
+        ...sequences.map((sequence): MigrationOperation => ({ kind: 'create_sequence', sequence })),
+        { kind: 'create_table', table: { ...op.table, foreign_keys: [] } },
+        { kind: 'restore_table', table: op.table, backup: op.backup, sequences: op.sequences },
+        ...ownersBack(op.sequences),
+      );
+    }
+    case 'add_column':
+      return exact({ kind: 'drop_column', table: op.table, column: op.column, backup: null, sequences: [] });
+    case 'drop_column': {
+      if (op.column.generated !== null)
+        return exact({ kind: 'add_column', table: op.table, column: op.column });
+      if (op.backup === null) return null;
+      const plain = plainColumn(op.column);
+      const sequences = op.sequences.map((sequence) => ({ ...sequence, owned_by: null }));
+      return exact(
+        ...sequences.map((sequence): MigrationOperation => ({ kind: 'create_sequence', sequence })),
+        { kind: 'add_column', table: op.table, column: plain },
+        {
+          kind: 'restore_column',
+          table: op.table,
+          column: op.column,
+          key: op.backup.key,
+          backup: op.backup.name,
+          onUpdateColumns: op.backup.onUpdateColumns,
+          disableTriggers: op.backup.disableTriggers,
+        },
+        ...columnSteps(op.table, plain, op.column, dialect),
+        ...ownersBack(op.sequences),
+      );
+    }
+    case 'alter_column': {
+      const inverse: MigrationOperation = {
+        kind: 'alter_column',
+        change:
+          op.change === 'set_default' && op.before.default === null
+            ? 'drop_default'
+            : INVERSE_CHANGE[op.change],
+        table: op.table,
+        before: op.after,
+        after: op.before,
+      };
+      return { operations: [inverse], lossy: alterLossy(op) };
+    }
+    case 'add_primary_key':
+      return exact({ ...op, kind: 'drop_primary_key' });
+    case 'drop_primary_key':
+      return exact({ ...op, kind: 'add_primary_key' });
+    case 'add_unique':
+      return exact({ ...op, kind: 'drop_unique' });
+    case 'drop_unique':
+      return exact({ ...op, kind: 'add_unique' });
+    case 'add_check':
+      return exact({ ...op, kind: 'drop_check' });
+    case 'drop_check':
+      return exact({ ...op, kind: 'add_check' });
+    case 'add_exclusion':
+      return exact({ ...op, kind: 'drop_exclusion' });
+    case 'drop_exclusion':
+      return exact({ ...op, kind: 'add_exclusion' });
+    case 'add_foreign_key':
+      return exact({ ...op, kind: 'drop_foreign_key' });
+    case 'drop_foreign_key':
+      return exact({ ...op, kind: 'add_foreign_key' });
+    case 'create_index':
+      return exact({ ...op, kind: 'drop_index' });
+    case 'drop_index':
+      return exact({ ...op, kind: 'create_index' });
+    case 'rename_index':
+    case 'rename_constraint':
+    case 'rename_column':
+      return exact({ ...op, from: op.to, to: op.from });
+    case 'rename_table':
+      return exact({
+        kind: 'rename_table',
+        table: { schema: op.table.schema, name: op.to },
+        to: op.table.name,
+      });
+    case 'set_table_comment':
+      return exact({ ...op, before: op.after, after: op.before });
+  }
+}
+
+function ownersBack(sequences: SequenceModel[]): MigrationOperation[] {
+  return sequences
+    .filter((sequence) => sequence.owned_by !== null)
+    .map((sequence) => ({ kind: 'set_sequence_owner', sequence, before: null, after: sequence.owned_by }));
+}
+
+function alterLossy(op: Extract<MigrationOperation, { kind: 'alter_column' }>): string | null {
+  switch (op.change) {
+    case 'type':
+      if (op.before.type === op.after.type) return null; // only the collation changes
+      return `changing ${op.after.type} back to ${op.before.type} can cut or refuse values written since`;
+    case 'drop_expression':
+      return 'the column is computed again: values written into it since are replaced';
+    case 'replace_generated':
+      return op.before.generated === null
+        ? 'the column is added back empty: its former values were dropped'
+        : 'the column is recomputed from its former expression';
+    default:
+      return null;
+  }
+}

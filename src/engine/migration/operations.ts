@@ -1,0 +1,222 @@
+// The neutral operations of a migration plan: what must change in the target so that it matches the
+// source, one schema change each, in the order they run. Every operation carries the whole state it
+// changes from and to (not only the new value), because its rollback is computed from it
+// (invert.ts) and the dialect renders both directions from the same data (DdlRenderer).
+import type {
+  CheckConstraintModel,
+  ColumnModel,
+  ColumnRef,
+  EnumModel,
+  ExclusionConstraintModel,
+  ForeignKeyModel,
+  IndexModel,
+  PrimaryKeyModel,
+  SequenceModel,
+  TableModel,
+  UniqueConstraintModel,
+} from '../schema/model.ts';
+
+export interface TableRef {
+  schema: string | null;
+  name: string;
+}
+
+/**
+ * One step of a column change. PostgreSQL renders each step as its own statement, in the order the
+ * planner emits them (a default must go before the type changes, NOT NULL before an identity is
+ * added); MySQL folds all steps of a column into one MODIFY COLUMN with the final definition.
+ */
+export type ColumnChange =
+  | 'drop_identity'
+  | 'identity_kind'
+  | 'drop_default'
+  | 'type'
+  | 'set_default'
+  | 'set_not_null'
+  | 'add_identity'
+  | 'drop_not_null'
+  | 'drop_expression'
+  | 'replace_generated'
+  | 'on_update'
+  | 'auto_increment'
+  | 'comment';
+
+/** A column whose type is an enum being recreated, with what recreation must put back. */
+export interface EnumUse {
+  table: TableRef;
+  column: ColumnModel;
+}
+
+/** Where a dropped column's values are kept, and what restoring them must leave alone. */
+export interface ColumnBackup {
+  name: string;
+  key: ColumnModel[];
+  onUpdateColumns: string[];
+  disableTriggers: boolean;
+}
+
+export type MigrationOperation =
+  | { kind: 'create_extension' | 'drop_extension'; name: string; schema: string | null }
+  | { kind: 'create_enum'; enum: EnumModel }
+  /**
+   * `enum.values` are the values before this one is added; `uses` are the columns of the type, which
+   * the rollback (a recreation without the value) must move.
+   */
+  | {
+      kind: 'add_enum_value';
+      enum: EnumModel;
+      value: string;
+      before: string | null;
+      after: string | null;
+      uses: EnumUse[];
+    }
+  /** Values removed or reordered: rename the type away, create it anew, move the columns over. */
+  | { kind: 'recreate_enum'; enum: EnumModel; values: string[]; uses: EnumUse[] }
+  | { kind: 'drop_enum'; enum: EnumModel }
+  | { kind: 'create_sequence'; sequence: SequenceModel }
+  | { kind: 'alter_sequence'; before: SequenceModel; after: SequenceModel }
+  | { kind: 'set_sequence_owner'; sequence: SequenceModel; before: ColumnRef | null; after: ColumnRef | null }
+  | { kind: 'drop_sequence'; sequence: SequenceModel }
+  /** PostgreSQL: `CREATE SCHEMA IF NOT EXISTS dbops_backup`; nothing on MySQL. */
+  | { kind: 'ensure_backup_schema' }
+  /** Copies the key and the column into the backup table `backup`, before the column is dropped. */
+  | { kind: 'backup_column'; table: TableRef; column: ColumnModel; key: ColumnModel[]; backup: string }
+  /**
+   * Puts the column's values back from its backup (the column exists again, plain and nullable).
+   * The UPDATE must not touch anything else: MySQL columns with ON UPDATE are set to themselves, and
+   * PostgreSQL user triggers of the table (`disableTriggers`) are switched off around it.
+   */
+  | {
+      kind: 'restore_column';
+      table: TableRef;
+      column: ColumnModel;
+      key: ColumnModel[];
+      backup: string;
+      onUpdateColumns: string[];
+      disableTriggers: boolean;
+    }
+  /** Copies every row of the table into the backup table `backup`, before the table is dropped. */
+  | { kind: 'backup_table'; table: TableModel; backup: string }
+  /** Puts the rows back into the recreated table and moves its sequences past the restored values. */
+  | { kind: 'restore_table'; table: TableModel; backup: string; sequences: SequenceModel[] }
+  /** Columns, primary key, unique, check and exclusion constraints and indexes; never foreign keys. */
+  | { kind: 'create_table'; table: TableModel }
+  /** `sequences`: the ones owned by its columns, which go with it (for the rollback to recreate). */
+  | { kind: 'drop_table'; table: TableModel; backup: string | null; sequences: SequenceModel[] }
+  | { kind: 'add_column'; table: TableRef; column: ColumnModel }
+  | {
+      kind: 'drop_column';
+      table: TableRef;
+      column: ColumnModel;
+      backup: ColumnBackup | null;
+      sequences: SequenceModel[];
+    }
+  | { kind: 'alter_column'; change: ColumnChange; table: TableRef; before: ColumnModel; after: ColumnModel }
+  | { kind: 'add_primary_key' | 'drop_primary_key'; table: TableRef; key: PrimaryKeyModel }
+  | { kind: 'add_unique' | 'drop_unique'; table: TableRef; constraint: UniqueConstraintModel }
+  | { kind: 'add_check' | 'drop_check'; table: TableRef; constraint: CheckConstraintModel }
+  | { kind: 'add_exclusion' | 'drop_exclusion'; table: TableRef; constraint: ExclusionConstraintModel }
+  | { kind: 'add_foreign_key' | 'drop_foreign_key'; table: TableRef; key: ForeignKeyModel }
+  | { kind: 'create_index' | 'drop_index'; table: TableRef; index: IndexModel; concurrently: boolean }
+  | { kind: 'rename_index'; table: TableRef; from: string; to: string }
+  /** Never planned (the diff matches tables and columns by name): only to undo an edited rename. */
+  | { kind: 'rename_table'; table: TableRef; to: string }
+  | { kind: 'rename_column'; table: TableRef; from: string; to: string }
+  | { kind: 'rename_constraint'; table: TableRef; from: string; to: string }
+  | { kind: 'set_table_comment'; table: TableRef; before: string | null; after: string | null };
+
+export type OperationKind = MigrationOperation['kind'];
+
+/** Operations that lose data when they run: a table or a column (or a column's stored values) goes. */
+export function isDestructive(op: MigrationOperation): boolean {
+  return (
+    op.kind === 'drop_table' ||
+    op.kind === 'drop_column' ||
+    (op.kind === 'alter_column' && op.change === 'replace_generated')
+  );
+}
+
+export function ref(table: { schema: string | null; name: string }): TableRef {
+  return { schema: table.schema, name: table.name };
+}
+
+/** The table an operation acts on, or null for enums, sequences and other schema-level objects. */
+export function operationTable(op: MigrationOperation): TableRef | null {
+  switch (op.kind) {
+    case 'create_extension':
+    case 'drop_extension':
+    case 'create_enum':
+    case 'add_enum_value':
+    case 'recreate_enum':
+    case 'drop_enum':
+    case 'create_sequence':
+    case 'alter_sequence':
+    case 'set_sequence_owner':
+    case 'drop_sequence':
+    case 'ensure_backup_schema':
+      return null;
+    case 'backup_table':
+    case 'restore_table':
+    case 'create_table':
+    case 'drop_table':
+      return ref(op.table);
+    default:
+      return op.table;
+  }
+}
+
+/** How an operation names its object in messages: `table.column`, the constraint, the index… */
+export function operationObject(op: MigrationOperation): string {
+  const table = operationTable(op);
+  const tableName = table ? qualified(table) : '';
+  switch (op.kind) {
+    case 'create_extension':
+    case 'drop_extension':
+      return op.name;
+    case 'create_enum':
+    case 'add_enum_value':
+    case 'recreate_enum':
+    case 'drop_enum':
+      return `${op.enum.schema}.${op.enum.name}`;
+    case 'create_sequence':
+    case 'drop_sequence':
+    case 'set_sequence_owner':
+      return `${op.sequence.schema}.${op.sequence.name}`;
+    case 'alter_sequence':
+      return `${op.after.schema}.${op.after.name}`;
+    case 'ensure_backup_schema':
+      return 'dbops_backup';
+    case 'backup_column':
+    case 'restore_column':
+    case 'add_column':
+    case 'drop_column':
+      return `${tableName}.${op.column.name}`;
+    case 'alter_column':
+      return `${tableName}.${op.after.name}`;
+    case 'add_primary_key':
+    case 'drop_primary_key':
+    case 'add_foreign_key':
+    case 'drop_foreign_key':
+      return `${tableName}.${op.key.name}`;
+    case 'add_unique':
+    case 'drop_unique':
+    case 'add_check':
+    case 'drop_check':
+    case 'add_exclusion':
+    case 'drop_exclusion':
+      return `${tableName}.${op.constraint.name}`;
+    case 'create_index':
+    case 'drop_index':
+      return `${tableName}.${op.index.name}`;
+    case 'rename_index':
+    case 'rename_constraint':
+    case 'rename_column':
+      return `${tableName}.${op.to}`;
+    default:
+      return tableName;
+  }
+}
+
+export function qualified(table: TableRef): string {
+  return table.schema === null ? table.name : `${table.schema}.${table.name}`;
+}

@@ -1,0 +1,274 @@
+// The per-table part of the planner: what changes in a table both sides have (columns, keys,
+// checks, indexes, foreign keys, comment), the foreign keys that must step aside while a key they
+// use changes, and the columns that go (each after its backup with `backup_drops`).
+import {
+  describeCheck,
+  describeExclusion,
+  describeForeignKey,
+  describeIndex,
+  describePrimaryKey,
+  describeUnique,
+} from '../schema/describe.ts';
+import {
+  type ColumnModel,
+  type SchemaModel,
+  type SequenceModel,
+  type TableModel,
+  tableKey,
+} from '../schema/model.ts';
+import { backupKey } from './backup.ts';
+import { type MigrationOperation, ref, type TableRef } from './operations.ts';
+import { columnChanged, columnSteps } from './plan-columns.ts';
+import { columnKey, type PlanNote } from './plan-types.ts';
+
+export interface PlanTableOptions {
+  backup_drops?: boolean | undefined;
+  concurrent_indexes?: boolean | undefined;
+}
+
+/** The operations of a plan by phase, concatenated in this order (see plan.ts). */
+export interface Phases {
+  first: MigrationOperation[];
+  types: MigrationOperation[];
+  dropForeignKeys: MigrationOperation[];
+  dropKeys: MigrationOperation[];
+  renames: MigrationOperation[];
+  createTables: MigrationOperation[];
+  columns: MigrationOperation[];
+  addKeys: MigrationOperation[];
+  indexes: MigrationOperation[];
+  addForeignKeys: MigrationOperation[];
+  late: MigrationOperation[];
+  dropColumns: MigrationOperation[];
+  dropTables: MigrationOperation[];
+  dropTypes: MigrationOperation[];
+}
+
+interface NamedChanges<T> {
+  dropped: T[];
+  added: T[];
+  renamed: [string, string][];
+}
+
+/** Objects matched by name; leftovers with the same definition are renames, as the diff pairs them. */
+function namedChanges<T extends { name: string }>(
+  from: T[],
+  to: T[],
+  describe: (item: T) => string,
+): NamedChanges<T> {
+  const out: NamedChanges<T> = { dropped: [], added: [], renamed: [] };
+  const after = new Map(to.map((item) => [item.name, item]));
+  const before = new Map(from.map((item) => [item.name, item]));
+  const removed: T[] = [];
+  const added: T[] = to.filter((item) => !before.has(item.name));
+  for (const item of from) {
+    const counterpart = after.get(item.name);
+    if (counterpart === undefined) removed.push(item);
+    else if (describe(counterpart) !== describe(item)) {
+      out.dropped.push(item);
+      out.added.push(counterpart);
+    }
+  }
+  for (const item of removed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const match = added.findIndex((candidate) => describe(candidate) === describe(item));
+    if (match >= 0) out.renamed.push([item.name, added.splice(match, 1)[0]!.name]);
+    else out.dropped.push(item);
+  }
+  out.added.push(...added);
+  return out;
+}
+
+export function planTable(
+  p: Phases,
+  from: TableModel,
+  to: TableModel,
+  mysql: boolean,
+  options: PlanTableOptions,
+): void {
+  const table = ref(to);
+  const existing = new Map(from.columns.map((column) => [column.name, column]));
+  for (const column of to.columns) {
+    const before = existing.get(column.name);
+    if (!before) p.columns.push({ kind: 'add_column', table, column });
+    else if (columnChanged(before, column))
+      p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
+  }
+
+  const pkFrom = from.primary_key;
+  const pkTo = to.primary_key;
+  const pkSame = pkFrom && pkTo && describePrimaryKey(pkFrom) === describePrimaryKey(pkTo);
+  if (pkFrom && !pkSame) p.dropKeys.push({ kind: 'drop_primary_key', table, key: pkFrom });
+  if (pkTo && !pkSame) p.addKeys.push({ kind: 'add_primary_key', table, key: pkTo });
+  if (pkFrom && pkTo && pkSame && pkFrom.name !== pkTo.name)
+    p.renames.push({ kind: 'rename_constraint', table, from: pkFrom.name, to: pkTo.name });
+
+  // MySQL cannot rename a check constraint or a foreign key: those are dropped and added again.
+  const constraintRenames = (
+    changes: NamedChanges<{ name: string }>,
+    add: (name: string) => void,
+    drop: (name: string) => void,
+  ) => {
+    for (const [oldName, newName] of changes.renamed) {
+      if (mysql) {
+        drop(oldName);
+        add(newName);
+      } else p.renames.push({ kind: 'rename_constraint', table, from: oldName, to: newName });
+    }
+  };
+
+  const unique = namedChanges(from.unique_constraints, to.unique_constraints, describeUnique);
+  for (const constraint of unique.dropped) p.dropKeys.push({ kind: 'drop_unique', table, constraint });
+  for (const constraint of unique.added) p.addKeys.push({ kind: 'add_unique', table, constraint });
+  for (const [oldName, newName] of unique.renamed)
+    p.renames.push({ kind: 'rename_constraint', table, from: oldName, to: newName });
+
+  const checks = namedChanges(from.check_constraints, to.check_constraints, describeCheck);
+  for (const constraint of checks.dropped) p.dropKeys.push({ kind: 'drop_check', table, constraint });
+  for (const constraint of checks.added) p.addKeys.push({ kind: 'add_check', table, constraint });
+  const checkNamed = (list: TableModel['check_constraints'], name: string) =>
+    list.find((c) => c.name === name)!;
+  constraintRenames(
+    checks,
+    (name) =>
+      p.addKeys.push({ kind: 'add_check', table, constraint: checkNamed(to.check_constraints, name) }),
+    (name) =>
+      p.dropKeys.push({ kind: 'drop_check', table, constraint: checkNamed(from.check_constraints, name) }),
+  );
+
+  const exclusions = namedChanges(from.exclusion_constraints, to.exclusion_constraints, describeExclusion);
+  for (const constraint of exclusions.dropped) p.dropKeys.push({ kind: 'drop_exclusion', table, constraint });
+  for (const constraint of exclusions.added) p.addKeys.push({ kind: 'add_exclusion', table, constraint });
+  for (const [oldName, newName] of exclusions.renamed)
+    p.renames.push({ kind: 'rename_constraint', table, from: oldName, to: newName });
+
+  const keys = namedChanges(from.foreign_keys, to.foreign_keys, describeForeignKey);
+  for (const key of keys.dropped) p.dropForeignKeys.push({ kind: 'drop_foreign_key', table, key });
+  for (const key of keys.added) p.addForeignKeys.push({ kind: 'add_foreign_key', table, key });
+  const keyNamed = (list: TableModel['foreign_keys'], name: string) => list.find((k) => k.name === name)!;
+  constraintRenames(
+    keys,
+    (name) => p.addForeignKeys.push({ kind: 'add_foreign_key', table, key: keyNamed(to.foreign_keys, name) }),
+    (name) =>
+      p.dropForeignKeys.push({ kind: 'drop_foreign_key', table, key: keyNamed(from.foreign_keys, name) }),
+  );
+
+  const indexes = namedChanges(from.indexes, to.indexes, describeIndex);
+  const replaced = new Set(indexes.added.map((index) => index.name));
+  const concurrent = !mysql && options.concurrent_indexes === true;
+  for (const index of indexes.dropped)
+    p.dropKeys.push({
+      kind: 'drop_index',
+      table,
+      index,
+      concurrently: concurrent && !index.unique && !replaced.has(index.name),
+    });
+  for (const index of indexes.added)
+    p.indexes.push({ kind: 'create_index', table, index, concurrently: concurrent && !index.unique });
+  for (const [oldName, newName] of indexes.renamed)
+    p.renames.push({ kind: 'rename_index', table, from: oldName, to: newName });
+
+  if (from.comment !== to.comment)
+    p.late.push({ kind: 'set_table_comment', table, before: from.comment, after: to.comment });
+}
+
+/**
+ * Foreign keys that stay but must be dropped for a while: those referencing a primary key, unique
+ * constraint or index that is dropped (the server refuses to drop a key a foreign key uses), and on
+ * MySQL those whose columns change type (both sides must keep matching types at every statement).
+ */
+export function planDependentForeignKeys(
+  p: Phases,
+  src: SchemaModel,
+  tgt: SchemaModel,
+  mysql: boolean,
+): void {
+  const dropped = new Set<string>();
+  const keyId = (table: TableRef, columns: string[]) =>
+    JSON.stringify([table.schema, table.name, [...columns].sort()]);
+  for (const op of p.dropKeys) {
+    if (op.kind === 'drop_primary_key') dropped.add(keyId(op.table, op.key.columns));
+    if (op.kind === 'drop_unique') dropped.add(keyId(op.table, op.constraint.columns));
+    if (op.kind === 'drop_index' && (op.index.unique || mysql))
+      dropped.add(keyId(op.table, op.index.columns));
+  }
+  const retyped = new Set<string>();
+  for (const op of p.columns)
+    if (op.kind === 'alter_column' && (op.change === 'type' || op.change === 'replace_generated'))
+      retyped.add(columnKey({ schema: op.table.schema, table: op.table.name, column: op.before.name }));
+  const alreadyDropped = new Set(
+    p.dropForeignKeys.map((op) =>
+      op.kind === 'drop_foreign_key' ? JSON.stringify([op.table.schema, op.table.name, op.key.name]) : '',
+    ),
+  );
+  const srcTables = new Map(src.tables.map((table) => [tableKey(table), table]));
+  for (const table of tgt.tables) {
+    const wanted = srcTables.get(tableKey(table));
+    if (!wanted) continue;
+    for (const key of table.foreign_keys) {
+      if (alreadyDropped.has(JSON.stringify([table.schema, table.name, key.name]))) continue;
+      const referenced = { schema: key.referenced_schema ?? table.schema, name: key.referenced_table };
+      const touchesRetyped =
+        mysql &&
+        (key.columns.some((c) =>
+          retyped.has(columnKey({ schema: table.schema, table: table.name, column: c })),
+        ) ||
+          key.referenced_columns.some((c) =>
+            retyped.has(columnKey({ schema: referenced.schema, table: referenced.name, column: c })),
+          ));
+      if (!touchesRetyped && !dropped.has(keyId(referenced, key.referenced_columns))) continue;
+      const kept = wanted.foreign_keys.find((k) => k.name === key.name);
+      p.dropForeignKeys.push({ kind: 'drop_foreign_key', table: ref(table), key });
+      if (kept) p.addForeignKeys.push({ kind: 'add_foreign_key', table: ref(table), key: kept });
+    }
+  }
+}
+
+export function planColumnDrops(
+  p: Phases,
+  notes: PlanNote[],
+  tgt: SchemaModel,
+  from: TableModel,
+  to: TableModel,
+  options: PlanTableOptions,
+  nextBackup: (table: string, column: string) => string,
+  ownedByDropped: Map<string, SequenceModel[]>,
+): void {
+  const table = ref(from);
+  const wanted = new Map(to.columns.map((column) => [column.name, column]));
+  const keeps = (column: ColumnModel) => wanted.get(column.name)?.type === column.type;
+  const disableTriggers = tgt.unmanaged.some(
+    (item) => item.kind === 'trigger' && item.schema === from.schema && item.table === from.name,
+  );
+  for (const column of from.columns) {
+    if (wanted.has(column.name)) continue;
+    const sequences =
+      ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
+    // A generated column's values come back by themselves: nothing to keep.
+    if (!options.backup_drops || column.generated !== null) {
+      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences });
+      continue;
+    }
+    const key = backupKey(from, keeps);
+    if (key === null || key.some((k) => k.name === column.name)) {
+      notes.push({
+        object: `${tableKey(from)}.${column.name}`,
+        message:
+          'No primary key or NOT NULL unique key that the plan leaves unchanged identifies the rows: the values of this column cannot be backed up, and its drop cannot be rolled back.',
+      });
+      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences });
+      continue;
+    }
+    const name = nextBackup(from.name, column.name);
+    const onUpdateColumns = from.columns
+      .filter((c) => c.on_update !== null && c.name !== column.name)
+      .map((c) => c.name);
+    p.dropColumns.push({ kind: 'backup_column', table, column, key, backup: name });
+    p.dropColumns.push({
+      kind: 'drop_column',
+      table,
+      column,
+      backup: { name, key, onUpdateColumns, disableTriggers },
+      sequences,
+    });
+  }
+}

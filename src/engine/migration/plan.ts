@@ -1,0 +1,194 @@
+// The migration planner: from a source model (the reference) and a target model of the same dialect,
+// the ordered operations that make the target match the source. Pure: models in, operations out;
+// the dialect renders them (DdlRenderer) and invert.ts derives their rollback.
+//
+// Order (reference notes §4), each phase after what it depends on:
+//  1. enum values added (PostgreSQL: ADD VALUE cannot be used in the transaction that adds it, so it
+//     runs before the others, outside it)
+//  2. the backup schema, the extensions column types need, enums created or recreated, sequences
+//     created, altered, or detached from an owner that goes away
+//  3. foreign keys that go away or change, and those that depend on a key or column about to change
+//  4. primary keys, unique, check and exclusion constraints and indexes that go away or change; renames
+//  5. tables created (with their keys, checks and indexes; never their foreign keys)
+//  6. columns added and altered (one step per change, see plan-columns.ts)
+//  7. primary keys, unique, check and exclusion constraints added; 8. indexes created
+//  9. foreign keys added; 10. sequences attached to their owning column; table comments
+// 11. drops last: columns, then tables (each after its backup when `backup_drops`), sequences, enums.
+//
+// What it does not manage: objects outside the model's scope (views, functions, triggers, policies,
+// extensions other than those column types need) are reported in `notes`, never altered; renamed
+// tables or columns show as a drop and an add (the diff matches them by name).
+import { diffUnmanaged } from '../schema/diff.ts';
+import { type SchemaModel, type SequenceModel, tableKey } from '../schema/model.ts';
+import { backupName } from './backup.ts';
+import { type MigrationOperation, ref } from './operations.ts';
+import { type Phases, planColumnDrops, planDependentForeignKeys, planTable } from './plan-tables.ts';
+import { columnKey, type PlanNote, planEnums, planExtensions, planSequences } from './plan-types.ts';
+import { scopeModel, type TableScope } from './scope.ts';
+
+export type { PlanNote } from './plan-types.ts';
+
+export interface PlanOptions extends TableScope {
+  /** Copy dropped tables and columns into backup objects first, so that the rollback restores their rows. */
+  backup_drops?: boolean | undefined;
+  /** Names the backup objects; required with `backup_drops`. */
+  plan_id?: string | undefined;
+  /**
+   * PostgreSQL: build new non-unique indexes of existing tables CONCURRENTLY. Such statements cannot
+   * run in a transaction: they run after it.
+   */
+  concurrent_indexes?: boolean | undefined;
+}
+
+export interface OperationPlan {
+  operations: MigrationOperation[];
+  notes: PlanNote[];
+}
+
+export function planOperations(
+  source: SchemaModel,
+  target: SchemaModel,
+  options: PlanOptions = {},
+): OperationPlan {
+  if (source.dialect !== target.dialect)
+    throw new Error(`Cannot plan a ${source.dialect} source against a ${target.dialect} target`);
+  if (options.backup_drops && !options.plan_id) throw new Error('backup_drops needs a plan_id');
+  const src = scopeModel(source, options);
+  const tgt = scopeModel(target, options);
+  const mysql = tgt.dialect === 'mysql';
+  const notes: PlanNote[] = [];
+  const p: Phases = {
+    first: [],
+    types: [],
+    dropForeignKeys: [],
+    dropKeys: [],
+    renames: [],
+    createTables: [],
+    columns: [],
+    addKeys: [],
+    indexes: [],
+    addForeignKeys: [],
+    late: [],
+    dropColumns: [],
+    dropTables: [],
+    dropTypes: [],
+  };
+
+  const srcTables = new Map(src.tables.map((table) => [tableKey(table), table]));
+  const tgtTables = new Map(tgt.tables.map((table) => [tableKey(table), table]));
+  const removed = tgt.tables.filter((table) => !srcTables.has(tableKey(table)));
+  // Sequences owned by a dropped column go with it; the drop's rollback must create them again.
+  let ownedByDropped = new Map<string, SequenceModel[]>();
+  const droppedColumns = new Set<string>();
+  for (const table of removed)
+    for (const column of table.columns)
+      droppedColumns.add(columnKey({ schema: table.schema, table: table.name, column: column.name }));
+  for (const table of tgt.tables) {
+    const wanted = srcTables.get(tableKey(table));
+    if (!wanted) continue;
+    const names = new Set(wanted.columns.map((column) => column.name));
+    for (const column of table.columns)
+      if (!names.has(column.name))
+        droppedColumns.add(columnKey({ schema: table.schema, table: table.name, column: column.name }));
+  }
+
+  if (!mysql) {
+    const enums = planEnums(src, tgt, target);
+    const sequences = planSequences(src, tgt, droppedColumns);
+    p.first.push(...enums.addValues);
+    p.types.push(...planExtensions(src, tgt), ...enums.create, ...sequences.early);
+    p.late.push(...sequences.owners);
+    p.dropTypes.push(...sequences.drop, ...enums.drop);
+    notes.push(...enums.notes, ...sequences.notes);
+    ownedByDropped = sequences.ownedByDropped;
+  }
+
+  for (const table of src.tables) {
+    const existing = tgtTables.get(tableKey(table));
+    if (existing) planTable(p, existing, table, mysql, options);
+    else {
+      p.createTables.push({ kind: 'create_table', table: { ...table, foreign_keys: [] } });
+      for (const key of table.foreign_keys)
+        p.addForeignKeys.push({ kind: 'add_foreign_key', table: ref(table), key });
+    }
+  }
+  planDependentForeignKeys(p, src, tgt, mysql);
+
+  let backups = 0;
+  const nextBackup = (table: string, column?: string) => {
+    backups += 1;
+    return backupName(tgt.dialect, options.plan_id ?? '', backups, table, column);
+  };
+  for (const table of tgt.tables) {
+    const wanted = srcTables.get(tableKey(table));
+    if (wanted) planColumnDrops(p, notes, tgt, table, wanted, options, nextBackup, ownedByDropped);
+  }
+  for (const table of removed) {
+    for (const key of table.foreign_keys)
+      p.dropForeignKeys.push({ kind: 'drop_foreign_key', table: ref(table), key });
+    const sequences = table.columns.flatMap(
+      (column) =>
+        ownedByDropped.get(columnKey({ schema: table.schema, table: table.name, column: column.name })) ?? [],
+    );
+    const backup = options.backup_drops ? nextBackup(table.name) : null;
+    if (backup !== null) p.dropTables.push({ kind: 'backup_table', table, backup });
+    p.dropTables.push({ kind: 'drop_table', table, backup, sequences });
+    const triggers = tgt.unmanaged.filter(
+      (item) => item.kind === 'trigger' && item.schema === table.schema && item.table === table.name,
+    );
+    if (triggers.length > 0)
+      notes.push({
+        object: tableKey(table),
+        message: `Dropping the table drops its triggers (${triggers.map((t) => t.name).join(', ')}), which are not managed: a rollback does not recreate them.`,
+      });
+  }
+  if (backups > 0) p.types.unshift({ kind: 'ensure_backup_schema' });
+
+  // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
+  // only objects the other side does not have at all are worth a note.
+  const managed = (model: SchemaModel, item: { kind: string; schema: string | null; name: string }) =>
+    (item.kind === 'enum' ? model.enums : item.kind === 'sequence' ? model.sequences : []).some(
+      (other) => other.schema === item.schema && other.name === item.name,
+    );
+  const unmanaged = diffUnmanaged(tgt, src);
+  for (const item of unmanaged.added)
+    if (!managed(tgt, item))
+      notes.push({
+        object: describeUnmanaged(item),
+        message: 'Only in the source; not managed: not created.',
+      });
+  for (const item of unmanaged.removed)
+    if (!managed(src, item))
+      notes.push({
+        object: describeUnmanaged(item),
+        message: 'Only in the target; not managed: left as it is.',
+      });
+
+  const operations = [
+    ...p.first,
+    ...p.types,
+    ...p.dropForeignKeys,
+    ...p.dropKeys,
+    ...p.renames,
+    ...p.createTables,
+    ...p.columns,
+    ...p.addKeys,
+    ...p.indexes,
+    ...p.addForeignKeys,
+    ...p.late,
+    ...p.dropColumns,
+    ...p.dropTables,
+    ...p.dropTypes,
+  ];
+  return { operations, notes };
+}
+
+function describeUnmanaged(item: {
+  kind: string;
+  schema: string | null;
+  name: string;
+  table: string | null;
+}) {
+  const name = item.schema === null ? item.name : `${item.schema}.${item.name}`;
+  return `${item.kind} ${name}${item.table === null ? '' : ` on ${item.table}`}`;
+}

@@ -1,0 +1,32 @@
+// Loads a connection for an action, or refuses, through its project (requireProject): 404 "Connection
+// not found" when it does not exist, belongs to another organization or to a project the caller has
+// no role in (existence does not leak); 403 when the role or the key's scope is too low. Modules whose
+// resources hang off a connection (snapshots, drift, patches) go through here.
+import type { Actor } from '../../http/context.ts';
+import { AppError, notFound } from '../../http/errors.ts';
+import type { Action } from '../../security/policy.ts';
+import type { Db } from '../../store/db.ts';
+import type { Connection, Project } from '../../store/tables.ts';
+import { requireProject } from '../projects/projects.access.ts';
+import { findConnection } from './connections.repo.ts';
+
+export async function requireConnection(
+  db: Db,
+  actor: Actor,
+  id: string,
+  action: Action,
+  resource = 'Connection',
+): Promise<{ connection: Connection; project: Project }> {
+  const connection = await findConnection(db, actor.principal.orgId, id);
+  if (!connection) throw notFound(resource);
+  try {
+    // A just-in-time grant limited to this connection counts here too.
+    const project = await requireProject(db, actor, connection.project_id, action, {
+      connectionId: connection.id,
+    });
+    return { connection, project };
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found') throw notFound(resource);
+    throw error;
+  }
+}

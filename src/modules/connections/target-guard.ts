@@ -1,0 +1,209 @@
+// Where the service may connect. A connection's host is chosen by a user, so without a guard the
+// service would open TCP connections on their behalf to anything it can reach: the cloud metadata
+// endpoint (credentials of the machine), link-local services, or the private network it runs in.
+// Link-local and metadata addresses are always refused; private and loopback ranges too when
+// BLOCK_PRIVATE_TARGETS=true. The decision is made on every address the host name resolves to (a
+// name that resolves to one bad address among good ones is refused), when a connection is created or
+// edited and before every connect.
+//
+// Known limit: the drivers resolve the name again when they connect, and a pool opens new physical
+// connections later; a DNS answer that changes in between (rebinding) is not seen. Closing that gap
+// needs the dialects to connect to the vetted address (or to take a `lookup` hook); see the README.
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { TargetError } from '../../dialects/errors.ts';
+
+export type AddressKind = 'metadata' | 'link_local' | 'loopback' | 'private' | 'public';
+
+const DESCRIPTION: Record<Exclude<AddressKind, 'public'>, string> = {
+  metadata: 'a cloud metadata address',
+  link_local: 'a link-local address',
+  loopback: 'a loopback address',
+  private: 'a private address',
+};
+
+function blockList(v4: [string, number][], v6: [string, number][]): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix] of v4) list.addSubnet(network, prefix, 'ipv4');
+  for (const [network, prefix] of v6) list.addSubnet(network, prefix, 'ipv6');
+  return list;
+}
+
+// IPv4-mapped IPv6 forms (::ffff:169.254.169.254) match the IPv4 rules: BlockList checks them so.
+const METADATA = blockList(
+  [
+    ['169.254.169.254', 32], // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle
+    ['169.254.170.2', 32], // AWS ECS task metadata
+    ['100.100.100.200', 32], // Alibaba Cloud
+    ['192.0.0.192', 32], // Oracle Cloud (legacy)
+    ['168.63.129.16', 32], // Azure WireServer
+  ],
+  [['fd00:ec2::254', 128]], // AWS IMDS over IPv6
+);
+const LINK_LOCAL = blockList([['169.254.0.0', 16]], [['fe80::', 10]]);
+const LOOPBACK = blockList(
+  [
+    ['127.0.0.0', 8],
+    ['0.0.0.0', 8], // "this host": connecting to 0.0.0.0 reaches the local machine
+  ],
+  [
+    ['::1', 128],
+    ['::', 128],
+  ],
+);
+const PRIVATE = blockList(
+  [
+    ['10.0.0.0', 8],
+    ['172.16.0.0', 12],
+    ['192.168.0.0', 16],
+    ['100.64.0.0', 10], // carrier-grade NAT, used as a private range by many clouds and VPNs
+  ],
+  [['fc00::', 7]], // unique local addresses
+);
+
+/** Names that reach a metadata service without a metadata address in the answer one might check. */
+const METADATA_HOSTS = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+
+/** What kind of address an IP literal is (checked most specific first). */
+export function addressKind(address: string): AddressKind {
+  const bare = address.split('%')[0]!; // an IPv6 zone (fe80::1%eth0) is not part of the address
+  const family = isIP(bare);
+  if (family === 0) throw new Error(`Not an IP address: ${address}`);
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (METADATA.check(bare, type)) return 'metadata';
+  if (LINK_LOCAL.check(bare, type)) return 'link_local';
+  if (LOOPBACK.check(bare, type)) return 'loopback';
+  if (PRIVATE.check(bare, type)) return 'private';
+  return 'public';
+}
+
+export interface GuardPolicy {
+  /** BLOCK_PRIVATE_TARGETS: refuse private and loopback addresses too. */
+  blockPrivate: boolean;
+}
+
+export function isMetadataHost(host: string): boolean {
+  return METADATA_HOSTS.has(host.toLowerCase().replace(/\.$/, ''));
+}
+
+/** Why `address` may not be connected to under `policy` (kind and rule), or null when it may. */
+export function addressRefusal(
+  address: string,
+  policy: GuardPolicy,
+): { kind: Exclude<AddressKind, 'public'>; rule: string } | null {
+  const kind = addressKind(address);
+  if (kind === 'public') return null;
+  if (kind === 'metadata' || kind === 'link_local') {
+    return { kind, rule: 'connections to link-local and cloud metadata addresses are always refused' };
+  }
+  if (!policy.blockPrivate) return null;
+  return { kind, rule: 'this server refuses private and loopback addresses (BLOCK_PRIVATE_TARGETS=true)' };
+}
+
+/** Every address a host name resolves to (IPv4 and IPv6), as the system resolver answers. */
+export type Resolver = (host: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+
+export type GuardVerdict =
+  | { allowed: true; addresses: string[] }
+  /** The address policy refuses the host. */
+  | { allowed: false; reason: string }
+  /** The name does not resolve (or not in time): nothing to decide on yet. */
+  | { allowed: 'unresolved'; error: TargetError };
+
+export type TargetGuard = ReturnType<typeof createTargetGuard>;
+
+export function createTargetGuard(deps: {
+  policy: GuardPolicy;
+  /** How long a name may take to resolve. */
+  timeoutMs: number;
+  resolve?: Resolver;
+}) {
+  const { policy, timeoutMs } = deps;
+  const resolve = deps.resolve ?? systemResolver;
+
+  async function resolveInTime(host: string): Promise<string[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new TargetError('timeout', `The operation timed out: resolving ${host}`)),
+        timeoutMs,
+      );
+      timer.unref();
+    });
+    try {
+      return await Promise.race([resolve(host), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The decision for `host`: an IP literal as it is, a name on every address it resolves to. */
+  async function verdict(host: string): Promise<GuardVerdict> {
+    if (isMetadataHost(host)) {
+      return {
+        allowed: false,
+        reason: `${host} is a cloud metadata service; connections to it are always refused`,
+      };
+    }
+    let addresses: string[];
+    if (isIP(host.split('%')[0]!) !== 0) {
+      addresses = [host];
+    } else {
+      try {
+        addresses = await resolveInTime(host);
+      } catch (error) {
+        if (error instanceof TargetError) return { allowed: 'unresolved', error };
+        const code = (error as { code?: unknown }).code;
+        return {
+          allowed: 'unresolved',
+          error: new TargetError(
+            'unreachable',
+            `The server is unreachable: the host name ${host} does not resolve`,
+            typeof code === 'string' ? code : null,
+          ),
+        };
+      }
+      if (addresses.length === 0) {
+        return {
+          allowed: 'unresolved',
+          error: new TargetError('unreachable', `The server is unreachable: ${host} has no address`),
+        };
+      }
+    }
+    for (const address of addresses) {
+      const refusal = addressRefusal(address, policy);
+      if (refusal) {
+        const what = `${address} is ${DESCRIPTION[refusal.kind]}`;
+        return {
+          allowed: false,
+          reason: `${address === host ? what : `${host} resolves to ${address}, ${DESCRIPTION[refusal.kind]}`}; ${refusal.rule}`,
+        };
+      }
+    }
+    return { allowed: true, addresses };
+  }
+
+  return {
+    verdict,
+
+    /**
+     * Before a connect: throws a TargetError when the host is refused (cause permission_denied: the
+     * service's own policy, not worth retrying) or does not resolve.
+     */
+    async assertAllowed(host: string): Promise<void> {
+      const result = await verdict(host);
+      if (result.allowed === true) return;
+      if (result.allowed === 'unresolved') throw result.error;
+      throw new TargetError('permission_denied', `Address refused: ${result.reason}`, 'ADDRESS_REFUSED');
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// Executes runs: claims a queued run, calls the handler of its kind, records progress and the
+// outcome. A run is never retried blindly (most operations are not idempotent): a claim succeeds
+// only on a `queued` run, and a run whose process died is failed as "interrupted" by the sweep,
+// never restarted. Handlers notice a cancellation at their progress checkpoints.
+import { TargetError } from '../../dialects/errors.ts';
+import { AppError } from '../../http/errors.ts';
+import type { Db } from '../../store/db.ts';
+import type { Run, RunKind } from '../../store/tables.ts';
+import {
+  claimRun,
+  failInterruptedRuns,
+  finishRun,
+  heartbeat,
+  isCancelRequested,
+  setProgress,
+  staleQueuedRuns,
+} from './runs.repo.ts';
+
+export interface RunContext {
+  /** Records progress, and is where a requested cancellation stops the handler (it throws RunCancelled). */
+  progress(done: number, total?: number | null): Promise<void>;
+}
+
+/** Does the work of one run and returns its result (the run's `result`). */
+export type RunHandler = (run: Run, context: RunContext) => Promise<Record<string, unknown>>;
+
+export type RunHandlers = Partial<Record<RunKind, RunHandler>>;
+
+export class RunCancelled extends Error {
+  constructor() {
+    super('cancelled');
+  }
+}
+
+export interface RunExecutorLogger {
+  error(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+export type RunExecutor = ReturnType<typeof createRunExecutor>;
+
+export function createRunExecutor(deps: {
+  db: Db;
+  handlers: RunHandlers;
+  logger: RunExecutorLogger;
+  now: () => Date;
+  /** This process, as recorded on the runs it works. */
+  workerId: string;
+  /** A running run whose worker has not beaten for this long is failed as interrupted. */
+  staleAfterMs: number;
+}) {
+  const { db, handlers, logger, now, workerId } = deps;
+
+  /** What a failed run says: the classified, password-free text of known errors; nothing internal. */
+  function describe(run: Run, error: unknown): string {
+    if (error instanceof AppError) return typeof error.detail === 'string' ? error.detail : error.message;
+    if (error instanceof TargetError) return error.message;
+    logger.error({ err: error, run_id: run.id, kind: run.kind }, 'run failed with an unexpected error');
+    return `Internal error (logged with run id ${run.id})`;
+  }
+
+  return {
+    /** Runs one queued run to its end; a run that is not queued any more is left alone. */
+    async execute(runId: string): Promise<void> {
+      const run = await claimRun(db, runId, workerId, now());
+      if (!run) return;
+      const handler = handlers[run.kind];
+      if (!handler) {
+        await finishRun(db, run.id, { status: 'failed', error: `No worker can run ${run.kind} yet` }, now());
+        return;
+      }
+      const context: RunContext = {
+        async progress(done, total) {
+          await setProgress(db, run.id, done, total);
+          if (await isCancelRequested(db, run.id)) throw new RunCancelled();
+        },
+      };
+      try {
+        const result = await handler(run, context);
+        await finishRun(db, run.id, { status: 'succeeded', result }, now());
+      } catch (error) {
+        if (error instanceof RunCancelled) await finishRun(db, run.id, { status: 'cancelled' }, now());
+        else await finishRun(db, run.id, { status: 'failed', error: describe(run, error) }, now());
+      }
+    },
+
+    /** Tells the store this process still works its runs. */
+    beat: () => heartbeat(db, workerId, now()),
+
+    /**
+     * Fails the runs of dead workers, and returns the queued runs whose job may have been lost
+     * between their commit and the send, for the queue to send again.
+     */
+    async sweep(): Promise<string[]> {
+      const interrupted = await failInterruptedRuns(db, new Date(now().getTime() - deps.staleAfterMs), now());
+      if (interrupted.length > 0)
+        logger.info({ runs: interrupted }, 'runs of a stopped process failed as interrupted');
+      return staleQueuedRuns(db, new Date(now().getTime() - deps.staleAfterMs));
+    },
+  };
+}

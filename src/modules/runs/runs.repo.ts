@@ -1,0 +1,235 @@
+// Runs in the store. Status changes are conditional updates (`where status = …`), so two processes
+// can never both claim, finish or cancel the same run.
+import type { Kysely } from 'kysely';
+import type { Database, Run, RunKind, RunStatus } from '../../store/tables.ts';
+
+type Executor = Kysely<Database>;
+
+export interface NewRun {
+  id: string;
+  org_id: string;
+  project_id: string;
+  kind: RunKind;
+  subject_id: string | null;
+  status: 'queued' | 'awaiting_approval';
+  approval_id: string | null;
+  progress_total: number | null;
+  progress_unit: string;
+  params: Record<string, unknown>;
+  created_by: string | null;
+  created_at: Date;
+}
+
+export async function insertRun(db: Executor, run: NewRun): Promise<Run> {
+  return db
+    .insertInto('runs')
+    .values({ ...run, params: JSON.stringify(run.params) })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A run recorded once it is over, for work done inline rather than on the queue (a drift check
+ * answers with its result): it never sits in `running`, so no sweep has to end it after a crash.
+ */
+export async function insertFinishedRun(
+  db: Executor,
+  run: Omit<NewRun, 'status' | 'approval_id'> & {
+    status: 'succeeded' | 'failed';
+    result: Record<string, unknown> | null;
+    error: string | null;
+    started_at: Date;
+    finished_at: Date;
+  },
+): Promise<Run> {
+  const { params, result, ...rest } = run;
+  return db
+    .insertInto('runs')
+    .values({
+      ...rest,
+      approval_id: null,
+      progress_done: run.progress_total ?? 0,
+      params: JSON.stringify(params),
+      result: result ? JSON.stringify(result) : null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findRun(db: Executor, orgId: string, id: string): Promise<Run | undefined> {
+  return db
+    .selectFrom('runs')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function findRunById(db: Executor, id: string): Promise<Run | undefined> {
+  return db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export interface RunFilter {
+  project_id?: string;
+  kind?: RunKind;
+  status?: RunStatus;
+}
+
+/** Runs of the projects a user can see: all of the organization's for organization admins. */
+export function visibleRunsQuery(
+  db: Executor,
+  orgId: string,
+  userId: string,
+  seesAll: boolean,
+  filter: RunFilter,
+) {
+  let query = db
+    .selectFrom('runs')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc');
+  if (!seesAll) {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('project_members')
+          .select('project_members.user_id')
+          .whereRef('project_members.project_id', '=', 'runs.project_id')
+          .where('project_members.user_id', '=', userId),
+      ),
+    );
+  }
+  if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
+  if (filter.kind) query = query.where('kind', '=', filter.kind);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  return query;
+}
+
+/** Takes a queued run for this worker; undefined when it is no longer queued (taken, cancelled). */
+export async function claimRun(
+  db: Executor,
+  id: string,
+  workerId: string,
+  now: Date,
+): Promise<Run | undefined> {
+  return db
+    .updateTable('runs')
+    .set({ status: 'running', worker_id: workerId, heartbeat_at: now, started_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function setProgress(db: Executor, id: string, done: number, total: number | null | undefined) {
+  await db
+    .updateTable('runs')
+    .set({ progress_done: done, ...(total !== undefined && { progress_total: total }) })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function finishRun(
+  db: Executor,
+  id: string,
+  outcome: {
+    status: 'succeeded' | 'failed' | 'cancelled';
+    result?: Record<string, unknown> | null;
+    error?: string | null;
+  },
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('runs')
+    .set({
+      status: outcome.status,
+      result: outcome.result ? JSON.stringify(outcome.result) : null,
+      error: outcome.error ?? null,
+      finished_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/** Cancels a run that has not started; returns it, or undefined when it was not waiting. */
+export async function cancelWaitingRun(db: Executor, id: string, now: Date): Promise<Run | undefined> {
+  return db
+    .updateTable('runs')
+    .set({ status: 'cancelled', finished_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'awaiting_approval'])
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Starts the runs that waited for this approval (now granted): `awaiting_approval → queued`. */
+export async function queueRunsOfApproval(db: Executor, approvalId: string): Promise<Run[]> {
+  return db
+    .updateTable('runs')
+    .set({ status: 'queued' })
+    .where('approval_id', '=', approvalId)
+    .where('status', '=', 'awaiting_approval')
+    .returningAll()
+    .execute();
+}
+
+/** Cancels the runs that waited for this approval (rejected, expired or voided). */
+export async function cancelRunsOfApproval(db: Executor, approvalId: string, now: Date): Promise<Run[]> {
+  return db
+    .updateTable('runs')
+    .set({ status: 'cancelled', finished_at: now })
+    .where('approval_id', '=', approvalId)
+    .where('status', '=', 'awaiting_approval')
+    .returningAll()
+    .execute();
+}
+
+export async function requestCancel(db: Executor, id: string): Promise<Run | undefined> {
+  return db
+    .updateTable('runs')
+    .set({ cancel_requested: true })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function isCancelRequested(db: Executor, id: string): Promise<boolean> {
+  const row = await db.selectFrom('runs').select('cancel_requested').where('id', '=', id).executeTakeFirst();
+  return row?.cancel_requested ?? false;
+}
+
+export async function heartbeat(db: Executor, workerId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('runs')
+    .set({ heartbeat_at: now })
+    .where('worker_id', '=', workerId)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/** Fails running runs whose worker stopped beating before `staleBefore`; returns their ids. */
+export async function failInterruptedRuns(db: Executor, staleBefore: Date, now: Date): Promise<string[]> {
+  const rows = await db
+    .updateTable('runs')
+    .set({ status: 'failed', error: 'interrupted: the process working this run stopped', finished_at: now })
+    .where('status', '=', 'running')
+    .where((eb) => eb.or([eb('heartbeat_at', 'is', null), eb('heartbeat_at', '<', staleBefore)]))
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Queued runs older than `before`: their job may have been lost between commit and send. */
+export async function staleQueuedRuns(db: Executor, before: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('runs')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('created_at', '<', before)
+    .limit(100)
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,142 @@
+// Connections in tests: request bodies built from the test servers' URLs, and the real dialects
+// wrapped so that a test sees every connect, test and close, and so that nothing ever connects to
+// anything but the loopback interface (the address guard's tests must prove refusals reach no one).
+import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
+import type { TargetConfig, TargetDialect, TargetHandle } from '../../src/dialects/dialect.ts';
+import { dialects as realDialects } from '../../src/dialects/index.ts';
+import type { DialectName } from '../../src/engine/schema/model.ts';
+import type { Response } from './app.ts';
+import { targetConfig } from './targets.ts';
+
+/** A password that must never appear in an answer, a log line or the audit trail. */
+export const secretPassword = () => `pw-${randomBytes(12).toString('hex')}`;
+
+let counter = 0;
+
+/** A POST /connections body for the database at a `postgres://` or `mysql://` URL. */
+export function connectionBody(projectId: string, url: string, overrides: Record<string, unknown> = {}) {
+  const config = targetConfig(url);
+  return {
+    project_id: projectId,
+    name: `conn-${++counter}-${randomBytes(3).toString('hex')}`,
+    dialect: url.startsWith('mysql') ? 'mysql' : 'postgresql',
+    host: config.host,
+    port: config.port,
+    database: config.database,
+    username: config.username,
+    password: config.password,
+    ssl_mode: 'disable',
+    environment: 'development',
+    ...overrides,
+  };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export interface WatchedDialects {
+  dialects: Record<DialectName, TargetDialect>;
+  /** Hosts passed to open(), in order. */
+  opened: string[];
+  /** Hosts passed to test(), in order. */
+  tested: string[];
+  /** Handles closed. */
+  closed: number;
+}
+
+/** The real dialects, counted, refusing (by throwing) any host but the loopback interface. */
+export function watchedDialects(): WatchedDialects {
+  const watched: WatchedDialects = {
+    dialects: {} as WatchedDialects['dialects'],
+    opened: [],
+    tested: [],
+    closed: 0,
+  };
+  const loopbackOnly = (config: TargetConfig) => {
+    if (!LOOPBACK.has(config.host)) throw new Error(`A test tried to connect to ${config.host}`);
+  };
+  for (const [name, dialect] of Object.entries(realDialects) as [DialectName, TargetDialect][]) {
+    watched.dialects[name] = {
+      ...dialect,
+      async open(config): Promise<TargetHandle> {
+        watched.opened.push(config.host);
+        loopbackOnly(config);
+        const handle = await dialect.open(config);
+        return {
+          ...handle,
+          async close() {
+            watched.closed += 1;
+            await handle.close();
+          },
+        };
+      },
+      async test(config) {
+        watched.tested.push(config.host);
+        loopbackOnly(config);
+        return dialect.test(config);
+      },
+    };
+  }
+  return watched;
+}
+
+/** Every string in a response (body and headers), for "the password is never in it" checks. */
+export function responseText(response: Response): string {
+  return JSON.stringify({ body: response.body, headers: response.headers });
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a PostgreSQL server that lets the first `allowQueries`
+ * simple-protocol queries through (all connections together) and cuts the connection, both ways, on
+ * the next one: a server that goes away in the middle of the work.
+ */
+export async function pgCuttingProxy(
+  target: { host: string; port: number },
+  allowQueries: number,
+): Promise<{ port: number; close(): Promise<void> }> {
+  let queries = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    upstream.on('data', (data) => client.write(data));
+    // Frontend messages: the startup message is `int32 length` + body; then `type` + `int32 length`.
+    let pending = Buffer.alloc(0);
+    let started = false;
+    client.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        const header = started ? 5 : 4;
+        if (pending.length < header) return;
+        const length = started ? pending.readInt32BE(1) + 1 : pending.readInt32BE(0);
+        if (pending.length < length) return;
+        if (started && pending[0] === 0x51 /* Q */ && ++queries > allowQueries) {
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
+        upstream.write(pending.subarray(0, length));
+        pending = pending.subarray(length);
+        started = true;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
