@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestRedisStore, redisAvailable, type TestRedisStore } from '../../test/support/rate-limits.ts';
+import {
+  createTestRedisStore,
+  redisAvailable,
+  type TestRedisStore,
+  testRedisUrl,
+} from '../../test/support/rate-limits.ts';
 import {
   type Counter,
   createMemoryRateLimitStore,
@@ -106,7 +111,7 @@ describe.skipIf(!redisUp)('rate-limit store: redis', () => {
     const keys = (await redis.keys()).sort();
     expect(keys).toEqual([`${redis.prefix}ttl-a`, `${redis.prefix}ttl-b`]);
     const { Redis } = await import('ioredis');
-    const client = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const client = new Redis(testRedisUrl);
     try {
       const ttlA = await client.pttl(`${redis.prefix}ttl-a`);
       const ttlB = await client.pttl(`${redis.prefix}ttl-b`);

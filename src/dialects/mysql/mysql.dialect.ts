@@ -5,6 +5,7 @@
 import mysql from 'mysql2/promise';
 import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
 import type { Flavor, SchemaModel } from '../../engine/schema/model.ts';
+import { testByOpening } from '../connection-test.ts';
 import type {
   IntrospectOptions,
   MigrationDialect,
@@ -12,7 +13,6 @@ import type {
   TargetHandle,
   TestResult,
 } from '../dialect.ts';
-import { TargetError } from '../errors.ts';
 import { applyMysql, mysqlTableStats } from './mysql.apply.ts';
 import {
   type CatalogRows,
@@ -164,26 +164,8 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
   };
 }
 
-async function test(config: TargetConfig): Promise<TestResult> {
-  const started = performance.now();
-  try {
-    const handle = await open(config);
-    await handle.close();
-    return {
-      ok: true,
-      latency_ms: Math.round(performance.now() - started),
-      server_version: handle.serverVersion,
-      error: null,
-    };
-  } catch (error) {
-    const failure = error instanceof TargetError ? error : classifyMysqlError(error, config.password);
-    return {
-      ok: false,
-      latency_ms: Math.round(performance.now() - started),
-      server_version: null,
-      error: failure.toJSON(),
-    };
-  }
+function test(config: TargetConfig): Promise<TestResult> {
+  return testByOpening(config, open, (error) => classifyMysqlError(error, config.password));
 }
 
 export const mysqlDialect: MigrationDialect = {

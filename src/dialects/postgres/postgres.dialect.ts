@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
+import { testByOpening } from '../connection-test.ts';
 import type {
   IntrospectOptions,
   MigrationDialect,
@@ -10,7 +11,6 @@ import type {
   TargetHandle,
   TestResult,
 } from '../dialect.ts';
-import { TargetError } from '../errors.ts';
 import { applyPostgres, postgresTableStats } from './postgres.apply.ts';
 import {
   type CatalogRows,
@@ -156,29 +156,10 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
   };
 }
 
-async function test(config: TargetConfig): Promise<TestResult> {
-  const started = performance.now();
-  try {
-    const handle = await open(config);
-    await handle.close();
-    return {
-      ok: true,
-      latency_ms: Math.round(performance.now() - started),
-      server_version: handle.serverVersion,
-      error: null,
-    };
-  } catch (error) {
-    const failure =
-      error instanceof TargetError
-        ? error
-        : classifyPgError(error, { phase: 'connect', tls: false, password: config.password });
-    return {
-      ok: false,
-      latency_ms: Math.round(performance.now() - started),
-      server_version: null,
-      error: failure.toJSON(),
-    };
-  }
+function test(config: TargetConfig): Promise<TestResult> {
+  return testByOpening(config, open, (error) =>
+    classifyPgError(error, { phase: 'connect', tls: false, password: config.password }),
+  );
 }
 
 export const postgresDialect: MigrationDialect = {
