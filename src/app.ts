@@ -23,6 +23,7 @@ import { registerAccessRequestsRoutes } from './modules/access-requests/access-r
 import { createAccessRequestsService } from './modules/access-requests/access-requests.service.ts';
 import { registerApiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { createApprovalGate } from './modules/approvals/approval-gate.ts';
 import { registerApprovalsRoutes } from './modules/approvals/approvals.routes.ts';
 import { createApprovalsService } from './modules/approvals/approvals.service.ts';
 import { registerAuditRoutes } from './modules/audit/audit.routes.ts';
@@ -42,6 +43,8 @@ import { createTargetGuard, type Resolver } from './modules/connections/target-g
 import { registerDriftRoutes } from './modules/drift/drift.routes.ts';
 import { createDriftService } from './modules/drift/drift.service.ts';
 import { createDriftChecker, type DriftAlertQueue } from './modules/drift/drift-check.ts';
+import { registerMigrationsRoutes } from './modules/migrations/migrations.routes.ts';
+import { createMigrationsService } from './modules/migrations/migrations.service.ts';
 import { registerOrgsRoutes } from './modules/orgs/orgs.routes.ts';
 import { createOrgsService } from './modules/orgs/orgs.service.ts';
 import { registerProjectsRoutes } from './modules/projects/projects.routes.ts';
@@ -211,6 +214,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     runs,
     approvals: createApprovalsService({ db, audit, runs, now }),
     accessRequests: createAccessRequestsService({ db, audit, now }),
+    migrations: createMigrationsService({
+      db,
+      audit,
+      connections,
+      runs,
+      gate: createApprovalGate({ audit, now }),
+      now,
+    }),
   };
   const oauth = createOAuthService({
     db,
@@ -264,6 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerRunsRoutes(api, services);
       registerApprovalsRoutes(api, services);
       registerAccessRequestsRoutes(api, services);
+      registerMigrationsRoutes(api, services);
     },
     { prefix: '/api/v1' },
   );

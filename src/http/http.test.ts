@@ -21,6 +21,7 @@ const BODYLESS = new Set([
   'checkConnectionDrift',
   'revokeAccessRequest',
   'cancelRun',
+  'rollbackMigration',
 ]);
 
 /** Browser navigations that answer only with a redirect (OAuth): a 3xx with Location instead of a 2xx. */

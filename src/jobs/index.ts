@@ -8,6 +8,7 @@ import type { Db } from '../store/db.ts';
 import { registerApprovalExpiry } from './approval-expiry.ts';
 import type { Jobs, JobsLogger } from './boss.ts';
 import { type DriftJobsConfig, type DriftJobsDeps, registerDriftJobs } from './drift.ts';
+import { createMigrationJobHandlers } from './migrations.ts';
 import { registerRunWorker } from './run-queue.ts';
 import { registerSessionCleanup } from './session-cleanup.ts';
 
@@ -22,7 +23,7 @@ const RUN_STALE_AFTER_MS = 60_000;
 /**
  * Creates every queue, (re)stores every schedule and starts a worker per queue. Call it after
  * `jobs.start()`. Idempotent across processes and restarts: each of them registers the same.
- * Returns what closes the handlers' own resources (drift's target pools): call it after `jobs.stop()`.
+ * Returns what closes the handlers' own resources (drift's and migrations' target pools): call it after `jobs.stop()`.
  */
 export async function registerJobHandlers(
   jobs: Jobs,
@@ -52,9 +53,17 @@ export async function registerJobHandlers(
     cron: config.sessionCleanupCron,
     pollingIntervalSeconds,
   });
+  const migrations = createMigrationJobHandlers({
+    db,
+    now,
+    secretKey: drift.secretKey,
+    targets: config.targets,
+    dialects: drift.dialects,
+    resolveHost: drift.resolveHost,
+  });
   const executor = createRunExecutor({
     db,
-    handlers: runHandlers,
+    handlers: { ...migrations.handlers, ...runHandlers },
     logger,
     now,
     workerId: `${hostname()}:${process.pid}`,
@@ -62,5 +71,16 @@ export async function registerJobHandlers(
   });
   await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds });
   await registerApprovalExpiry(jobs, { db, logger, now, pollingIntervalSeconds });
-  return registerDriftJobs(jobs, { ...drift, db, logger, now, config, pollingIntervalSeconds });
+  const closeDrift = await registerDriftJobs(jobs, {
+    ...drift,
+    db,
+    logger,
+    now,
+    config,
+    pollingIntervalSeconds,
+  });
+  return async () => {
+    await closeDrift();
+    await migrations.close();
+  };
 }

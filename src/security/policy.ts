@@ -63,6 +63,13 @@ export const ACTIONS = {
   'drift.read': { scope: 'read', projectRole: 'viewer' },
   'drift.check': { scope: 'write', projectRole: 'developer' },
   'drift.acknowledge': { scope: 'write', projectRole: 'admin' },
+  // Schema migrations: the project sees them; developers compare, edit, apply and roll back (the
+  // project policy's approvals guard what reaches production).
+  'migration.read': { scope: 'read', projectRole: 'viewer' },
+  'migration.compare': { scope: 'write', projectRole: 'developer' },
+  'migration.edit': { scope: 'write', projectRole: 'developer' },
+  'migration.apply': { scope: 'write', projectRole: 'developer' },
+  'migration.rollback': { scope: 'write', projectRole: 'developer' },
   // Runs: seen by the project; stopped by those who may start operations.
   'runs.list': { scope: 'read', orgRole: 'member' },
   'run.cancel': { scope: 'write', projectRole: 'developer' },

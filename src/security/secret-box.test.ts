@@ -18,7 +18,7 @@ describe('secret box', () => {
     expect(() => box.open(sealed, 'connection-password')).toThrow();
     expect(() => createSecretBox(randomBytes(32)).open(sealed, 'totp')).toThrow();
     const [v, iv, body = ''] = sealed.split('.');
-    const flipped = `${body.slice(0, -2)}${body.endsWith('A') ? 'B' : 'A'}${body.slice(-1)}`;
+    const flipped = `${body.slice(0, -2)}${body.at(-2) === 'A' ? 'B' : 'A'}${body.slice(-1)}`;
     expect(() => box.open(`${v}.${iv}.${flipped}`, 'totp')).toThrow();
   });
 });

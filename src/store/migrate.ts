@@ -10,6 +10,7 @@ import * as connections from './migrations/0005_connections.ts';
 import * as runs from './migrations/0006_runs.ts';
 import * as approvals from './migrations/0007_approvals.ts';
 import * as drift from './migrations/0008_drift.ts';
+import * as schemaMigrations from './migrations/0009_migrations.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0006_runs': runs,
   '0007_approvals': approvals,
   '0008_drift': drift,
+  '0009_migrations': schemaMigrations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -435,7 +435,7 @@ describe('OAuth login', () => {
     const back = await googleConsent(location);
     expect(refused(await callback('google', back.searchParams))).toEqual(STATE_MISSING);
     const [v, iv, body = ''] = stateCookie.split('.');
-    const tampered = `${v}.${iv}.${body.slice(0, -2)}${body.endsWith('A') ? 'B' : 'A'}${body.slice(-1)}`;
+    const tampered = `${v}.${iv}.${body.slice(0, -2)}${body.at(-2) === 'A' ? 'B' : 'A'}${body.slice(-1)}`;
     expect(refused(await callback('google', back.searchParams, tampered))).toEqual(STATE_MISSING);
 
     const late = await authorize('google');

@@ -4,7 +4,7 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { TargetError } from '../../dialects/errors.ts';
-import type { TestResult } from '../../dialects/index.ts';
+import type { TargetHandle, TestResult } from '../../dialects/index.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Actor } from '../../http/context.ts';
 import { AppError, conflict, invalid } from '../../http/errors.ts';
@@ -162,9 +162,17 @@ export function createConnectionsService(deps: {
 
   /** The live schema of a connection, read through its pool; a target failure is a 502 AppError. */
   async function introspect(connection: Connection): Promise<SchemaModel> {
+    return withTarget(connection, (handle) => handle.introspect());
+  }
+
+  /** Runs `work` with the connection's pool; a target failure is a 502 AppError. */
+  async function withTarget<T>(
+    connection: Connection,
+    work: (handle: TargetHandle) => Promise<T>,
+  ): Promise<T> {
     const target = targetOf(connection);
     try {
-      return await pools.use(target, (handle) => handle.introspect());
+      return await pools.use(target, work);
     } catch (error) {
       if (error instanceof TargetError) throw unavailable(connection, error, target.endpoint.password);
       throw error;
@@ -174,6 +182,7 @@ export function createConnectionsService(deps: {
   return {
     viewOf,
     introspect,
+    withTarget,
 
     /** A connection by id alone, for the service's own work (jobs, other modules' services). */
     findById: (id: string) => findConnectionById(db, id),

@@ -32,6 +32,15 @@ export class RunCancelled extends Error {
   }
 }
 
+/** Thrown by a handler whose run failed with results to report (what was applied, what was not). */
+export class RunFailed extends Error {
+  readonly result: Record<string, unknown>;
+  constructor(message: string, result: Record<string, unknown>) {
+    super(message);
+    this.result = result;
+  }
+}
+
 export interface RunExecutorLogger {
   error(obj: object, msg: string): void;
   info(obj: object, msg: string): void;
@@ -80,6 +89,13 @@ export function createRunExecutor(deps: {
         await finishRun(db, run.id, { status: 'succeeded', result }, now());
       } catch (error) {
         if (error instanceof RunCancelled) await finishRun(db, run.id, { status: 'cancelled' }, now());
+        else if (error instanceof RunFailed)
+          await finishRun(
+            db,
+            run.id,
+            { status: 'failed', error: error.message, result: error.result },
+            now(),
+          );
         else await finishRun(db, run.id, { status: 'failed', error: describe(run, error) }, now());
       }
     },

@@ -1,0 +1,58 @@
+// The run handlers of schema migrations (`migration_apply`, `migration_rollback`) for this process,
+// with their own pools to the target databases (a `worker` process has no API to borrow them from),
+// closed by the returned `close`. Same wiring as drift's jobs (src/jobs/drift.ts).
+import type { TargetsConfig } from '../config.ts';
+import { type TargetDialect, dialects as targetDialects } from '../dialects/index.ts';
+import type { DialectName } from '../engine/schema/model.ts';
+import { createAuditService } from '../modules/audit/audit.service.ts';
+import { createConnectionPools } from '../modules/connections/connection-pools.ts';
+import { createConnectionsService } from '../modules/connections/connections.service.ts';
+import { createTargetGuard, type Resolver } from '../modules/connections/target-guard.ts';
+import { createMigrationRunHandlers } from '../modules/migrations/migration-runs.ts';
+import type { RunHandlers } from '../modules/runs/runs.executor.ts';
+import { createSecretBox } from '../security/secret-box.ts';
+import type { Db } from '../store/db.ts';
+
+export interface MigrationJobsDeps {
+  db: Db;
+  now: () => Date;
+  /** Opens the connection passwords sealed by the API (the same SECRET_KEY). */
+  secretKey: Buffer;
+  targets: TargetsConfig;
+  dialects?: Record<DialectName, TargetDialect>;
+  resolveHost?: Resolver;
+}
+
+export function createMigrationJobHandlers(deps: MigrationJobsDeps): {
+  handlers: RunHandlers;
+  close: () => Promise<void>;
+} {
+  const { db, now, targets } = deps;
+  const audit = createAuditService({ db, now });
+  const guard = createTargetGuard({
+    policy: { blockPrivate: targets.blockPrivate },
+    timeoutMs: targets.connectTimeoutMs,
+    resolve: deps.resolveHost,
+  });
+  const pools = createConnectionPools({
+    dialects: deps.dialects ?? targetDialects,
+    guard,
+    settings: {
+      connectTimeoutMs: targets.connectTimeoutMs,
+      statementTimeoutMs: targets.statementTimeoutMs,
+      poolSize: targets.poolSize,
+      idleMs: targets.poolIdleMs,
+    },
+  });
+  const box = createSecretBox(deps.secretKey);
+  const connections = createConnectionsService({ db, audit, box, pools, guard, now });
+  return {
+    handlers: createMigrationRunHandlers({
+      db,
+      connections,
+      now,
+      statementTimeoutMs: targets.statementTimeoutMs,
+    }),
+    close: () => pools.closeAll(),
+  };
+}

@@ -1,0 +1,137 @@
+// The run handlers of `migration_apply` and `migration_rollback` (API §7, §8), for the job worker.
+// Apply runs the statements through the target's pool with lock and statement timeouts:
+// PostgreSQL in one transaction, MySQL statement by statement (not rolled back on failure). The
+// run reports what was applied and what was not; on success the target is introspected again and
+// the residual diff against the source (within the compare's table scope) is recorded.
+import type { ApplyResult } from '../../dialects/index.ts';
+import type { ExecutableStatement } from '../../engine/migration/index.ts';
+import { scopeModel, type TableScope } from '../../engine/migration/index.ts';
+import { diffSchemas, isEmptyDiff } from '../../engine/schema/diff.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
+import { conflict, notFound } from '../../http/errors.ts';
+import type { Db } from '../../store/db.ts';
+import type { Connection, MigrationStatus, Run, SchemaMigration } from '../../store/tables.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import { RunCancelled, type RunContext, RunFailed, type RunHandlers } from '../runs/runs.executor.ts';
+import { APPLY_LOCK_TIMEOUT_MS } from './migration-content.ts';
+import { findMigrationById, moveStatus, updateMigration } from './migrations.repo.ts';
+
+export function createMigrationRunHandlers(deps: {
+  db: Db;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+  now: () => Date;
+  statementTimeoutMs: number;
+}): Required<Pick<RunHandlers, 'migration_apply' | 'migration_rollback'>> {
+  const { db, connections, now } = deps;
+
+  async function subject(run: Run): Promise<{ migration: SchemaMigration; target: Connection }> {
+    const migration = run.subject_id ? await findMigrationById(db, run.subject_id) : undefined;
+    if (!migration) throw notFound('Migration');
+    const target = await connections.findById(migration.target_connection_id);
+    if (!target) throw notFound('Connection');
+    return { migration, target };
+  }
+
+  /** Applies statements, passing progress on and stopping between statements on a cancel. */
+  async function execute(
+    target: Connection,
+    statements: ExecutableStatement[],
+    context: RunContext,
+  ): Promise<ApplyResult> {
+    const controller = new AbortController();
+    let cancelled = false;
+    let reports = Promise.resolve();
+    const result = await connections.withTarget(target, (handle) =>
+      handle.apply(statements, {
+        lockTimeoutMs: APPLY_LOCK_TIMEOUT_MS,
+        statementTimeoutMs: deps.statementTimeoutMs,
+        signal: controller.signal,
+        onProgress: ({ done, total }) => {
+          reports = reports
+            .then(() => context.progress(done, total))
+            .catch((error) => {
+              if (error instanceof RunCancelled) {
+                cancelled = true;
+                controller.abort();
+              }
+            });
+        },
+      }),
+    );
+    await reports;
+    if (cancelled && result.failed === null && result.applied.length < statements.length)
+      throw new RunCancelled();
+    return result;
+  }
+
+  function outcome(statements: { sql: string }[], result: ApplyResult, mysql: boolean) {
+    const applied = new Set(result.applied);
+    return {
+      applied: result.applied,
+      not_applied: statements.map((_, index) => index).filter((index) => !applied.has(index)),
+      failed:
+        result.failed === null
+          ? null
+          : {
+              index: result.failed.index,
+              sql: statements[result.failed.index]?.sql ?? null,
+              error: result.failed.error,
+            },
+      // MySQL DDL commits by itself: what ran stays (API §8).
+      rolled_back: result.failed !== null && !mysql,
+    };
+  }
+
+  async function finish(
+    kind: 'apply' | 'rollback',
+    run: Run,
+    context: RunContext,
+    from: MigrationStatus[],
+    running: MigrationStatus,
+  ): Promise<Record<string, unknown>> {
+    const { migration, target } = await subject(run);
+    const statements = kind === 'apply' ? migration.statements : (migration.rollback ?? []);
+    if (kind === 'rollback' && migration.rollback === null) throw conflict('This migration has no rollback');
+    if (!(await moveStatus(db, migration.id, from, { status: running, updated_at: now() })))
+      throw conflict(
+        `The migration is ${migration.status} and cannot be ${kind === 'apply' ? 'applied' : 'rolled back'}`,
+      );
+    const executable = statements.map(({ sql, transactional }) => ({ sql, transactional }));
+    let result: ApplyResult;
+    try {
+      await context.progress(0, executable.length);
+      result = await execute(target, executable, context);
+    } catch (error) {
+      await updateMigration(db, migration.id, { status: 'failed', updated_at: now() });
+      throw error;
+    }
+    const report = outcome(executable, result, target.dialect === 'mysql');
+    if (result.failed !== null) {
+      await updateMigration(db, migration.id, { status: 'failed', updated_at: now() });
+      throw new RunFailed(
+        `Statement ${result.failed.index} failed (${result.failed.error.kind}): ${result.failed.error.message}`,
+        report,
+      );
+    }
+    const after = await connections.withTarget(target, (handle) => handle.introspect());
+    const hash = schemaHash(after);
+    if (kind === 'rollback') {
+      await updateMigration(db, migration.id, { status: 'rolled_back', updated_at: now() });
+      return { ...report, schema_hash: hash, restored: hash === migration.target_schema_hash };
+    }
+    const scope = migration.scope as TableScope;
+    const residual = diffSchemas(
+      scopeModel(after, scope),
+      scopeModel(migration.source_model as SchemaModel, scope),
+    );
+    const at = now();
+    await updateMigration(db, migration.id, { status: 'applied', applied_at: at, updated_at: at });
+    return { ...report, schema_hash: hash, residual_diff: residual, residual_empty: isEmptyDiff(residual) };
+  }
+
+  return {
+    migration_apply: (run, context) => finish('apply', run, context, ['draft', 'failed'], 'applying'),
+    migration_rollback: (run, context) => finish('rollback', run, context, ['applied'], 'applying'),
+  };
+}

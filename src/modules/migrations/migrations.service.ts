@@ -1,0 +1,304 @@
+// Schema migrations (API §8): compare two connections of a project into a planned, linted
+// migration; review and edit it; apply it and roll it back as runs behind the approval gate. The
+// target work itself happens in the run handlers (migration-runs.ts).
+import { randomUUID } from 'node:crypto';
+import { migrationDialects } from '../../dialects/index.ts';
+import { analyzeSql, type Migration, planMigration, type TableStats } from '../../engine/migration/index.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
+import type { Actor } from '../../http/context.ts';
+import { AppError, conflict, invalid, notFound } from '../../http/errors.ts';
+import type { Action } from '../../security/policy.ts';
+import type { Db } from '../../store/db.ts';
+import { type PageRequest, paginate } from '../../store/paging.ts';
+import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
+import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { requireConnection } from '../connections/connections.access.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import { requireProject } from '../projects/projects.access.ts';
+import type { RunsService } from '../runs/runs.service.ts';
+import { contentHash, irreversibleDrops, lintMigration, storedStatements } from './migration-content.ts';
+import {
+  findMigration,
+  insertMigration,
+  lockMigration,
+  projectMigrationsQuery,
+  updateMigration,
+} from './migrations.repo.ts';
+import type { ApplyBody, CompareBody } from './migrations.schemas.ts';
+
+/** What the `plan` column holds. */
+export interface StoredPlan {
+  migration: Migration;
+  stats: TableStats[] | null;
+}
+
+const EDITABLE = new Set(['draft', 'failed']);
+
+export type MigrationsService = ReturnType<typeof createMigrationsService>;
+
+export function createMigrationsService(deps: {
+  db: Db;
+  audit: AuditService;
+  connections: Pick<ConnectionsService, 'introspect' | 'withTarget' | 'findById'>;
+  runs: Pick<RunsService, 'create' | 'enqueue'>;
+  gate: Pick<ApprovalGate, 'gate' | 'voidApprovals'>;
+  now: () => Date;
+}) {
+  const { db, audit, connections, runs, gate, now } = deps;
+
+  async function load(executor: Db, actor: Actor, id: string, action: Action): Promise<SchemaMigration> {
+    const migration = await findMigration(executor, actor.principal.orgId, id);
+    if (!migration) throw notFound('Migration');
+    try {
+      await requireProject(executor, actor, migration.project_id, action, {
+        connectionId: migration.target_connection_id,
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') throw notFound('Migration');
+      throw error;
+    }
+    return migration;
+  }
+
+  async function connectionIn(
+    actor: Actor,
+    projectId: string,
+    id: string,
+    field: string,
+  ): Promise<Connection> {
+    const { connection } = await requireConnection(db, actor, id, 'migration.compare').catch((error) => {
+      if (error instanceof AppError && error.code === 'not_found')
+        throw invalid(['body', field], 'Connection not found in this project', 'not_found');
+      throw error;
+    });
+    if (connection.project_id !== projectId)
+      throw invalid(['body', field], 'Connection not found in this project', 'not_found');
+    return connection;
+  }
+
+  function event(action: string, migration: SchemaMigration, details?: Record<string, unknown>) {
+    return {
+      action,
+      projectId: migration.project_id,
+      target: { type: 'migration', id: migration.id, label: migration.target_connection_id },
+      details,
+    };
+  }
+
+  async function targetOf(migration: SchemaMigration): Promise<Connection> {
+    const target = await connections.findById(migration.target_connection_id);
+    if (!target) throw notFound('Connection');
+    return target;
+  }
+
+  /** Gates and creates the run of `operation`, in one transaction; sends it after the commit. */
+  async function startRun(
+    actor: Actor,
+    migration: SchemaMigration,
+    target: Connection,
+    operation: 'migration_apply' | 'migration_rollback',
+    sql: string,
+    total: number,
+  ): Promise<Run> {
+    const run = await db.transaction().execute(async (trx) => {
+      const locked = await lockMigration(trx, migration.id);
+      if (
+        !locked ||
+        locked.updated_at.getTime() !== migration.updated_at.getTime() ||
+        locked.status !== migration.status
+      )
+        throw conflict('The migration changed meanwhile; try again');
+      const verdict = await gate.gate(trx, actor, {
+        projectId: migration.project_id,
+        operation,
+        environment: target.environment,
+        subjectId: migration.id,
+        contentHash: contentHash(sql, migration.target_schema_hash),
+      });
+      const created = await runs.create(trx, actor, {
+        projectId: migration.project_id,
+        kind: operation,
+        subjectId: migration.id,
+        total,
+        unit: 'statements',
+        params: { migration_id: migration.id },
+        awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
+      });
+      await audit.record(
+        trx,
+        actor,
+        event(operation === 'migration_apply' ? 'migration.apply' : 'migration.rollback', migration, {
+          run_id: created.id,
+          status: created.status,
+        }),
+      );
+      return created;
+    });
+    await runs.enqueue(run);
+    return run;
+  }
+
+  return {
+    async compare(actor: Actor, projectId: string, body: CompareBody): Promise<SchemaMigration> {
+      await requireProject(db, actor, projectId, 'migration.compare');
+      const source = await connectionIn(actor, projectId, body.source_connection_id, 'source_connection_id');
+      const target = await connectionIn(actor, projectId, body.target_connection_id, 'target_connection_id');
+      if (source.dialect !== target.dialect)
+        throw invalid(
+          ['body', 'target_connection_id'],
+          `The source is ${source.dialect} and the target ${target.dialect}: a migration needs two connections of the same dialect`,
+          'dialect_mismatch',
+        );
+      const sourceModel = await connections.introspect(source);
+      const [targetModel, stats] = await connections.withTarget(
+        target,
+        async (handle) => [await handle.introspect(), await handle.tableStats()] as const,
+      );
+      const id = randomUUID();
+      const scope = {
+        ...(body.include_tables && { include_tables: body.include_tables }),
+        ...(body.exclude_tables && { exclude_tables: body.exclude_tables }),
+      };
+      const dialect = migrationDialects[target.dialect];
+      const plan = planMigration(sourceModel, targetModel, dialect, {
+        ...scope,
+        backup_drops: body.backup_drops ?? false,
+        plan_id: id,
+      });
+      const lint = lintMigration(plan.statements, target.dialect, targetModel, stats);
+      const stored: StoredPlan = { migration: plan, stats };
+      const at = now();
+      return db.transaction().execute(async (trx) => {
+        const migration = await insertMigration(trx, {
+          id,
+          org_id: actor.principal.orgId,
+          project_id: projectId,
+          source_connection_id: source.id,
+          target_connection_id: target.id,
+          status: 'draft',
+          generated_sql: plan.sql,
+          statements: JSON.stringify(storedStatements(plan.statements)),
+          lint_warnings: JSON.stringify(lint),
+          rollback: plan.rollback === null ? null : JSON.stringify(plan.rollback),
+          rollback_sql: plan.rollback_sql,
+          plan: JSON.stringify(stored),
+          source_model: JSON.stringify(sourceModel),
+          target_model: JSON.stringify(targetModel),
+          scope: JSON.stringify(scope),
+          source_schema_hash: schemaHash(sourceModel),
+          target_schema_hash: schemaHash(targetModel),
+          applied_at: null,
+          created_by: actor.principal.userId,
+          created_at: at,
+          updated_at: at,
+        });
+        await audit.record(
+          trx,
+          actor,
+          event('migration.compare', migration, {
+            source_connection_id: source.id,
+            statements: plan.statements.length,
+            lint_warnings: lint.length,
+          }),
+        );
+        return migration;
+      });
+    },
+
+    async list(actor: Actor, projectId: string, page: PageRequest) {
+      await requireProject(db, actor, projectId, 'migration.read');
+      return paginate(projectMigrationsQuery(db, projectId), page);
+    },
+
+    get: (actor: Actor, id: string) => load(db, actor, id, 'migration.read'),
+
+    /** Re-parses, re-lints and regenerates the rollback of edited SQL; voids the approvals. */
+    async edit(actor: Actor, id: string, sql: string): Promise<SchemaMigration> {
+      const current = await load(db, actor, id, 'migration.edit');
+      const target = await targetOf(current);
+      const stored = current.plan as StoredPlan;
+      const targetModel = current.target_model as SchemaModel;
+      const analyzed = await analyzeSql(sql, {
+        dialect: migrationDialects[target.dialect],
+        target: targetModel,
+        plan: stored.migration,
+      });
+      const lint = lintMigration(analyzed.statements, target.dialect, targetModel, stored.stats);
+      return db.transaction().execute(async (trx) => {
+        const locked = await lockMigration(trx, id);
+        if (!locked) throw notFound('Migration');
+        if (!EDITABLE.has(locked.status))
+          throw conflict(`The migration is ${locked.status}; only a draft or failed migration can be edited`);
+        const updated = await updateMigration(trx, id, {
+          generated_sql: sql,
+          statements: JSON.stringify(storedStatements(analyzed.statements)),
+          lint_warnings: JSON.stringify(lint),
+          rollback: analyzed.rollback === null ? null : JSON.stringify(analyzed.rollback),
+          rollback_sql: analyzed.rollback_sql,
+          updated_at: now(),
+        });
+        const voided = await gate.voidApprovals(trx, actor, id);
+        await audit.record(
+          trx,
+          actor,
+          event('migration.update', updated, {
+            statements: analyzed.statements.length,
+            lint_warnings: lint.length,
+            approvals_voided: voided,
+          }),
+        );
+        return updated;
+      });
+    },
+
+    async apply(actor: Actor, id: string, body: ApplyBody): Promise<Run> {
+      const migration = await load(db, actor, id, 'migration.apply');
+      if (!EDITABLE.has(migration.status))
+        throw conflict(
+          `The migration is ${migration.status}; only a draft or failed migration can be applied`,
+        );
+      const target = await targetOf(migration);
+      const drops = irreversibleDrops(migration.statements);
+      if (drops.length > 0 && !(body.confirm_irreversible === true && body.confirmation === target.name)) {
+        const list = drops
+          .map((d) => `statement ${d.statement_index} drops ${d.kind} ${d.object}`)
+          .join('; ');
+        throw invalid(
+          ['body', 'confirmation'],
+          `Irreversible statements (${list}) need confirm_irreversible: true and confirmation equal to the target connection's name`,
+          'confirmation_required',
+        );
+      }
+      const live = await connections.introspect(target);
+      if (schemaHash(live) !== migration.target_schema_hash)
+        throw conflict("The target's schema changed since the compare; compare again");
+      return startRun(
+        actor,
+        migration,
+        target,
+        'migration_apply',
+        migration.generated_sql,
+        migration.statements.length,
+      );
+    },
+
+    async rollback(actor: Actor, id: string): Promise<Run> {
+      const migration = await load(db, actor, id, 'migration.rollback');
+      if (migration.rollback === null || migration.rollback_sql === null)
+        throw conflict('This migration has no rollback');
+      if (migration.status !== 'applied')
+        throw conflict(`The migration is ${migration.status}; only an applied migration can be rolled back`);
+      const target = await targetOf(migration);
+      return startRun(
+        actor,
+        migration,
+        target,
+        'migration_rollback',
+        migration.rollback_sql,
+        migration.rollback.length,
+      );
+    },
+  };
+}

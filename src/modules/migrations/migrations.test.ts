@@ -1,0 +1,282 @@
+// Schema migrations end to end on the real PostgreSQL and MariaDB test servers, with runs worked
+// for real: compare two databases, double confirmation, apply (residual diff empty, applied_at
+// set), rollback back to the original schema hash, stale compare 409, cross-dialect 422, edit
+// re-lints, and who may do what.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, createTestApp, SECRET_KEY, type TestApp } from '../../../test/support/app.ts';
+import { connectionBody } from '../../../test/support/connections.ts';
+import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
+import {
+  createTestPgDatabase,
+  pgAvailable,
+  reportSkipped,
+  testPgUrl,
+} from '../../../test/support/databases.ts';
+import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
+import { waitForRun } from '../../../test/support/operations.ts';
+import { TARGET_DEFAULTS } from '../../config.ts';
+import { createMigrationJobHandlers } from '../../jobs/migrations.ts';
+import type { RunHandlers } from '../runs/runs.executor.ts';
+
+const API = '/api/v1';
+const pgUp = await pgAvailable();
+if (!pgUp) reportSkipped('migrations on PostgreSQL (migrations.test.ts)', 'PostgreSQL', testPgUrl);
+const mysqlUp = await mysqlAvailable();
+if (!mysqlUp) reportSkipped('migrations on MySQL (migrations.test.ts)', 'MySQL', testMysqlUrl);
+
+interface Engine {
+  name: string;
+  up: boolean;
+  create(): Promise<{ url: string; drop(): Promise<void> }>;
+  load(url: string, sql: string): Promise<void>;
+  source: string;
+  /** The source, with a column dropped, one added and an index missing. */
+  target: string;
+  /** Out-of-band DDL on the target after a compare. */
+  drift: string;
+  /** An edit that retypes a column. */
+  retype: string;
+}
+
+const ENGINES: Engine[] = [
+  {
+    name: 'PostgreSQL',
+    up: pgUp,
+    create: async () => (await createTestPgDatabase())!,
+    load: loadPostgresSql,
+    source:
+      'create table people (id bigint primary key, name text not null, nickname text, score integer); ' +
+      'create index people_name on people (name);',
+    target:
+      'create table people (id bigint primary key, name text not null, score integer, email text); ' +
+      "insert into people values (1, 'Ada', 3, 'ada@example.com');",
+    drift: 'alter table people add column extra integer;',
+    retype: 'ALTER TABLE people ALTER COLUMN score TYPE smallint',
+  },
+  {
+    name: 'MariaDB / MySQL',
+    up: mysqlUp,
+    create: async () => (await createTestMysqlDatabase())!,
+    load: loadMysqlSql,
+    source:
+      'create table people (id int primary key, name varchar(100) not null, nickname varchar(40), ' +
+      'score int); create index people_name on people (name);',
+    target:
+      'create table people (id int primary key, name varchar(100) not null, score int, ' +
+      "email varchar(200)); insert into people values (1, 'Ada', 3, 'ada@example.com');",
+    drift: 'alter table people add column extra int;',
+    retype: 'ALTER TABLE people MODIFY score smallint',
+  },
+];
+
+describe('schema migrations', () => {
+  let t: TestApp;
+  let owner: Client;
+  let projectId: string;
+  let close: () => Promise<void> = async () => {};
+  const databases: { drop(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    // The handlers need the app's store: they are built once it exists, the way the worker builds them.
+    let handlers: RunHandlers = {};
+    t = await createTestApp({
+      targets: { connectTimeoutMs: 3_000 },
+      runHandlers: {
+        migration_apply: (run, context) => handlers.migration_apply!(run, context),
+        migration_rollback: (run, context) => handlers.migration_rollback!(run, context),
+      },
+    });
+    const built = createMigrationJobHandlers({
+      db: t.store.db,
+      now: t.now,
+      secretKey: SECRET_KEY,
+      targets: { ...TARGET_DEFAULTS, connectTimeoutMs: 3_000 },
+    });
+    handlers = built.handlers;
+    close = built.close;
+    owner = (await t.createOrg('Acme')).owner;
+    projectId = (await owner.post(`${API}/projects`, { name: 'Migrations' })).body.id;
+  });
+  afterAll(async () => {
+    await close();
+    await t?.close();
+    for (const database of databases) await database.drop();
+  });
+
+  async function database(engine: Engine, sql: string): Promise<{ url: string }> {
+    const created = await engine.create();
+    databases.push(created);
+    await engine.load(created.url, sql);
+    return created;
+  }
+
+  async function connect(url: string, name: string, project = projectId): Promise<string> {
+    const created = await owner.post(`${API}/connections`, connectionBody(project, url, { name }));
+    expect(created.status).toBe(201);
+    return created.body.id;
+  }
+
+  it('refuses a cross-dialect pair with 422', { skip: !(pgUp && mysqlUp) }, async () => {
+    const pg = await database(ENGINES[0]!, 'create table a (id int);');
+    const my = await database(ENGINES[1]!, 'create table a (id int);');
+    const response = await owner.post(`${API}/projects/${projectId}/migrations/compare`, {
+      source_connection_id: await connect(pg.url, 'cross pg'),
+      target_connection_id: await connect(my.url, 'cross my'),
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.detail[0].loc).toEqual(['body', 'target_connection_id']);
+  });
+
+  for (const engine of ENGINES) {
+    describe(`on ${engine.name}`, { skip: !engine.up }, () => {
+      let sourceId: string;
+      let targetId: string;
+      let targetUrl: string;
+      const targetName = `${engine.name} target`;
+
+      beforeAll(async () => {
+        sourceId = await connect((await database(engine, engine.source)).url, `${engine.name} source`);
+        targetUrl = (await database(engine, engine.target)).url;
+        targetId = await connect(targetUrl, targetName);
+      });
+
+      const compare = (extra: Record<string, unknown> = {}) =>
+        owner.post(`${API}/projects/${projectId}/migrations/compare`, {
+          source_connection_id: sourceId,
+          target_connection_id: targetId,
+          ...extra,
+        });
+
+      it('compares, applies with double confirmation, and rolls back to the original schema', async () => {
+        // Without a backup the dropped column cannot come back: no rollback.
+        expect((await compare()).body.rollback_sql).toBeNull();
+        const created = await compare({ backup_drops: true });
+        expect(created.status).toBe(201);
+        const migration = created.body;
+        expect(migration).toMatchObject({
+          project_id: projectId,
+          source_connection_id: sourceId,
+          target_connection_id: targetId,
+          status: 'draft',
+          applied_at: null,
+        });
+        expect(migration.generated_sql).toMatch(/nickname/);
+        expect(migration.generated_sql).toMatch(/people_name/);
+        expect(migration.statements.some((s: { destructive: boolean }) => s.destructive)).toBe(true);
+        expect(migration.lint_warnings.map((w: { rule: string }) => w.rule)).toContain('drop-column');
+        expect(migration.rollback_sql).not.toBeNull();
+
+        const listed = await owner.get(`${API}/projects/${projectId}/migrations`);
+        expect(listed.body.items.map((m: { id: string }) => m.id)).toContain(migration.id);
+        expect((await owner.post(`${API}/migrations/${migration.id}/rollback`)).status).toBe(409);
+
+        // Dropping `email` needs both confirmations.
+        const unconfirmed = await owner.post(`${API}/migrations/${migration.id}/apply`, {});
+        expect(unconfirmed.status).toBe(422);
+        expect(unconfirmed.body.detail[0].msg).toMatch(/drops column .*email/);
+        const wrongName = await owner.post(`${API}/migrations/${migration.id}/apply`, {
+          confirm_irreversible: true,
+          confirmation: 'not the name',
+        });
+        expect(wrongName.status).toBe(422);
+
+        const applied = await owner.post(`${API}/migrations/${migration.id}/apply`, {
+          confirm_irreversible: true,
+          confirmation: targetName,
+        });
+        expect(applied.status).toBe(202);
+        expect(applied.body).toMatchObject({
+          kind: 'migration_apply',
+          subject_id: migration.id,
+          status: 'queued',
+        });
+        const run = await waitForRun(owner, applied.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(run.error).toBeNull();
+        expect(run.status).toBe('succeeded');
+        expect(run.result).toMatchObject({ residual_empty: true, not_applied: [], failed: null });
+        expect(run.result.schema_hash).toBe(migration.source_schema_hash);
+
+        const after = await owner.get(`${API}/migrations/${migration.id}`);
+        expect(after.body.status).toBe('applied');
+        expect(after.body.applied_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+        expect((await owner.post(`${API}/migrations/${migration.id}/apply`, {})).status).toBe(409);
+
+        const rolledBack = await owner.post(`${API}/migrations/${migration.id}/rollback`);
+        expect(rolledBack.status).toBe(202);
+        const back = await waitForRun(owner, rolledBack.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(back.error).toBeNull();
+        expect(back.result).toMatchObject({ restored: true, schema_hash: migration.target_schema_hash });
+        expect((await owner.get(`${API}/migrations/${migration.id}`)).body.status).toBe('rolled_back');
+      });
+
+      it('re-lints edited SQL, and refuses a stale target with 409', async () => {
+        const migration = (await compare()).body;
+        const edited = await owner.patch(`${API}/migrations/${migration.id}`, {
+          generated_sql: `${engine.retype};\n\nTHIS IS NOT SQL;`,
+        });
+        expect(edited.status).toBe(200);
+        const rules = edited.body.lint_warnings.map((w: { rule: string }) => w.rule);
+        expect(rules).toContain('alter-column-type');
+        expect(rules).toContain('parse-error');
+        expect(edited.body.statements).toHaveLength(2);
+        expect(edited.body.rollback_sql).toBeNull();
+
+        await engine.load(targetUrl, engine.drift);
+        const stale = await owner.post(`${API}/migrations/${migration.id}/apply`, {});
+        expect(stale.status).toBe(409);
+        expect(stale.body.detail).toMatch(/changed since the compare/);
+      });
+    });
+  }
+
+  describe('authorization', { skip: !pgUp }, () => {
+    let migrationId: string;
+    beforeAll(async () => {
+      const engine = ENGINES[0]!;
+      const response = await owner.post(`${API}/projects/${projectId}/migrations/compare`, {
+        source_connection_id: await connect((await database(engine, engine.source)).url, 'auth source'),
+        target_connection_id: await connect((await database(engine, engine.target)).url, 'auth target'),
+      });
+      expect(response.status).toBe(201);
+      migrationId = response.body.id;
+    });
+
+    it('answers 401 without credentials', async () => {
+      expect((await t.anonymous.get(`${API}/migrations/${migrationId}`)).status).toBe(401);
+      expect((await t.anonymous.post(`${API}/migrations/${migrationId}/apply`, {})).status).toBe(401);
+    });
+
+    it('lets a project viewer read but not compare, edit or apply (403)', async () => {
+      const { orgId } = await t.store.db
+        .selectFrom('projects')
+        .select('org_id as orgId')
+        .where('id', '=', projectId)
+        .executeTakeFirstOrThrow();
+      const viewer = await t.createUser(orgId, 'member');
+      const added = await owner.post(`${API}/projects/${projectId}/members`, {
+        user_id: viewer.user.id,
+        role: 'viewer',
+      });
+      expect(added.status).toBeLessThan(300);
+      expect((await viewer.get(`${API}/migrations/${migrationId}`)).status).toBe(200);
+      expect((await viewer.get(`${API}/projects/${projectId}/migrations`)).status).toBe(200);
+      expect(
+        (await viewer.patch(`${API}/migrations/${migrationId}`, { generated_sql: 'select 1' })).status,
+      ).toBe(403);
+      expect((await viewer.post(`${API}/migrations/${migrationId}/apply`, {})).status).toBe(403);
+      expect((await viewer.post(`${API}/migrations/${migrationId}/rollback`)).status).toBe(403);
+      // A read-only key of the owner cannot write either.
+      const key = await t.keyClient(owner, ['read']);
+      expect((await key.post(`${API}/migrations/${migrationId}/apply`, {})).status).toBe(403);
+    });
+
+    it('answers 404 to another organization', async () => {
+      const other = (await t.createOrg('Other')).owner;
+      const response = await other.get(`${API}/migrations/${migrationId}`);
+      expect(response.status).toBe(404);
+      expect(response.body.detail).toBe('Migration not found');
+      expect((await other.post(`${API}/migrations/${migrationId}/apply`, {})).status).toBe(404);
+      expect((await other.get(`${API}/projects/${projectId}/migrations`)).status).toBe(404);
+    });
+  });
+});
