@@ -37,13 +37,43 @@ const CHANGE_COUNTS = {
   table_comment_changed: 10,
 } as const;
 
+type ChangeKind = keyof typeof CHANGE_COUNTS;
+
+/**
+ * `tables` changed tables in all (each kind of change touches its own tables; an added table counts
+ * as changed), shared between the kinds in the proportions of CHANGE_COUNTS, at least one each:
+ * largest remainders, so the counts add up to exactly `tables` (13 or more).
+ */
+export function changeCounts(tables: number): Record<ChangeKind, number> {
+  const kinds = Object.keys(CHANGE_COUNTS) as ChangeKind[];
+  const total = kinds.reduce((sum, kind) => sum + CHANGE_COUNTS[kind], 0);
+  const wanted = Math.max(kinds.length, Math.round(tables));
+  const share = kinds.map((kind) => (CHANGE_COUNTS[kind] * wanted) / total);
+  const counts = share.map((x) => Math.max(1, Math.floor(x)));
+  let left = wanted - counts.reduce((a, b) => a + b, 0);
+  const byRemainder = kinds
+    .map((_, i) => i)
+    .sort((a, b) => share[b]! - counts[b]! - (share[a]! - counts[a]!));
+  for (let k = 0; left > 0; k = (k + 1) % kinds.length, left--) counts[byRemainder[k]!]! += 1;
+  for (let i = kinds.length - 1; left < 0; i = (i + kinds.length - 1) % kinds.length) {
+    const at = byRemainder[i]!;
+    if (counts[at]! > 1) {
+      counts[at]! -= 1;
+      left++;
+    }
+  }
+  return Object.fromEntries(kinds.map((kind, i) => [kind, counts[i]!])) as Record<ChangeKind, number>;
+}
+
 /**
  * The scripted changes: each kind on its own tables (so no two changes touch the same object and
  * each produces exactly one diff entry), spread over the schema by a fixed permutation.
  */
-export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
+export function scriptChanges(specs: TableSpec[], q: Quote, changedTables?: number): ScriptedChanges {
   const n = specs.length;
-  const scale = (count: number) => Math.max(1, Math.round((count * n) / 1000));
+  const counts = changedTables === undefined ? undefined : changeCounts(changedTables);
+  const scale = (kind: ChangeKind) =>
+    counts?.[kind] ?? Math.max(1, Math.round((CHANGE_COUNTS[kind] * n) / 1000));
   const referenced = new Set(specs.flatMap((t) => t.foreignKeys.map((fk) => fk.references)));
   const used = new Set<number>([0]); // t_0000 stays as it is: the added foreign keys point to it.
   // 379 is prime to 1,000 (and to most sizes): the order visits every table once.
@@ -72,10 +102,10 @@ export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
     expect(t.name, kind, object);
   };
 
-  for (const t of pick(scale(CHANGE_COUNTS.table_removed), (t) => !referenced.has(t.name))) {
+  for (const t of pick(scale('table_removed'), (t) => !referenced.has(t.name))) {
     both(t, 'table_removed', t.name, `drop table ${pgT(t)};`, `drop table ${q(t.name)};`);
   }
-  for (let k = 1; k <= scale(CHANGE_COUNTS.table_added); k++) {
+  for (let k = 1; k <= scale('table_added'); k++) {
     const name = `t_added_${String(k).padStart(2, '0')}`;
     const ref = `constraint ${q(`fk_${name}_ref`)} foreign key (${q('t_ref')})`;
     pg.push(
@@ -86,17 +116,17 @@ export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
     );
     expect(name, 'table_added', name);
   }
-  for (const t of pick(scale(CHANGE_COUNTS.column_added), () => true)) {
+  for (const t of pick(scale('column_added'), () => true)) {
     const sql = (table: string) => `alter table ${table} add column ${q('extra_note')} varchar(64);`;
     both(t, 'column_added', 'extra_note', sql(pgT(t)), sql(q(t.name)));
   }
-  for (const t of pick(scale(CHANGE_COUNTS.column_removed), () => true)) {
+  for (const t of pick(scale('column_removed'), () => true)) {
     // The table's last column: a palette column in no index, constraint or generated expression.
     const column = t.columns.at(-1)!.name;
     const sql = (table: string) => `alter table ${table} drop column ${q(column)};`;
     both(t, 'column_removed', column, sql(pgT(t)), sql(q(t.name)));
   }
-  for (const t of pick(scale(CHANGE_COUNTS.column_type_changed), () => true)) {
+  for (const t of pick(scale('column_type_changed'), () => true)) {
     both(
       t,
       'column_type_changed',
@@ -106,11 +136,11 @@ export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
       `alter table ${q(t.name)} modify column ${q('email')} varchar(320) null;`,
     );
   }
-  for (const t of pick(scale(CHANGE_COUNTS.column_default_changed), () => true)) {
+  for (const t of pick(scale('column_default_changed'), () => true)) {
     const sql = (table: string) => `alter table ${table} alter column ${q('status')} set default 'pending';`;
     both(t, 'column_default_changed', 'status', sql(pgT(t)), sql(q(t.name)));
   }
-  for (const t of pick(scale(CHANGE_COUNTS.column_not_null_added), () => true)) {
+  for (const t of pick(scale('column_not_null_added'), () => true)) {
     both(
       t,
       'column_not_null_added',
@@ -119,7 +149,7 @@ export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
       `alter table ${q(t.name)} modify column ${q('email')} varchar(255) not null;`,
     );
   }
-  for (const t of pick(scale(CHANGE_COUNTS.index_added), () => true)) {
+  for (const t of pick(scale('index_added'), () => true)) {
     const name = `ix_${t.name}_created`;
     both(
       t,
@@ -129,12 +159,12 @@ export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
       `create index ${q(name)} on ${q(t.name)} (${q('created_at')});`,
     );
   }
-  for (const t of pick(scale(CHANGE_COUNTS.index_removed), () => true)) {
+  for (const t of pick(scale('index_removed'), () => true)) {
     const name = t.indexes[1]!.name;
     both(t, 'index_removed', name, `drop index public.${q(name)};`, `drop index ${q(name)} on ${q(t.name)};`);
   }
   for (const t of pick(
-    scale(CHANGE_COUNTS.foreign_key_added),
+    scale('foreign_key_added'),
     (t) => !t.foreignKeys.some((fk) => fk.column === 'ref_b_id'),
   )) {
     const name = `fk_${t.name}_ref_b`;
@@ -149,13 +179,13 @@ export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
       sql(q(t.name), q(tableName(0))),
     );
   }
-  for (const t of pick(scale(CHANGE_COUNTS.check_constraint_added), () => true)) {
+  for (const t of pick(scale('check_constraint_added'), () => true)) {
     const name = `ck_${t.name}_name_len`;
     const sql = (table: string) =>
       `alter table ${table} add constraint ${q(name)} check (char_length(${q('name')}) < 500);`;
     both(t, 'check_constraint_added', name, sql(pgT(t)), sql(q(t.name)));
   }
-  for (const t of pick(scale(CHANGE_COUNTS.unique_constraint_added), (t) => t.uniques.length === 0)) {
+  for (const t of pick(scale('unique_constraint_added'), (t) => t.uniques.length === 0)) {
     const name = `uq_${t.name}_email`;
     const sql = (table: string) => `alter table ${table} add constraint ${q(name)} unique (${q('email')});`;
     pg.push(sql(pgT(t)));
@@ -163,7 +193,7 @@ export function scriptChanges(specs: TableSpec[], q: Quote): ScriptedChanges {
     // MySQL has no unique constraints in the model: a UNIQUE KEY is an index.
     expected.push({ table: t.name, kind: 'unique_constraint_added', object: name });
   }
-  for (const t of pick(scale(CHANGE_COUNTS.table_comment_changed), () => true)) {
+  for (const t of pick(scale('table_comment_changed'), () => true)) {
     both(
       t,
       'table_comment_changed',
