@@ -3,13 +3,12 @@
 // API, and the mailer. `send_drift_alert` is registered first, so its queue exists before a pass
 // sends to it.
 import type { Config } from '../config.ts';
-import { type TargetDialect, dialects as targetDialects } from '../dialects/index.ts';
+import type { TargetDialect } from '../dialects/index.ts';
 import type { DialectName } from '../engine/schema/model.ts';
 import { createMailer } from '../mail/mailer.ts';
 import { createAuditService } from '../modules/audit/audit.service.ts';
-import { createConnectionPools } from '../modules/connections/connection-pools.ts';
-import { createConnectionsService } from '../modules/connections/connections.service.ts';
-import { createTargetGuard, type Resolver } from '../modules/connections/target-guard.ts';
+import { createTargetAccess } from '../modules/connections/target-access.ts';
+import type { Resolver } from '../modules/connections/target-guard.ts';
 import { createDriftAlertSender, type DriftAlertSender } from '../modules/drift/drift-alert.ts';
 import { createDriftChecker, type DriftChecker } from '../modules/drift/drift-check.ts';
 import { createDriftPass, type DriftPassResult } from '../modules/drift/drift-pass.ts';
@@ -52,23 +51,16 @@ export function createDriftJobHandlers(jobs: Jobs, deps: DriftJobsDeps): DriftJo
   const { db, logger, now, config } = deps;
   const { targets } = config;
   const audit = createAuditService({ db, now });
-  const guard = createTargetGuard({
-    policy: { blockPrivate: targets.blockPrivate },
-    timeoutMs: targets.connectTimeoutMs,
-    resolve: deps.resolveHost,
-  });
-  const pools = createConnectionPools({
-    dialects: deps.dialects ?? targetDialects,
-    guard,
-    settings: {
-      connectTimeoutMs: targets.connectTimeoutMs,
-      statementTimeoutMs: targets.statementTimeoutMs,
-      poolSize: targets.poolSize,
-      idleMs: targets.poolIdleMs,
-    },
-  });
   const box = createSecretBox(deps.secretKey);
-  const connections = createConnectionsService({ db, audit, box, pools, guard, now });
+  const { connections, close: closeTargets } = createTargetAccess({
+    db,
+    audit,
+    box,
+    now,
+    targets,
+    dialects: deps.dialects,
+    resolveHost: deps.resolveHost,
+  });
   const snapshots = createSnapshotsService({ db, audit, connections, now });
   const alerts = createDriftAlertQueue(jobs);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, db, logger, now });
@@ -86,7 +78,7 @@ export function createDriftJobHandlers(jobs: Jobs, deps: DriftJobsDeps): DriftJo
     checker,
     async close() {
       mailer.close();
-      await pools.closeAll();
+      await closeTargets();
     },
   };
 }

@@ -2,12 +2,11 @@
 // with their own pools to the target databases (a `worker` process has no API to borrow them from),
 // closed by the returned `close`. Same wiring as drift's jobs (src/jobs/drift.ts).
 import type { TargetsConfig } from '../config.ts';
-import { type TargetDialect, dialects as targetDialects } from '../dialects/index.ts';
+import type { TargetDialect } from '../dialects/index.ts';
 import type { DialectName } from '../engine/schema/model.ts';
 import { createAuditService } from '../modules/audit/audit.service.ts';
-import { createConnectionPools } from '../modules/connections/connection-pools.ts';
-import { createConnectionsService } from '../modules/connections/connections.service.ts';
-import { createTargetGuard, type Resolver } from '../modules/connections/target-guard.ts';
+import { createTargetAccess } from '../modules/connections/target-access.ts';
+import type { Resolver } from '../modules/connections/target-guard.ts';
 import { createMigrationRunHandlers } from '../modules/migrations/migration-runs.ts';
 import type { RunHandlers } from '../modules/runs/runs.executor.ts';
 import { createSecretBox } from '../security/secret-box.ts';
@@ -29,23 +28,16 @@ export function createMigrationJobHandlers(deps: MigrationJobsDeps): {
 } {
   const { db, now, targets } = deps;
   const audit = createAuditService({ db, now });
-  const guard = createTargetGuard({
-    policy: { blockPrivate: targets.blockPrivate },
-    timeoutMs: targets.connectTimeoutMs,
-    resolve: deps.resolveHost,
-  });
-  const pools = createConnectionPools({
-    dialects: deps.dialects ?? targetDialects,
-    guard,
-    settings: {
-      connectTimeoutMs: targets.connectTimeoutMs,
-      statementTimeoutMs: targets.statementTimeoutMs,
-      poolSize: targets.poolSize,
-      idleMs: targets.poolIdleMs,
-    },
-  });
   const box = createSecretBox(deps.secretKey);
-  const connections = createConnectionsService({ db, audit, box, pools, guard, now });
+  const { connections, close: closeTargets } = createTargetAccess({
+    db,
+    audit,
+    box,
+    now,
+    targets,
+    dialects: deps.dialects,
+    resolveHost: deps.resolveHost,
+  });
   return {
     handlers: createMigrationRunHandlers({
       db,
@@ -53,6 +45,6 @@ export function createMigrationJobHandlers(deps: MigrationJobsDeps): {
       now,
       statementTimeoutMs: targets.statementTimeoutMs,
     }),
-    close: () => pools.closeAll(),
+    close: closeTargets,
   };
 }
