@@ -8,7 +8,7 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import { type Config, TARGET_DEFAULTS, type TargetsConfig } from './config.ts';
-import { type TargetDialect, dialects as targetDialects } from './dialects/index.ts';
+import type { TargetDialect } from './dialects/index.ts';
 import type { DialectName } from './engine/schema/model.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { corsOptions } from './http/cors.ts';
@@ -36,10 +36,9 @@ import { createOAuthProviders } from './modules/auth/oauth-providers.ts';
 import { createSignupService } from './modules/auth/signup.service.ts';
 import { registerTwoFactorRoutes } from './modules/auth/two-factor.routes.ts';
 import { createTwoFactorService } from './modules/auth/two-factor.service.ts';
-import { createConnectionPools } from './modules/connections/connection-pools.ts';
 import { registerConnectionsRoutes } from './modules/connections/connections.routes.ts';
-import { createConnectionsService } from './modules/connections/connections.service.ts';
-import { createTargetGuard, type Resolver } from './modules/connections/target-guard.ts';
+import { createTargetAccess } from './modules/connections/target-access.ts';
+import type { Resolver } from './modules/connections/target-guard.ts';
 import { registerDriftRoutes } from './modules/drift/drift.routes.ts';
 import { createDriftService } from './modules/drift/drift.service.ts';
 import { createDriftChecker, type DriftAlertQueue } from './modules/drift/drift-check.ts';
@@ -47,6 +46,8 @@ import { registerMigrationsRoutes } from './modules/migrations/migrations.routes
 import { createMigrationsService } from './modules/migrations/migrations.service.ts';
 import { registerOrgsRoutes } from './modules/orgs/orgs.routes.ts';
 import { createOrgsService } from './modules/orgs/orgs.service.ts';
+import { registerPatchesRoutes } from './modules/patches/patches.routes.ts';
+import { createPatchesService } from './modules/patches/patches.service.ts';
 import { registerProjectsRoutes } from './modules/projects/projects.routes.ts';
 import { createProjectsService } from './modules/projects/projects.service.ts';
 import { registerRunsRoutes } from './modules/runs/runs.routes.ts';
@@ -165,24 +166,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const box = createSecretBox(secretKey);
   const twoFactor = createTwoFactorService({ db, audit, box, now });
   const targets = config.targets ?? TARGET_DEFAULTS;
-  const guard = createTargetGuard({
-    policy: { blockPrivate: targets.blockPrivate },
-    timeoutMs: targets.connectTimeoutMs,
-    resolve: deps.resolveHost,
-  });
-  const pools = createConnectionPools({
-    dialects: deps.dialects ?? targetDialects,
-    guard,
-    settings: {
-      connectTimeoutMs: targets.connectTimeoutMs,
-      statementTimeoutMs: targets.statementTimeoutMs,
-      poolSize: targets.poolSize,
-      idleMs: targets.poolIdleMs,
-    },
+  const { connections, close: closeTargets } = createTargetAccess({
+    db,
+    audit,
+    box,
+    now,
+    targets,
+    dialects: deps.dialects,
+    resolveHost: deps.resolveHost,
   });
   // The target pools belong to the app: they close with it.
-  app.addHook('onClose', () => pools.closeAll());
-  const connections = createConnectionsService({ db, audit, box, pools, guard, now });
+  app.addHook('onClose', closeTargets);
   const runs = createRunsService({ db, audit, queue: deps.runQueue, now });
   const snapshots = createSnapshotsService({ db, audit, connections, now });
   const driftChecker = createDriftChecker({
@@ -221,6 +215,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       runs,
       gate: createApprovalGate({ audit, now }),
       now,
+    }),
+    patches: createPatchesService({
+      db,
+      audit,
+      connections,
+      gate: createApprovalGate({ audit, now }),
+      runs,
+      now,
+      statementTimeoutMs: targets.statementTimeoutMs,
     }),
   };
   const oauth = createOAuthService({
@@ -276,6 +279,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       registerApprovalsRoutes(api, services);
       registerAccessRequestsRoutes(api, services);
       registerMigrationsRoutes(api, services);
+      registerPatchesRoutes(api, services);
     },
     { prefix: '/api/v1' },
   );

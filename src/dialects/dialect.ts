@@ -40,6 +40,27 @@ export interface IntrospectOptions {
   filter?: ObjectFilterConfig;
 }
 
+/** One statement's outcome inside a TargetHandle.transaction. */
+export interface TargetQueryResult {
+  /** The rows a SELECT (or RETURNING) produced; empty for DML without them. */
+  rows: Record<string, unknown>[];
+  /** Rows an UPDATE, DELETE or INSERT matched or inserted (MySQL: found, not only changed). */
+  affectedRows: number;
+}
+
+/** The connection a TargetHandle.transaction lends to its work. */
+export interface TargetTransaction {
+  /** Runs one statement; parameters are `$1…` on PostgreSQL and `?` on MySQL. Throws a TargetError. */
+  query(sql: string, params?: unknown[]): Promise<TargetQueryResult>;
+}
+
+export interface TransactionOptions {
+  /** Commit when the work resolves; otherwise (and always when the work throws) roll back. */
+  commit: boolean;
+  /** Limit for each statement; the connection's statement_timeout_ms when absent. */
+  statementTimeoutMs?: number;
+}
+
 /** An open, bounded pool on one target database. Close it when done. */
 export interface TargetHandle {
   readonly dialect: DialectName;
@@ -60,6 +81,11 @@ export interface TargetHandle {
    * applies.
    */
   apply(statements: ExecutableStatement[], options?: ApplyOptions): Promise<ApplyResult>;
+  /**
+   * Runs `work` on one connection inside one transaction (for DML: patches), then commits or rolls
+   * back as `options.commit` says; a failing work is always rolled back and its error rethrown.
+   */
+  transaction<T>(work: (tx: TargetTransaction) => Promise<T>, options: TransactionOptions): Promise<T>;
   close(): Promise<void>;
 }
 

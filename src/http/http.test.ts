@@ -21,6 +21,7 @@ const BODYLESS = new Set([
   'checkConnectionDrift',
   'revokeAccessRequest',
   'cancelRun',
+  'dryRunPatch',
   'rollbackMigration',
 ]);
 

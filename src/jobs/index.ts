@@ -60,6 +60,7 @@ export async function registerJobHandlers(
     targets: config.targets,
     dialects: drift.dialects,
     resolveHost: drift.resolveHost,
+    logger,
   });
   const executor = createRunExecutor({
     db,

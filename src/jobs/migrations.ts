@@ -1,4 +1,5 @@
-// The run handlers of schema migrations (`migration_apply`, `migration_rollback`) for this process,
+// The run handlers of schema migrations (`migration_apply`, `migration_rollback`) and data patches
+// (`patch_execute`) for this process,
 // with their own pools to the target databases (a `worker` process has no API to borrow them from),
 // closed by the returned `close`. Same wiring as drift's jobs (src/jobs/drift.ts).
 import type { TargetsConfig } from '../config.ts';
@@ -8,7 +9,13 @@ import { createAuditService } from '../modules/audit/audit.service.ts';
 import { createTargetAccess } from '../modules/connections/target-access.ts';
 import type { Resolver } from '../modules/connections/target-guard.ts';
 import { createMigrationRunHandlers } from '../modules/migrations/migration-runs.ts';
+import { createPatchRunHandlers } from '../modules/patches/patch-runs.ts';
 import type { RunHandlers } from '../modules/runs/runs.executor.ts';
+import {
+  createSnapshotAfterPatch,
+  type PatchSnapshotLogger,
+} from '../modules/snapshots/snapshot-after-patch.ts';
+import { createSnapshotsService } from '../modules/snapshots/snapshots.service.ts';
 import { createSecretBox } from '../security/secret-box.ts';
 import type { Db } from '../store/db.ts';
 
@@ -20,6 +27,8 @@ export interface MigrationJobsDeps {
   targets: TargetsConfig;
   dialects?: Record<DialectName, TargetDialect>;
   resolveHost?: Resolver;
+  /** Where a failed snapshot after a patch is reported (the patch itself stands). */
+  logger?: PatchSnapshotLogger;
 }
 
 export function createMigrationJobHandlers(deps: MigrationJobsDeps): {
@@ -38,13 +47,26 @@ export function createMigrationJobHandlers(deps: MigrationJobsDeps): {
     dialects: deps.dialects,
     resolveHost: deps.resolveHost,
   });
+  const snapshots = createSnapshotsService({ db, audit, connections, now });
   return {
-    handlers: createMigrationRunHandlers({
-      db,
-      connections,
-      now,
-      statementTimeoutMs: targets.statementTimeoutMs,
-    }),
+    handlers: {
+      ...createMigrationRunHandlers({
+        db,
+        connections,
+        now,
+        statementTimeoutMs: targets.statementTimeoutMs,
+      }),
+      ...createPatchRunHandlers({
+        db,
+        connections,
+        snapshotAfterPatch: createSnapshotAfterPatch({
+          snapshots,
+          logger: deps.logger ?? { warn: () => {} },
+        }),
+        now,
+        statementTimeoutMs: targets.statementTimeoutMs,
+      }),
+    },
     close: closeTargets,
   };
 }

@@ -70,6 +70,15 @@ export const ACTIONS = {
   'migration.edit': { scope: 'write', projectRole: 'developer' },
   'migration.apply': { scope: 'write', projectRole: 'developer' },
   'migration.rollback': { scope: 'write', projectRole: 'developer' },
+  // Data patches: the project sees them; developers write, dry-run, execute and roll them back
+  // (the project policy's approvals guard what reaches production).
+  'patch.read': { scope: 'read', projectRole: 'viewer' },
+  'patch.create': { scope: 'write', projectRole: 'developer' },
+  'patch.edit': { scope: 'write', projectRole: 'developer' },
+  'patch.delete': { scope: 'write', projectRole: 'developer' },
+  'patch.dry_run': { scope: 'write', projectRole: 'developer' },
+  'patch.execute': { scope: 'write', projectRole: 'developer' },
+  'patch.rollback': { scope: 'write', projectRole: 'developer' },
   // Runs: seen by the project; stopped by those who may start operations.
   'runs.list': { scope: 'read', orgRole: 'member' },
   'run.cancel': { scope: 'write', projectRole: 'developer' },

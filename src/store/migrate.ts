@@ -11,6 +11,7 @@ import * as runs from './migrations/0006_runs.ts';
 import * as approvals from './migrations/0007_approvals.ts';
 import * as drift from './migrations/0008_drift.ts';
 import * as schemaMigrations from './migrations/0009_migrations.ts';
+import * as patches from './migrations/0010_patches.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0007_approvals': approvals,
   '0008_drift': drift,
   '0009_migrations': schemaMigrations,
+  '0010_patches': patches,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -346,6 +346,38 @@ export interface MigrationsTable {
   updated_at: Timestamp;
 }
 
+export type PatchStatus = 'draft' | 'executing' | 'executed' | 'failed' | 'rolled_back';
+
+/** A parsed statement of a patch (src/engine/patch/parse-patch.ts). */
+export interface StoredPatchStatement {
+  index: number;
+  kind: 'update' | 'delete' | 'insert';
+  table: string;
+  reversible: boolean;
+  sql: string;
+  has_where: boolean;
+  target_sql: string;
+  table_sql: string;
+  where_sql: string | null;
+}
+
+export interface PatchesTable {
+  id: string;
+  org_id: string;
+  project_id: string;
+  connection_id: string;
+  title: string;
+  sql: string;
+  allow_full_table: Generated<boolean>;
+  status: PatchStatus;
+  statements: Json<StoredPatchStatement[]>;
+  executed_at: NullableTimestamp;
+  execute_run_id: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** E-mails written down instead of sent, when no SMTP server is configured (src/mail). */
 export interface OutboxTable {
   id: string;
@@ -363,6 +395,7 @@ export interface Database {
   access_requests: AccessRequestsTable;
   drift_reports: DriftReportsTable;
   migrations: MigrationsTable;
+  patches: PatchesTable;
   outbox: OutboxTable;
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -380,6 +413,7 @@ export interface Database {
 
 export type Organization = Selectable<OrganizationsTable>;
 export type SchemaMigration = Selectable<MigrationsTable>;
+export type Patch = Selectable<PatchesTable>;
 export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;

@@ -158,6 +158,45 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
     async apply(statements, options = {}) {
       return applyMysql(await connect(), knownFlavor, statements, options, fail);
     },
+    async transaction(work, options) {
+      const connection = await connect();
+      const run = async (sql: string, params: unknown[] = []) => {
+        try {
+          const [result] = await connection.query(sql, params);
+          return Array.isArray(result)
+            ? { rows: result as Record<string, unknown>[], affectedRows: 0 }
+            : { rows: [], affectedRows: (result as { affectedRows?: number }).affectedRows ?? 0 };
+        } catch (error) {
+          throw fail(error);
+        }
+      };
+      const limited = options.statementTimeoutMs !== undefined;
+      let broken = false;
+      try {
+        if (limited) {
+          const [sql, value] = statementLimit(knownFlavor, options.statementTimeoutMs!);
+          await run(sql, [value]);
+        }
+        await run('START TRANSACTION');
+        const result = await work({ query: run });
+        await run(options.commit ? 'COMMIT' : 'ROLLBACK');
+        return result;
+      } catch (error) {
+        await connection.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      } finally {
+        if (limited && !broken) {
+          const [sql, value] = statementLimit(knownFlavor, config.statement_timeout_ms);
+          await connection.query(sql, [value]).catch(() => {
+            broken = true;
+          });
+        }
+        if (broken) connection.destroy();
+        else connection.release();
+      }
+    },
     async close() {
       await pool.end();
     },

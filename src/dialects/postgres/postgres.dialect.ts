@@ -150,6 +150,36 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
         classifyPgError(error, { phase: 'query', tls, password: config.password }),
       );
     },
+    async transaction(work, options) {
+      const client = await connect();
+      const run = async (sql: string, params: unknown[] = []) => {
+        try {
+          const result = await client.query(sql, params);
+          return {
+            rows: (result.rows ?? []) as Record<string, unknown>[],
+            affectedRows: result.rowCount ?? 0,
+          };
+        } catch (error) {
+          throw classifyPgError(error, { phase: 'query', tls, password: config.password });
+        }
+      };
+      let broken = false;
+      try {
+        await run('begin');
+        if (options.statementTimeoutMs !== undefined)
+          await run(`set local statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`);
+        const result = await work({ query: run });
+        await run(options.commit ? 'commit' : 'rollback');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch(() => {
+          broken = true;
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
     async close() {
       await pool.end();
     },

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { parsePatch } from './parse-patch.ts';
+
+describe.each(['postgresql', 'mysql'] as const)('parsePatch (%s)', (dialect) => {
+  it('accepts UPDATE, DELETE and INSERT with their tables', async () => {
+    const result = await parsePatch(
+      dialect,
+      "UPDATE people SET name = 'x' WHERE id = 1; DELETE FROM app.people WHERE id = 2;\nINSERT INTO people (id, name) VALUES (3, 'c');",
+    );
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(
+      result.statements.map(({ index, kind, table, reversible }) => ({ index, kind, table, reversible })),
+    ).toEqual([
+      { index: 0, kind: 'update', table: 'people', reversible: true },
+      { index: 1, kind: 'delete', table: 'app.people', reversible: true },
+      { index: 2, kind: 'insert', table: 'people', reversible: false },
+    ]);
+    expect(result.statements[0]!.sql.toLowerCase()).toContain('update');
+    expect(result.statements[0]!.where_sql).toMatch(/id. = 1|id = 1/);
+    expect(result.statements[1]!.target_sql).toMatch(/app.\.[`"]people/);
+    expect(result.statements[2]!.where_sql).toBeNull();
+  });
+
+  it('refuses DDL hidden after DML, naming the statement', async () => {
+    const result = await parsePatch(dialect, 'UPDATE people SET name = 1 WHERE id = 1; DROP TABLE people');
+    expect(result).toMatchObject({ ok: false, index: 1 });
+    if (!result.ok) expect(result.message).toMatch(/Statement 1/);
+  });
+
+  it('refuses SELECT and unparseable text', async () => {
+    expect((await parsePatch(dialect, 'SELECT 1')).ok).toBe(false);
+    expect((await parsePatch(dialect, 'UPDATE people SET WHERE')).ok).toBe(false);
+    expect((await parsePatch(dialect, '   ')).ok).toBe(false);
+  });
+
+  it('refuses UPDATE and DELETE without WHERE unless the full table is allowed', async () => {
+    const result = await parsePatch(dialect, 'DELETE FROM people');
+    expect(result).toMatchObject({ ok: false, index: 0 });
+    if (!result.ok) expect(result.message).toMatch(/allow_full_table/);
+    expect((await parsePatch(dialect, 'UPDATE people SET name = 1')).ok).toBe(false);
+    expect((await parsePatch(dialect, 'DELETE FROM people', { allowFullTable: true })).ok).toBe(true);
+  });
+
+  it('refuses CTEs and multi-table statements', async () => {
+    const cte = await parsePatch(
+      dialect,
+      'WITH x AS (SELECT 1 AS id) DELETE FROM people WHERE id IN (SELECT id FROM x)',
+    );
+    expect(cte.ok).toBe(false);
+  });
+});
+
+describe('parsePatch (postgresql only)', () => {
+  it('keeps the WHERE text up to RETURNING, with quoting and nesting intact', async () => {
+    const result = await parsePatch(
+      'postgresql',
+      "UPDATE people p SET name = 'where' WHERE (p.id IN (SELECT 1 WHERE true)) AND name <> 'returning' RETURNING *",
+    );
+    expect(result.ok && result.statements[0]!.where_sql).toBe(
+      "(p.id IN (SELECT 1 WHERE true)) AND name <> 'returning'",
+    );
+    expect(result.ok && result.statements[0]!.target_sql).toBe('"people" AS "p"');
+    expect(result.ok && result.statements[0]!.table_sql).toBe('"people"');
+  });
+
+  it('refuses UPDATE … FROM and a data-modifying CTE', async () => {
+    expect((await parsePatch('postgresql', 'UPDATE a SET x = b.x FROM b WHERE a.id = b.id')).ok).toBe(false);
+    expect((await parsePatch('postgresql', 'WITH d AS (DELETE FROM a RETURNING *) SELECT 1')).ok).toBe(false);
+  });
+});
+
+describe('parsePatch (mysql only)', () => {
+  it('refuses multi-table UPDATE and DELETE', async () => {
+    expect((await parsePatch('mysql', 'UPDATE a JOIN b ON a.id = b.id SET a.x = 1 WHERE b.y = 2')).ok).toBe(
+      false,
+    );
+    expect((await parsePatch('mysql', 'DELETE a FROM a JOIN b ON a.id = b.id WHERE b.y = 1')).ok).toBe(false);
+  });
+});

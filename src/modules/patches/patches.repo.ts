@@ -1,0 +1,59 @@
+// Store access for data patches.
+import type { Insertable, Updateable } from 'kysely';
+import type { Db } from '../../store/db.ts';
+import type { Patch, PatchesTable, PatchStatus } from '../../store/tables.ts';
+
+export function insertPatch(db: Db, row: Insertable<PatchesTable>): Promise<Patch> {
+  return db.insertInto('patches').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findPatch(db: Db, orgId: string, id: string): Promise<Patch | undefined> {
+  return db
+    .selectFrom('patches')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Locks the row for the rest of the transaction. */
+export function lockPatch(db: Db, id: string): Promise<Patch | undefined> {
+  return db.selectFrom('patches').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function projectPatchesQuery(db: Db, projectId: string) {
+  return db
+    .selectFrom('patches')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc');
+}
+
+export function updatePatch(db: Db, id: string, changes: Updateable<PatchesTable>): Promise<Patch> {
+  return db.updateTable('patches').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deletePatch(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('patches').where('id', '=', id).execute();
+}
+
+export function findPatchById(db: Db, id: string): Promise<Patch | undefined> {
+  return db.selectFrom('patches').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Moves the status only from one of `from`; returns whether it moved. */
+export async function movePatchStatus(
+  db: Db,
+  id: string,
+  from: PatchStatus[],
+  changes: Updateable<PatchesTable> & { status: PatchStatus },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('patches')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

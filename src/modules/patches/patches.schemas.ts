@@ -1,0 +1,119 @@
+// Patches (API §9): request bodies and the Patch resource.
+import { type Static, Type } from 'typebox';
+import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import type { Patch } from '../../store/tables.ts';
+
+export const PATCH_STATUSES = ['draft', 'executing', 'executed', 'failed', 'rolled_back'] as const;
+
+const Sql = Type.String({ minLength: 1, maxLength: 1_000_000 });
+const Title = Type.String({ minLength: 1, maxLength: 200 });
+const AllowFullTable = Type.Boolean({
+  description: 'Allow UPDATE and DELETE without WHERE (refused with 422 otherwise)',
+});
+
+export const CreatePatchBody = Type.Object(
+  {
+    project_id: Uuid,
+    connection_id: Uuid,
+    title: Title,
+    sql: Sql,
+    allow_full_table: Type.Optional(AllowFullTable),
+  },
+  { additionalProperties: false },
+);
+export type CreatePatchBody = Static<typeof CreatePatchBody>;
+
+export const EditPatchBody = Type.Object(
+  { title: Type.Optional(Title), sql: Type.Optional(Sql), allow_full_table: Type.Optional(AllowFullTable) },
+  { additionalProperties: false },
+);
+export type EditPatchBody = Static<typeof EditPatchBody>;
+
+export const ExecuteBody = Type.Object(
+  {
+    expected_rows: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'The total rows the statements must affect; any other total rolls everything back',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExecuteBody = Static<typeof ExecuteBody>;
+
+export const RollbackBody = Type.Object(
+  {
+    force: Type.Optional(
+      Type.Boolean({ description: 'Restore also the rows changed since the patch (the conflicts)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RollbackBody = Static<typeof RollbackBody>;
+
+export const PatchListQuery = Type.Intersect([PageQuery, Type.Object({ project_id: Uuid })]);
+
+const PatchStatementSchema = Type.Object({
+  index: Type.Integer({ minimum: 0 }),
+  kind: StringEnum(['update', 'delete', 'insert'] as const),
+  table: Type.String(),
+  reversible: Type.Boolean(),
+  sql: Type.String(),
+});
+
+export const PatchSchema = Type.Object(
+  {
+    id: Uuid,
+    project_id: Uuid,
+    connection_id: Uuid,
+    title: Type.String(),
+    sql: Type.String(),
+    allow_full_table: Type.Boolean(),
+    status: StringEnum(PATCH_STATUSES),
+    statements: Type.Array(PatchStatementSchema),
+    executed_at: Nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Patch' },
+);
+
+export function toPatchResponse(patch: Patch) {
+  return {
+    id: patch.id,
+    project_id: patch.project_id,
+    connection_id: patch.connection_id,
+    title: patch.title,
+    sql: patch.sql,
+    allow_full_table: patch.allow_full_table,
+    status: patch.status,
+    statements: patch.statements.map(({ index, kind, table, reversible, sql }) => ({
+      index,
+      kind,
+      table,
+      reversible,
+      sql,
+    })),
+    executed_at: toTimestamp(patch.executed_at),
+    created_at: toTimestamp(patch.created_at),
+    updated_at: toTimestamp(patch.updated_at),
+  };
+}
+
+const SampleRows = Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 20 });
+
+export const DryRunSchema = Type.Object(
+  {
+    statements: Type.Array(
+      Type.Object({
+        index: Type.Integer({ minimum: 0 }),
+        affected_rows: Type.Integer({ minimum: 0 }),
+        sample_before: SampleRows,
+        sample_after: SampleRows,
+      }),
+    ),
+    total_affected_rows: Type.Integer({ minimum: 0 }),
+  },
+  { title: 'PatchDryRun' },
+);
