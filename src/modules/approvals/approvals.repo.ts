@@ -10,6 +10,7 @@ import type {
   Database,
   PolicyRule,
 } from '../../store/tables.ts';
+import { isProjectMember } from '../projects/projects.repo.ts';
 
 type Executor = Kysely<Database>;
 
@@ -155,15 +156,7 @@ export function visibleApprovalsQuery(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
   if (!seesAll) {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('project_members')
-          .select('project_members.user_id')
-          .whereRef('project_members.project_id', '=', 'approvals.project_id')
-          .where('project_members.user_id', '=', userId),
-      ),
-    );
+    query = query.where((eb) => isProjectMember(eb, 'approvals.project_id', userId));
   }
   if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
   if (filter.status) query = query.where('status', '=', filter.status);

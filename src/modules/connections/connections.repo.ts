@@ -1,6 +1,7 @@
 // Connections of projects. Rows carry the sealed password; the service never lets it out.
 import type { Kysely, Updateable } from 'kysely';
 import type { Connection, ConnectionsTable, Database } from '../../store/tables.ts';
+import { isProjectMember } from '../projects/projects.repo.ts';
 
 type Executor = Kysely<Database>;
 
@@ -52,15 +53,7 @@ export function connectionsQuery(
     .orderBy('connections.id', 'desc');
   if (scope.projectId !== undefined) query = query.where('connections.project_id', '=', scope.projectId);
   else if (!scope.seesAll) {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('project_members')
-          .select('project_members.user_id')
-          .whereRef('project_members.project_id', '=', 'connections.project_id')
-          .where('project_members.user_id', '=', scope.userId),
-      ),
-    );
+    query = query.where((eb) => isProjectMember(eb, 'connections.project_id', scope.userId));
   }
   return query;
 }

@@ -2,6 +2,7 @@
 // connections of Enterprise organizations, the people an alert goes to).
 import { type Kysely, sql } from 'kysely';
 import type { Connection, Database, DriftReport, DriftStatus, Plan, Project } from '../../store/tables.ts';
+import { isProjectMember } from '../projects/projects.repo.ts';
 
 type Executor = Kysely<Database>;
 
@@ -82,15 +83,7 @@ export function visibleReportsQuery(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
   if (!scope.seesAll) {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('project_members')
-          .select('project_members.user_id')
-          .whereRef('project_members.project_id', '=', 'drift_reports.project_id')
-          .where('project_members.user_id', '=', scope.userId),
-      ),
-    );
+    query = query.where((eb) => isProjectMember(eb, 'drift_reports.project_id', scope.userId));
   }
   if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
   if (filter.connection_id) query = query.where('connection_id', '=', filter.connection_id);

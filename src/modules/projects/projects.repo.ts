@@ -1,5 +1,5 @@
 // Projects and their members.
-import { type Kysely, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database, PolicyRule, Project, ProjectRole } from '../../store/tables.ts';
 
 type Executor = Kysely<Database>;
@@ -97,15 +97,7 @@ export function visibleProjectsQuery(db: Executor, orgId: string, userId: string
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
   if (!seesAll) {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('project_members')
-          .select('project_members.user_id')
-          .whereRef('project_members.project_id', '=', 'projects.id')
-          .where('project_members.user_id', '=', userId),
-      ),
-    );
+    query = query.where((eb) => isProjectMember(eb, 'projects.id', userId));
   }
   return query;
 }
@@ -193,4 +185,23 @@ export async function deleteMember(db: Executor, projectId: string, userId: stri
     .where('project_id', '=', projectId)
     .where('user_id', '=', userId)
     .execute();
+}
+
+/**
+ * "The user is a member of the project in `projectIdColumn`": what lists of project-owned things
+ * (connections, runs, approvals, drift reports) add for a user who is not an organization admin.
+ */
+export function isProjectMember<DB extends Database, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  projectIdColumn: string,
+  userId: string,
+) {
+  const members = eb as unknown as ExpressionBuilder<Database, 'project_members'>;
+  return members.exists(
+    members
+      .selectFrom('project_members')
+      .select('project_members.user_id')
+      .where('project_members.project_id', '=', sql.ref<string>(projectIdColumn))
+      .where('project_members.user_id', '=', userId),
+  );
 }

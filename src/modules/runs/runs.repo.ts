@@ -2,6 +2,7 @@
 // can never both claim, finish or cancel the same run.
 import type { Kysely } from 'kysely';
 import type { Database, Run, RunKind, RunStatus } from '../../store/tables.ts';
+import { isProjectMember } from '../projects/projects.repo.ts';
 
 type Executor = Kysely<Database>;
 
@@ -90,15 +91,7 @@ export function visibleRunsQuery(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
   if (!seesAll) {
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('project_members')
-          .select('project_members.user_id')
-          .whereRef('project_members.project_id', '=', 'runs.project_id')
-          .where('project_members.user_id', '=', userId),
-      ),
-    );
+    query = query.where((eb) => isProjectMember(eb, 'runs.project_id', userId));
   }
   if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
   if (filter.kind) query = query.where('kind', '=', filter.kind);
