@@ -3,7 +3,7 @@
 // set), rollback back to the original schema hash, stale compare 409, cross-dialect 422, edit
 // re-lints, and who may do what.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, createTestApp, SECRET_KEY, type TestApp } from '../../../test/support/app.ts';
+import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
 import {
@@ -14,9 +14,7 @@ import {
 } from '../../../test/support/databases.ts';
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
-import { TARGET_DEFAULTS } from '../../config.ts';
-import { createMigrationJobHandlers } from '../../jobs/migrations.ts';
-import type { RunHandlers } from '../runs/runs.executor.ts';
+import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
 const pgUp = await pgAvailable();
@@ -73,32 +71,14 @@ describe('schema migrations', () => {
   let t: TestApp;
   let owner: Client;
   let projectId: string;
-  let close: () => Promise<void> = async () => {};
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    // The handlers need the app's store: they are built once it exists, the way the worker builds them.
-    let handlers: RunHandlers = {};
-    t = await createTestApp({
-      targets: { connectTimeoutMs: 3_000 },
-      runHandlers: {
-        migration_apply: (run, context) => handlers.migration_apply!(run, context),
-        migration_rollback: (run, context) => handlers.migration_rollback!(run, context),
-      },
-    });
-    const built = createMigrationJobHandlers({
-      db: t.store.db,
-      now: t.now,
-      secretKey: SECRET_KEY,
-      targets: { ...TARGET_DEFAULTS, connectTimeoutMs: 3_000 },
-    });
-    handlers = built.handlers;
-    close = built.close;
+    t = await createTestAppWithWorker(['migration_apply', 'migration_rollback']);
     owner = (await t.createOrg('Acme')).owner;
     projectId = (await owner.post(`${API}/projects`, { name: 'Migrations' })).body.id;
   });
   afterAll(async () => {
-    await close();
     await t?.close();
     for (const database of databases) await database.drop();
   });

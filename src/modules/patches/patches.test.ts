@@ -2,7 +2,7 @@
 // statements, refusing DDL, hidden statements and full-table changes with 422 naming the
 // statement, list, read, edit, delete, and who may do what.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, createTestApp, SECRET_KEY, type TestApp } from '../../../test/support/app.ts';
+import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
 import {
@@ -14,9 +14,7 @@ import {
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryMysql, queryPostgres } from '../../../test/support/target-query.ts';
-import { TARGET_DEFAULTS } from '../../config.ts';
-import { createMigrationJobHandlers } from '../../jobs/migrations.ts';
-import type { RunHandlers } from '../runs/runs.executor.ts';
+import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
 import { backupTable } from './patch-runs.ts';
 
 const API = '/api/v1';
@@ -56,31 +54,13 @@ describe('data patches', () => {
   let owner: Client;
   let projectId: string;
   const databases: { drop(): Promise<void> }[] = [];
-  let close: () => Promise<void> = async () => {};
 
   beforeAll(async () => {
-    // The handlers need the app's store: they are built once it exists, the way the worker builds them.
-    let handlers: RunHandlers = {};
-    t = await createTestApp({
-      targets: { connectTimeoutMs: 3_000 },
-      runHandlers: {
-        patch_execute: (run, context) => handlers.patch_execute!(run, context),
-        patch_rollback: (run, context) => handlers.patch_rollback!(run, context),
-      },
-    });
-    const built = createMigrationJobHandlers({
-      db: t.store.db,
-      now: t.now,
-      secretKey: SECRET_KEY,
-      targets: { ...TARGET_DEFAULTS, connectTimeoutMs: 3_000 },
-    });
-    handlers = built.handlers;
-    close = built.close;
+    t = await createTestAppWithWorker(['patch_execute', 'patch_rollback']);
     owner = (await t.createOrg('Acme')).owner;
     projectId = (await owner.post(`${API}/projects`, { name: 'Patches' })).body.id;
   });
   afterAll(async () => {
-    await close();
     await t?.close();
     for (const database of databases) await database.drop();
   });

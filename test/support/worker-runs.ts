@@ -1,0 +1,34 @@
+// The app with its runs worked by the real job handlers, the ones a `worker` process builds, for
+// suites whose runs reach target databases. The handlers need the app's store, so they are built
+// once it exists; closing the app closes their pools too.
+import { TARGET_DEFAULTS } from '../../src/config.ts';
+import { createMigrationJobHandlers } from '../../src/jobs/migrations.ts';
+import type { RunHandler, RunHandlers } from '../../src/modules/runs/runs.executor.ts';
+import type { RunKind } from '../../src/store/tables.ts';
+import { createTestApp, SECRET_KEY, type TestApp } from './app.ts';
+
+export async function createTestAppWithWorker(kinds: RunKind[]): Promise<TestApp> {
+  let handlers: RunHandlers = {};
+  const delegate =
+    (kind: RunKind): RunHandler =>
+    (run, context) =>
+      handlers[kind]!(run, context);
+  const t = await createTestApp({
+    targets: { connectTimeoutMs: 3_000 },
+    runHandlers: Object.fromEntries(kinds.map((kind) => [kind, delegate(kind)])),
+  });
+  const built = createMigrationJobHandlers({
+    db: t.store.db,
+    now: t.now,
+    secretKey: SECRET_KEY,
+    targets: { ...TARGET_DEFAULTS, connectTimeoutMs: 3_000 },
+  });
+  handlers = built.handlers;
+  return {
+    ...t,
+    async close() {
+      await built.close();
+      await t.close();
+    },
+  };
+}
