@@ -1,4 +1,4 @@
-// bench/results.md holds one section per bench (`api`, `schema`, `migration`), each between
+// bench/results.md holds one section per bench (`api`, `schema`, `migration`, `patch`), each between
 // `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`, so that running one bench (BENCH_ONLY) replaces
 // its own section and keeps the others' last results.
 import { readFile, writeFile } from 'node:fs/promises';

@@ -1,9 +1,11 @@
-// `npm run bench` runs three benches, or the one BENCH_ONLY names (`api`, `schema` or `migration`):
-// this file's API bench, then the schema bench (bench/schema.ts: introspection + hash of 1,000
-// tables next to pg_dump and mariadb-dump, and the diff of two such models), then the migration
+// `npm run bench` runs four benches, or the one BENCH_ONLY names (`api`, `schema`, `migration` or
+// `patch`): this file's API bench, then the schema bench (bench/schema.ts: introspection + hash of
+// 1,000 tables next to pg_dump and mariadb-dump, and the diff of two such models), then the migration
 // bench (bench/migration.ts: compare + plan + lint of two 1,000-table PostgreSQL databases, 5 % of
-// the tables changed). Each updates its own section of bench/results.md; the exit code is 1 when
-// any misses its target.
+// the tables changed), then the patch bench (bench/patch.ts: dry-run, backup + execute and rollback
+// of a patch touching 100,000 rows of a 1,000,000-row table, next to the same UPDATE run by psql and
+// mariadb). Each updates its own section of bench/results.md; the exit code is 1 when any misses its
+// target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
 // projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
@@ -16,8 +18,9 @@
 // (default 2), BENCH_CONNECTIONS (default 50), BENCH_STORES (default `pglite,postgres`), TEST_PG_URL
 // (the PostgreSQL server, as for the tests; a throw-away database is created on it and dropped),
 // BENCH_PROFILE=1 (a CPU profile of the server during the API route's run, added to the report; the
-// profiler slows the server, so the numbers of a profiled run are not the benchmark's). The schema
-// and migration benches' variables are described in bench/schema.ts and bench/migration.ts.
+// profiler slows the server, so the numbers of a profiled run are not the benchmark's). The schema,
+// migration and patch benches' variables are described in bench/schema.ts, bench/migration.ts and
+// bench/patch.ts.
 //
 // The load generator is autocannon's programmatic API in a child process (bench/load.ts), not in
 // this process. In this process it would share the server's event loop: every response parsed and
@@ -45,6 +48,7 @@ import {
 } from './fixture.ts';
 import type { LoadReply, LoadRequest } from './load.ts';
 import { runMigrationBench } from './migration.ts';
+import { runPatchBench } from './patch.ts';
 import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
 import { updateResults } from './results.ts';
 import { runSchemaBench } from './schema.ts';
@@ -52,7 +56,7 @@ import { runSchemaBench } from './schema.ts';
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration'] as const;
+const BENCHES = ['api', 'schema', 'migration', 'patch'] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -321,6 +325,9 @@ async function main(): Promise<void> {
   }
   if (only === undefined || only === 'migration') {
     if (!(await runMigrationBench())) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'patch') {
+    if (!(await runPatchBench())) process.exitCode = 1;
   }
 }
 

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       jobsInServer: true,
       sessionCleanupCron: '*/15 * * * *',
       drift: { checkCron: '0 3 * * *', checkConcurrency: 4 },
+      backupRetention: { days: 30, cron: '30 4 * * *' },
       mailFrom: 'dbops <dbops@localhost>',
       signupOpen: true,
       oauth: {},
@@ -92,6 +93,8 @@ describe('loadConfig', () => {
       TARGET_POOL_SIZE: '4',
       DRIFT_CHECK_CRON: '30 2 * * 1-5',
       DRIFT_CHECK_CONCURRENCY: '8',
+      BACKUP_RETENTION_DAYS: '90',
+      BACKUP_RETENTION_CRON: '0 1 * * 0',
       MAIL_FROM: 'DB ops <ops@example.com>',
     });
     expect(config.targets).toEqual({
@@ -118,6 +121,7 @@ describe('loadConfig', () => {
       sessionTtlHours: 8,
       jobsInServer: false,
       drift: { checkCron: '30 2 * * 1-5', checkConcurrency: 8 },
+      backupRetention: { days: 90, cron: '0 1 * * 0' },
       mailFrom: 'DB ops <ops@example.com>',
     });
     expect(loadConfig({ PUBLIC_URL: 'https://ops.example.org' }).mailFrom).toBe(
@@ -125,6 +129,12 @@ describe('loadConfig', () => {
     );
     expect(configError({ DRIFT_CHECK_CONCURRENCY: '0' }).message).toBe(
       'DRIFT_CHECK_CONCURRENCY must be an integer from 1 to 64 (got "0")',
+    );
+    expect(configError({ BACKUP_RETENTION_DAYS: '0' }).message).toBe(
+      'BACKUP_RETENTION_DAYS must be an integer from 1 to 3650 (got "0")',
+    );
+    expect(configError({ BACKUP_RETENTION_DAYS: '7.5' }).message).toBe(
+      'BACKUP_RETENTION_DAYS must be an integer from 1 to 3650 (got "7.5")',
     );
     expect(config.secretKey).toEqual(Buffer.from(HEX_KEY, 'hex'));
     expect(loadConfig({ ADMIN_EMAIL: 'a@example.com', ADMIN_PASSWORD: 'pw' }).admin?.org).toBe('Default');

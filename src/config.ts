@@ -30,6 +30,8 @@ export interface Config {
   sessionCleanupCron: string;
   /** The daily drift check (src/jobs/drift-check.ts). */
   drift: DriftConfig;
+  /** How long patches' backup tables are kept in the targets (src/jobs/backup-retention.ts). */
+  backupRetention: BackupRetentionConfig;
   /** The sender of the service's e-mails (drift alerts): `MAIL_FROM`. */
   mailFrom: string;
   /** `SIGNUP=closed` refuses self-service signup (and new users from OAuth). */
@@ -45,6 +47,13 @@ export interface DriftConfig {
   checkCron: string;
   /** Connections checked at once by one pass. */
   checkConcurrency: number;
+}
+
+export interface BackupRetentionConfig {
+  /** Days after its execution that a patch's before- and after-images are dropped. */
+  days: number;
+  /** When the job looks for backups past their retention: a cron expression in UTC. */
+  cron: string;
 }
 
 export interface TargetsConfig {
@@ -217,6 +226,11 @@ export function loadConfig(env: Env = process.env): Config {
     drift: {
       checkCron: read('DRIFT_CHECK_CRON') ?? '0 3 * * *',
       checkConcurrency: integer('DRIFT_CHECK_CONCURRENCY', 4, 1, 64),
+    },
+    backupRetention: {
+      days: integer('BACKUP_RETENTION_DAYS', 30, 1, 3650),
+      // Daily, in the quiet hours and apart from the drift check's 03:00.
+      cron: read('BACKUP_RETENTION_CRON') ?? '30 4 * * *',
     },
     mailFrom: read('MAIL_FROM') ?? `dbops <dbops@${new URL(publicUrl).hostname}>`,
     signupOpen: signup === 'open',

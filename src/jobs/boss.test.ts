@@ -23,6 +23,7 @@ const CRON = '7 3 1 1 *';
 const JOB_CONFIG = {
   sessionCleanupCron: CRON,
   drift: { checkCron: CRON, checkConcurrency: 2 },
+  backupRetention: { days: 30, cron: CRON },
   smtpUrl: undefined,
   mailFrom: 'dbops <dbops@localhost>',
   publicUrl: 'http://localhost:8000',
@@ -156,6 +157,7 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
         { name: jobNames.sessionCleanup, cron: CRON, timezone: 'UTC' },
         { name: jobNames.approvalExpiry, cron: APPROVAL_EXPIRY_CRON, timezone: 'UTC' },
         { name: jobNames.driftCheck, cron: CRON, timezone: 'UTC' },
+        { name: jobNames.backupRetention, cron: CRON, timezone: 'UTC' },
       ].sort(byName),
     );
 

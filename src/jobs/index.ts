@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { createRunExecutor, type RunHandlers } from '../modules/runs/runs.executor.ts';
 import type { Db } from '../store/db.ts';
 import { registerApprovalExpiry } from './approval-expiry.ts';
+import { registerBackupRetention } from './backup-retention.ts';
 import type { Jobs, JobsLogger } from './boss.ts';
 import { type DriftJobsConfig, type DriftJobsDeps, registerDriftJobs } from './drift.ts';
 import { createMigrationJobHandlers } from './migrations.ts';
@@ -23,7 +24,8 @@ const RUN_STALE_AFTER_MS = 60_000;
 /**
  * Creates every queue, (re)stores every schedule and starts a worker per queue. Call it after
  * `jobs.start()`. Idempotent across processes and restarts: each of them registers the same.
- * Returns what closes the handlers' own resources (drift's and migrations' target pools): call it after `jobs.stop()`.
+ * Returns what closes the handlers' own resources (the target pools of drift, migrations and backup
+ * retention): call it after `jobs.stop()`.
  */
 export async function registerJobHandlers(
   jobs: Jobs,
@@ -38,7 +40,7 @@ export async function registerJobHandlers(
   }: {
     db: Db;
     logger: JobsLogger;
-    config: Pick<Config, 'sessionCleanupCron'> & DriftJobsConfig;
+    config: Pick<Config, 'sessionCleanupCron' | 'backupRetention'> & DriftJobsConfig;
     now?: () => Date;
     /** The handler of each run kind (patches, migrations, …). */
     runHandlers?: RunHandlers;
@@ -80,8 +82,21 @@ export async function registerJobHandlers(
     config,
     pollingIntervalSeconds,
   });
+  const closeBackupRetention = await registerBackupRetention(jobs, {
+    db,
+    logger,
+    now,
+    cron: config.backupRetention.cron,
+    retentionDays: config.backupRetention.days,
+    secretKey: drift.secretKey,
+    targets: config.targets,
+    dialects: drift.dialects,
+    resolveHost: drift.resolveHost,
+    pollingIntervalSeconds,
+  });
   return async () => {
     await closeDrift();
     await migrations.close();
+    await closeBackupRetention();
   };
 }

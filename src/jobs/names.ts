@@ -6,4 +6,5 @@ export const jobNames = {
   approvalExpiry: 'approval_expiry',
   driftCheck: 'drift_check',
   sendDriftAlert: 'send_drift_alert',
+  backupRetention: 'backup_retention',
 } as const;

@@ -12,6 +12,7 @@ import * as approvals from './migrations/0007_approvals.ts';
 import * as drift from './migrations/0008_drift.ts';
 import * as schemaMigrations from './migrations/0009_migrations.ts';
 import * as patches from './migrations/0010_patches.ts';
+import * as patchBackupRetention from './migrations/0011_patch_backup_retention.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0008_drift': drift,
   '0009_migrations': schemaMigrations,
   '0010_patches': patches,
+  '0011_patch_backup_retention': patchBackupRetention,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -348,17 +348,28 @@ export interface MigrationsTable {
 
 export type PatchStatus = 'draft' | 'executing' | 'executed' | 'failed' | 'rolled_back';
 
-/** A parsed statement of a patch (src/engine/patch/parse-patch.ts). */
+/**
+ * A parsed statement of a patch (src/engine/patch/parse-patch.ts) with its rollback key
+ * (src/engine/patch/rollback-key.ts), decided when the patch is saved and again at execute.
+ */
 export interface StoredPatchStatement {
   index: number;
   kind: 'update' | 'delete' | 'insert';
   table: string;
   reversible: boolean;
+  /** Why a rollback cannot restore what the statement changes; null when it can. */
+  irreversible_reason: string | null;
+  /** The columns that find the statement's rows again; null when it is irreversible. */
+  key: string[] | null;
+  /** The table's writable columns when the patch was executed: what its images hold. */
+  columns?: string[];
   sql: string;
   has_where: boolean;
   target_sql: string;
   table_sql: string;
   where_sql: string | null;
+  set_columns: string[];
+  upsert: boolean;
 }
 
 export interface PatchesTable {
@@ -373,6 +384,8 @@ export interface PatchesTable {
   statements: Json<StoredPatchStatement[]>;
   executed_at: NullableTimestamp;
   execute_run_id: string | null;
+  /** When the backup_retention job dropped the execution's backup tables; no rollback after it. */
+  backups_dropped_at: NullableTimestamp;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -98,3 +98,105 @@ export function mysqlBatches(text: string): string[] {
   flush();
   return batches;
 }
+
+/** The Sakila tables whose rows `loadSakilaRows` can load on both engines, parents first. */
+export type SakilaTable = 'language' | 'category' | 'actor' | 'film' | 'film_actor' | 'film_category';
+
+/**
+ * Rows of the Sakila data (`postgres-data-copy.sql`, PostgreSQL COPY text) into the tables of a
+ * loaded Sakila schema at `url`, PostgreSQL or MySQL: the corpus has rows only for PostgreSQL. The
+ * columns both engines have are inserted (PostgreSQL's `film.fulltext` is not MySQL's), a text
+ * array becomes a MySQL SET, and on PostgreSQL the serial sequences move past the loaded keys.
+ */
+export async function loadSakilaRows(url: string, tables: SakilaTable[]): Promise<void> {
+  const blocks = copyBlocks(readCorpus('sakila', 'postgres-data-copy.sql'));
+  const batches = tables.map((table) => {
+    const block = blocks.get(table);
+    if (!block) throw new Error(`The Sakila data has no rows for ${table}`);
+    return { table, ...block };
+  });
+  if (url.startsWith('mysql')) {
+    const connection = await mysql.createConnection({ uri: url });
+    try {
+      for (const { table, columns, rows } of batches) {
+        const [found] = await connection.query(
+          'select column_name as name from information_schema.columns where table_schema = database() and table_name = ?',
+          [table],
+        );
+        const known = new Set((found as { name: string }[]).map((c) => c.name.toLowerCase()));
+        const keep = columns.flatMap((c, i) => (known.has(c) ? [i] : []));
+        const values = rows.map((row) => keep.map((i) => pgArrayToSet(row[i] ?? null)));
+        for (let at = 0; at < values.length; at += 1_000)
+          await connection.query('INSERT INTO ?? (??) VALUES ?', [
+            table,
+            keep.map((i) => columns[i]),
+            values.slice(at, at + 1_000),
+          ]);
+      }
+    } finally {
+      await connection.end();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const { table, columns, rows } of batches) {
+      for (let at = 0; at < rows.length; at += 1_000) {
+        const slice = rows.slice(at, at + 1_000);
+        const tuples = slice.map(
+          (_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`,
+        );
+        await client.query(
+          `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`,
+          slice.flat(),
+        );
+      }
+      // The schema's sequences are not OWNED BY their columns: the name is read from the default.
+      const serials = await client.query(
+        `select column_name as name, substring(column_default from 'nextval\\(''([^'']+)''') as sequence
+           from information_schema.columns
+          where table_schema = current_schema() and table_name = $1 and column_default like 'nextval(%'`,
+        [table],
+      );
+      for (const { name, sequence } of serials.rows)
+        await client.query(`select setval($1::regclass, (select max(${name}) from ${table}))`, [sequence]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** The COPY … FROM stdin blocks of a dump: table to column names and decoded rows (null for \N). */
+function copyBlocks(dump: string): Map<string, { columns: string[]; rows: (string | null)[][] }> {
+  const blocks = new Map<string, { columns: string[]; rows: (string | null)[][] }>();
+  const copy = /^COPY (?:public\.)?(\w+) \(([^)]*)\) FROM stdin;\n([\s\S]*?)^\\\.$/gm;
+  for (const [, table, columns, body] of dump.matchAll(copy)) {
+    const rows = body!
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.split('\t').map((field) => (field === '\\N' ? null : unescapeCopy(field))));
+    blocks.set(table!, { columns: columns!.split(', '), rows });
+  }
+  return blocks;
+}
+
+const COPY_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+
+function unescapeCopy(field: string): string {
+  return field.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_, code: string) => {
+    if (code.startsWith('x')) return String.fromCharCode(Number.parseInt(code.slice(1), 16));
+    if (/^[0-7]/.test(code)) return String.fromCharCode(Number.parseInt(code, 8));
+    return COPY_ESCAPES[code] ?? code;
+  });
+}
+
+/** `{Trailers,"Deleted Scenes"}` (a PostgreSQL text array) to `Trailers,Deleted Scenes` (a SET). */
+function pgArrayToSet(value: string | null): string | null {
+  if (value === null || !/^\{.*\}$/.test(value)) return value;
+  return value
+    .slice(1, -1)
+    .split(',')
+    .map((item) => item.replace(/^"(.*)"$/, '$1'))
+    .join(',');
+}

@@ -10,11 +10,17 @@ describe.each(['postgresql', 'mysql'] as const)('parsePatch (%s)', (dialect) => 
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(
-      result.statements.map(({ index, kind, table, reversible }) => ({ index, kind, table, reversible })),
+      result.statements.map(({ index, kind, table, set_columns, upsert }) => ({
+        index,
+        kind,
+        table,
+        set_columns,
+        upsert,
+      })),
     ).toEqual([
-      { index: 0, kind: 'update', table: 'people', reversible: true },
-      { index: 1, kind: 'delete', table: 'app.people', reversible: true },
-      { index: 2, kind: 'insert', table: 'people', reversible: false },
+      { index: 0, kind: 'update', table: 'people', set_columns: ['name'], upsert: false },
+      { index: 1, kind: 'delete', table: 'app.people', set_columns: [], upsert: false },
+      { index: 2, kind: 'insert', table: 'people', set_columns: [], upsert: false },
     ]);
     expect(result.statements[0]!.sql.toLowerCase()).toContain('update');
     expect(result.statements[0]!.where_sql).toMatch(/id. = 1|id = 1/);
@@ -42,6 +48,12 @@ describe.each(['postgresql', 'mysql'] as const)('parsePatch (%s)', (dialect) => 
     expect((await parsePatch(dialect, 'DELETE FROM people', { allowFullTable: true })).ok).toBe(true);
   });
 
+  it('refuses RETURNING: execute records the rows with its own', async () => {
+    const result = await parsePatch(dialect, 'DELETE FROM people WHERE id = 1 RETURNING id');
+    expect(result).toMatchObject({ ok: false, index: 0 });
+    if (!result.ok) expect(result.message).toMatch(/RETURNING is not allowed/);
+  });
+
   it('refuses CTEs and multi-table statements', async () => {
     const cte = await parsePatch(
       dialect,
@@ -52,16 +64,28 @@ describe.each(['postgresql', 'mysql'] as const)('parsePatch (%s)', (dialect) => 
 });
 
 describe('parsePatch (postgresql only)', () => {
-  it('keeps the WHERE text up to RETURNING, with quoting and nesting intact', async () => {
+  it('keeps the WHERE text with quoting and nesting intact', async () => {
     const result = await parsePatch(
       'postgresql',
-      "UPDATE people p SET name = 'where' WHERE (p.id IN (SELECT 1 WHERE true)) AND name <> 'returning' RETURNING *",
+      "UPDATE people p SET name = 'where' WHERE (p.id IN (SELECT 1 WHERE true)) AND name <> 'returning'",
     );
     expect(result.ok && result.statements[0]!.where_sql).toBe(
       "(p.id IN (SELECT 1 WHERE true)) AND name <> 'returning'",
     );
     expect(result.ok && result.statements[0]!.target_sql).toBe('"people" AS "p"');
     expect(result.ok && result.statements[0]!.table_sql).toBe('"people"');
+  });
+
+  it('names the assigned columns, also of a row assignment, and sees an upsert', async () => {
+    const update = await parsePatch('postgresql', 'UPDATE t SET a = 1, (b, c) = (2, 3) WHERE id = 1');
+    expect(update.ok && update.statements[0]!.set_columns).toEqual(['a', 'b', 'c']);
+    const upsert = await parsePatch(
+      'postgresql',
+      'INSERT INTO t (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET a = 2',
+    );
+    expect(upsert.ok && upsert.statements[0]!.upsert).toBe(true);
+    const nothing = await parsePatch('postgresql', 'INSERT INTO t (a) VALUES (1) ON CONFLICT DO NOTHING');
+    expect(nothing.ok && nothing.statements[0]!.upsert).toBe(false);
   });
 
   it('refuses UPDATE … FROM and a data-modifying CTE', async () => {
@@ -71,6 +95,11 @@ describe('parsePatch (postgresql only)', () => {
 });
 
 describe('parsePatch (mysql only)', () => {
+  it('sees ON DUPLICATE KEY UPDATE as an upsert', async () => {
+    const upsert = await parsePatch('mysql', 'INSERT INTO t (a) VALUES (1) ON DUPLICATE KEY UPDATE a = 2');
+    expect(upsert.ok && upsert.statements[0]!.upsert).toBe(true);
+  });
+
   it('refuses multi-table UPDATE and DELETE', async () => {
     expect((await parsePatch('mysql', 'UPDATE a JOIN b ON a.id = b.id SET a.x = 1 WHERE b.y = 2')).ok).toBe(
       false,

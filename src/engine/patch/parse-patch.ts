@@ -1,8 +1,9 @@
 // Patch SQL (API §9): split and parsed by the engines' real parsers (libpg-query for PostgreSQL,
 // node-sql-parser for MySQL), never by regular expressions. Only plain DML is accepted: UPDATE,
 // DELETE and INSERT on one table each. DDL, SELECT, CTEs (which may hide a data-modifying
-// statement), anything else, and an UPDATE or DELETE without WHERE (unless the full table is
-// allowed) are refused, naming the statement. Pure: no connection.
+// statement), RETURNING (execute adds its own to record the rows), anything else, and an UPDATE or
+// DELETE without WHERE (unless the full table is allowed) are refused, naming the statement.
+// Whether a statement can be rolled back needs the table's keys: see rollback-key.ts. Pure.
 import { loadModule, parseSync, scanSync } from 'libpg-query';
 import nodeSqlParser from 'node-sql-parser';
 import type { DialectName } from '../schema/model.ts';
@@ -14,8 +15,6 @@ export interface PatchStatement {
   kind: PatchKind;
   /** `schema.table` when qualified, else the bare name. */
   table: string;
-  /** Whether a rollback can restore what it changes (before-images by primary key). */
-  reversible: boolean;
   /** The statement's text, without the terminating semicolon. */
   sql: string;
   /** Whether an UPDATE or DELETE has a WHERE clause. */
@@ -26,6 +25,10 @@ export interface PatchStatement {
   table_sql: string;
   /** The WHERE condition's SQL (null for INSERT and for a statement without WHERE). */
   where_sql: string | null;
+  /** The columns an UPDATE assigns (empty for DELETE and INSERT). */
+  set_columns: string[];
+  /** An INSERT that updates the existing row on conflict (ON CONFLICT DO UPDATE, ON DUPLICATE KEY UPDATE). */
+  upsert: boolean;
 }
 
 export type PatchParse =
@@ -49,6 +52,9 @@ interface Raw {
   tables: number;
   hasWhere: boolean;
   hasWith: boolean;
+  hasReturning: boolean;
+  setColumns: string[];
+  upsert: boolean;
   targetSql: string;
   tableSql: string;
   whereSql: string | null;
@@ -64,22 +70,16 @@ function pgTargetSql(range: Record<string, unknown> | undefined, withAlias = tru
   return alias && withAlias ? `${name} AS ${pgQuote(alias)}` : name;
 }
 
-/** The text of the top-level WHERE condition, up to RETURNING or the end (the scanner knows quoting). */
+/** The text of the top-level WHERE condition, to the end (the scanner knows quoting and nesting). */
 function pgWhereSql(sql: string): string | null {
-  const bytes = Buffer.from(sql, 'utf8');
   let depth = 0;
-  let start: number | null = null;
-  let end = bytes.length;
   for (const token of scanSync(sql).tokens) {
     if (token.text === '(') depth++;
     else if (token.text === ')') depth--;
-    else if (depth === 0 && start === null && token.text.toLowerCase() === 'where') start = token.end;
-    else if (depth === 0 && start !== null && token.text.toLowerCase() === 'returning') {
-      end = token.start;
-      break;
-    }
+    else if (depth === 0 && token.text.toLowerCase() === 'where')
+      return Buffer.from(sql, 'utf8').subarray(token.end).toString('utf8').trim();
   }
-  return start === null ? null : bytes.subarray(start, end).toString('utf8').trim();
+  return null;
 }
 
 function pgRangeName(range: Record<string, unknown> | undefined): string | null {
@@ -127,6 +127,14 @@ async function rawPostgres(text: string): Promise<Raw[] | { index: number; messa
       tables: 1 + extra,
       hasWhere: body.whereClause !== undefined,
       hasWith: body.withClause !== undefined,
+      hasReturning: body.returningClause !== undefined || body.returningList !== undefined,
+      setColumns:
+        type === 'UpdateStmt'
+          ? ((body.targetList as { ResTarget: { name: string } }[] | undefined) ?? []).map(
+              (t) => t.ResTarget.name,
+            )
+          : [],
+      upsert: (body.onConflictClause as { action?: string } | undefined)?.action === 'ONCONFLICT_UPDATE',
       targetSql: kind ? pgTargetSql(body.relation as Record<string, unknown> | undefined) : '',
       tableSql: kind ? pgTargetSql(body.relation as Record<string, unknown> | undefined, false) : '',
       whereSql: body.whereClause !== undefined ? pgWhereSql(sql) : null,
@@ -181,6 +189,10 @@ function rawMysql(text: string): Raw[] | { index: number; message: string } {
       tables: kind === 'insert' ? 1 : targets.length,
       hasWhere: node.where !== null && node.where !== undefined,
       hasWith: node.with !== null && node.with !== undefined,
+      hasReturning: node.returning !== null && node.returning !== undefined,
+      setColumns:
+        type === 'update' ? ((node.set as { column: string }[] | undefined) ?? []).map((s) => s.column) : [],
+      upsert: node.on_duplicate_update !== null && node.on_duplicate_update !== undefined,
       targetSql: kind ? mysqlTargetSql(targets[0]) : '',
       tableSql: kind ? mysqlTargetSql(targets[0], false) : '',
       whereSql:
@@ -206,6 +218,8 @@ export async function parsePatch(
     if (statement.kind === null)
       return refuse(`${statement.what} is not allowed in a patch; only UPDATE, DELETE and INSERT are`);
     if (statement.hasWith) return refuse('a WITH clause is not allowed in a patch');
+    if (statement.hasReturning)
+      return refuse('RETURNING is not allowed in a patch; the dry-run shows the rows a statement changes');
     if (statement.table === null) return refuse('the target table could not be determined');
     if (statement.tables > 1)
       return refuse(`a multi-table ${statement.kind.toUpperCase()} is not allowed in a patch`);
@@ -217,13 +231,13 @@ export async function parsePatch(
       index,
       kind: statement.kind,
       table: statement.table,
-      // An INSERT has no before-image: its rows are not recorded, so a rollback cannot remove them.
-      reversible: statement.kind !== 'insert',
       sql: statement.sql,
       has_where: statement.hasWhere,
       target_sql: statement.targetSql,
       table_sql: statement.tableSql,
       where_sql: statement.whereSql,
+      set_columns: statement.setColumns,
+      upsert: statement.upsert,
     });
   }
   return { ok: true, statements };

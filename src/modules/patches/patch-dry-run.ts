@@ -1,12 +1,12 @@
 // The dry run of a patch (API §9): every statement runs inside one transaction that is always
 // rolled back, under a statement timeout, so nothing changes. For each statement it reports the
 // rows affected and up to SAMPLE_ROWS rows before and after: UPDATE and DELETE sample the rows
-// their WHERE selects before running; after an UPDATE the same rows are read again by primary key
-// (by the WHERE again when the table has none); an INSERT's rows are not sampled before, and after
-// it only on PostgreSQL (RETURNING is not portable to MySQL 8).
+// their WHERE selects before running; after an UPDATE the same rows are read again by the
+// statement's rollback key (by the WHERE again when it has none); an INSERT's rows are sampled
+// after it through RETURNING when it is reversible (PostgreSQL without rewrite rules, MariaDB).
 import type { TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
+import type { DialectName } from '../../engine/schema/model.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
 
 export const SAMPLE_ROWS = 20;
@@ -30,27 +30,6 @@ export interface DryRunStatement {
 export interface DryRunResult {
   statements: DryRunStatement[];
   total_affected_rows: number;
-}
-
-function tableOf(model: SchemaModel, table: string) {
-  const [first, second] = table.split('.');
-  const schema = second === undefined ? null : first!;
-  const name = second ?? first!;
-  const found = model.tables.find(
-    (t) =>
-      t.name === name && (model.dialect === 'mysql' ? true : (t.schema ?? 'public') === (schema ?? 'public')),
-  );
-  return found;
-}
-
-/** `schema.table` or `table` as the parser named it, to the model's primary key columns. */
-export function primaryKeyOf(model: SchemaModel, table: string): string[] | null {
-  return tableOf(model, table)?.primary_key?.columns ?? null;
-}
-
-/** The table's column names, in order; null for a table the model does not have. */
-export function columnsOf(model: SchemaModel, table: string): string[] | null {
-  return tableOf(model, table)?.columns.map((c) => c.name) ?? null;
 }
 
 function quote(dialect: DialectName, name: string): string {
@@ -89,7 +68,6 @@ export async function dryRunPatch(
   options: { statementTimeoutMs: number },
 ): Promise<DryRunResult> {
   const dialect = handle.dialect;
-  const model = await handle.introspect();
   const results = await handle.transaction(
     async (tx) => {
       const out: DryRunStatement[] = [];
@@ -97,9 +75,10 @@ export async function dryRunPatch(
         const limit = ` LIMIT ${SAMPLE_ROWS}`;
         const before =
           statement.kind === 'insert' ? [] : (await tx.query(selectWhere(statement) + limit)).rows;
-        let sql = statement.sql;
-        if (statement.kind === 'insert' && dialect === 'postgresql' && !/\breturning\b/i.test(sql))
-          sql = `${sql} RETURNING *`;
+        // The newline ends a trailing `--` comment.
+        // A reversible INSERT is one whose rows RETURNING can give (no rewrite rule, not MySQL 8).
+        const sampled = statement.kind === 'insert' && statement.key != null;
+        const sql = sampled ? `${statement.sql}\nRETURNING *` : statement.sql;
         const executed = await tx.query(sql).catch((error) => {
           if (error instanceof TargetError && (error.cause === 'other' || error.cause === 'timeout'))
             throw new PatchStatementFailed(statement.index, error.message);
@@ -108,14 +87,14 @@ export async function dryRunPatch(
         let after: Record<string, unknown>[] = [];
         if (statement.kind === 'insert') after = executed.rows.slice(0, SAMPLE_ROWS);
         else if (statement.kind === 'update') {
-          const key = primaryKeyOf(model, statement.table);
+          const key = statement.key;
           after = key
             ? await rowsByKey(tx, dialect, statement, key, before)
             : (await tx.query(selectWhere(statement) + limit)).rows;
         }
         out.push({
           index: statement.index,
-          affected_rows: executed.affectedRows,
+          affected_rows: sampled && dialect === 'mysql' ? executed.rows.length : executed.affectedRows,
           sample_before: before,
           sample_after: after,
         });

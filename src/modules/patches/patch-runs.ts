@@ -1,43 +1,34 @@
-// The run handler of `patch_execute` (API §9), for the job worker. Before-images first: the rows
-// each UPDATE and DELETE will touch are copied into backup tables (PostgreSQL: schema
-// `dbops_backup`, tables `<run id>_<statement>`; MySQL: `_dbops_bak_<run id>_<statement>` beside
-// the data, since MySQL has no second schema to write to). The empty backup tables are created in
-// a first transaction (MySQL DDL commits by itself); then one transaction copies the rows, runs
-// every statement and, when `expected_rows` was given and the total differs, rolls everything
-// back: nothing changed, the run fails, the backup tables are dropped. After a commit the patch is
-// `executed` and a snapshot of the connection is taken.
+// The run handlers of `patch_execute` and `patch_rollback` (API §9), for the job worker.
+// Execute decides each statement's rollback key again on the schema as it is now, creates the empty
+// images (patch-images.ts) in a first transaction (MySQL DDL commits by itself), then one
+// transaction runs every statement writing its images and, when `expected_rows` was given and the
+// total differs, rolls everything back: nothing changed, the run fails, the images are dropped.
+// After a commit the patch is `executed` and a snapshot of the connection is taken. Rollback
+// lists the rows changed since the patch, then restores in one transaction, last statement first,
+// with the tables' triggers paused where the engine allows (paused-triggers.ts), and checks that
+// the rows are as before.
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
+import { findTable, keyOnModel } from '../../engine/patch/rollback-key.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
 import { AppError, conflict, notFound } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { type RunContext, RunFailed, type RunHandlers } from '../runs/runs.executor.ts';
 import type { SnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
-import { columnsOf, primaryKeyOf } from './patch-dry-run.ts';
+import {
+  backupTable,
+  createImageSql,
+  imagesOf,
+  PG_BACKUP_SCHEMA,
+  type RestorePlan,
+  restorePlan,
+  runWithImages,
+  writableColumns,
+} from './patch-images.ts';
 import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
-
-export const PG_BACKUP_SCHEMA = 'dbops_backup';
-
-/**
- * The quoted backup table of statement `index` of run `runId`: the rows as they were before it
- * (`before`), or, for an UPDATE, the same rows right after it (`after`, what a rollback compares
- * with to find rows changed since).
- */
-export function backupTable(
-  dialect: DialectName,
-  runId: string,
-  index: number,
-  image: 'before' | 'after' = 'before',
-): string {
-  const id = `${runId.replaceAll('-', '')}_${index}${image === 'after' ? '_after' : ''}`;
-  return dialect === 'mysql' ? `\`_dbops_bak_${id}\`` : `"${PG_BACKUP_SCHEMA}"."${id}"`;
-}
-
-export function quoteName(dialect: DialectName, name: string): string {
-  return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
-}
+import { pauseTriggers } from './paused-triggers.ts';
 
 class ExpectedRowsMismatch extends Error {
   readonly affected: number[];
@@ -45,6 +36,37 @@ class ExpectedRowsMismatch extends Error {
     super(message);
     this.affected = affected;
   }
+}
+
+/** The patch cannot run as approved: a table is gone, or a statement lost its rollback key. */
+class PatchNoLongerFits extends Error {}
+
+/**
+ * The statements with their rollback keys and columns decided again on the schema as it is now;
+ * a statement that became irreversible stops the run unless irreversible ones were allowed.
+ */
+function refreshStatements(
+  statements: StoredPatchStatement[],
+  model: SchemaModel,
+  allowIrreversible: boolean,
+): (StoredPatchStatement & { columns: string[] })[] {
+  return statements.map((statement) => {
+    const keyed = keyOnModel(statement, model);
+    if (!keyed)
+      throw new PatchNoLongerFits(`Statement ${statement.index}: table ${statement.table} does not exist`);
+    const { table, verdict } = keyed;
+    if (!verdict.reversible && !allowIrreversible)
+      throw new PatchNoLongerFits(
+        `Statement ${statement.index} cannot be rolled back (${verdict.reason}); send allow_irreversible: true to execute it anyway`,
+      );
+    return {
+      ...statement,
+      reversible: verdict.reversible,
+      irreversible_reason: verdict.reason,
+      key: verdict.key,
+      columns: writableColumns(table),
+    };
+  });
 }
 
 export function createPatchRunHandlers(deps: {
@@ -61,77 +83,65 @@ export function createPatchRunHandlers(deps: {
     if (!patch) throw notFound('Patch');
     const connection = await connections.findById(patch.connection_id);
     if (!connection) throw notFound('Connection');
-    const expected = (run.params as { expected_rows?: number }).expected_rows;
+    const params = run.params as { expected_rows?: number; allow_irreversible?: boolean };
+    const expected = params.expected_rows;
     if (
       !(await movePatchStatus(db, patch.id, ['draft', 'failed'], { status: 'executing', updated_at: now() }))
     )
       throw conflict(`The patch is ${patch.status} and cannot be executed`);
-    const statements = patch.statements;
-    const backed = statements.filter((s) => s.kind !== 'insert');
     const dialect = connection.dialect;
     const fail = async (message: string, result: Record<string, unknown>): Promise<never> => {
       await updatePatch(db, patch.id, { status: 'failed', updated_at: now() });
       throw new RunFailed(message, result);
     };
-    await context.progress(0, statements.length);
+    await context.progress(0, patch.statements.length);
 
-    const dropBackups = (tx: TargetTransaction) =>
-      Promise.all(
-        backed.map((s) => tx.query(`DROP TABLE IF EXISTS ${backupTable(dialect, run.id, s.index)}`)),
-      );
-
+    let statements: (StoredPatchStatement & { columns: string[] })[] = [];
+    const images = () =>
+      statements.flatMap((s) => imagesOf(s).map((image) => backupTable(dialect, run.id, s.index, image)));
     let affected: number[];
-    let backedUp: Record<number, number>;
+    let imaged: number[];
     try {
-      ({ affected, backedUp } = await connections.withTarget(connection, async (handle) => {
-        const model = await handle.introspect();
+      ({ affected, imaged } = await connections.withTarget(connection, async (handle) => {
+        statements = refreshStatements(
+          patch.statements,
+          await handle.introspect(),
+          params.allow_irreversible === true,
+        );
+        const target = { dialect, flavor: handle.flavor, runId: run.id };
+        // MySQL commits DDL by itself: the empty images are created before the data transaction.
         await handle.transaction(
           async (tx) => {
-            if (dialect === 'postgresql' && backed.length > 0)
+            if (dialect === 'postgresql' && images().length > 0)
               await tx.query(`CREATE SCHEMA IF NOT EXISTS "${PG_BACKUP_SCHEMA}"`);
-            for (const s of backed) {
-              await tx.query(createBackup(dialect, backupTable(dialect, run.id, s.index), s));
-              if (s.kind === 'update')
-                await tx.query(createBackup(dialect, backupTable(dialect, run.id, s.index, 'after'), s));
-            }
+            for (const s of statements)
+              for (const image of imagesOf(s))
+                await tx.query(createImageSql(dialect, backupTable(dialect, run.id, s.index, image), s));
           },
           { commit: true },
         );
         try {
           return await handle.transaction(
             async (tx) => {
-              const counts: number[] = [];
-              const copies: Record<number, number> = {};
+              const counts = { affected: [] as number[], imaged: [] as number[] };
               for (const s of statements) {
-                if (s.kind !== 'insert')
-                  copies[s.index] = (
-                    await tx.query(
-                      `INSERT INTO ${backupTable(dialect, run.id, s.index)} SELECT * FROM ${s.target_sql} WHERE ${s.where_sql ?? '1 = 1'}`,
-                    )
-                  ).affectedRows;
-                counts.push((await tx.query(s.sql)).affectedRows);
-                const key = primaryKeyOf(model, s.table);
-                if (s.kind === 'update' && key) {
-                  const columns = key.map((c) => quoteName(dialect, c));
-                  const tuple = (alias: string) => `(${columns.map((c) => `${alias}.${c}`).join(', ')})`;
-                  await tx.query(
-                    `INSERT INTO ${backupTable(dialect, run.id, s.index, 'after')} SELECT t.* FROM ${s.table_sql} t ` +
-                      `WHERE ${tuple('t')} IN (SELECT ${tuple('b').slice(1, -1)} FROM ${backupTable(dialect, run.id, s.index)} b)`,
-                  );
-                }
+                const done = await runWithImages(tx, target, s);
+                counts.affected.push(done.affected);
+                counts.imaged.push(done.imaged);
+                await context.progress(s.index + 1, statements.length);
               }
-              const total = counts.reduce((a, b) => a + b, 0);
+              const total = counts.affected.reduce((a, b) => a + b, 0);
               if (expected !== undefined && total !== expected)
                 throw new ExpectedRowsMismatch(
                   `The statements affect ${total} rows, not the ${expected} expected: nothing was changed`,
-                  counts,
+                  counts.affected,
                 );
-              return { affected: counts, backedUp: copies };
+              return counts;
             },
             { commit: true, statementTimeoutMs: deps.statementTimeoutMs },
           );
         } catch (error) {
-          await handle.transaction(dropBackups, { commit: true }).catch(() => {});
+          await handle.transaction((tx) => dropTables(tx, images()), { commit: true }).catch(() => {});
           throw error;
         }
       }));
@@ -142,6 +152,8 @@ export function createPatchRunHandlers(deps: {
           expected_rows: expected,
           changed: false,
         });
+      if (error instanceof PatchNoLongerFits)
+        return fail(`${error.message}: nothing was changed`, { changed: false });
       if (error instanceof TargetError || error instanceof AppError)
         return fail(`The patch failed and was rolled back: ${error.message}`, { changed: false });
       await updatePatch(db, patch.id, { status: 'failed', updated_at: now() });
@@ -150,30 +162,29 @@ export function createPatchRunHandlers(deps: {
     const at = now();
     await updatePatch(db, patch.id, {
       status: 'executed',
+      statements: JSON.stringify(statements),
       executed_at: at,
       execute_run_id: run.id,
       updated_at: at,
     });
-    await context.progress(statements.length, statements.length);
     const snapshot = await deps.snapshotAfterPatch(connection.id, run.id);
-    const total = affected.reduce((a, b) => a + b, 0);
     return {
       affected_rows: affected,
-      total_affected_rows: total,
-      backups: backed.map((s) => ({
+      total_affected_rows: affected.reduce((a, b) => a + b, 0),
+      backups: statements.map((s, i) => ({
         index: s.index,
-        table: backupTable(dialect, run.id, s.index),
-        rows: backedUp[s.index] ?? 0,
+        tables: imagesOf(s).map((image) => backupTable(dialect, run.id, s.index, image)),
+        rows: imaged[i] ?? 0,
+        reversible: s.reversible,
       })),
       snapshot_id: snapshot?.id ?? null,
     };
   }
 
   /**
-   * Restores the before-images of an executed patch in one transaction, statements in reverse
-   * order, by primary key. Rows changed since the patch (an updated row that no longer equals its
-   * after-image, a deleted row that exists again) are conflicts: without `force` nothing is
-   * restored and the run fails listing them; with it they are overwritten.
+   * Restores an executed patch in one transaction, statements in reverse order, by their keys.
+   * Rows changed since the patch are conflicts: without `force` nothing is restored and the run
+   * fails listing them; with it they are overwritten.
    */
   async function rollback(run: Run, context: RunContext): Promise<Record<string, unknown>> {
     const patch = run.subject_id ? await findPatchById(db, run.subject_id) : undefined;
@@ -182,36 +193,54 @@ export function createPatchRunHandlers(deps: {
     if (!connection) throw notFound('Connection');
     const executeRun = patch.execute_run_id;
     if (executeRun === null) throw conflict('The patch has no before-images to restore');
+    if (patch.backups_dropped_at !== null)
+      throw conflict(
+        `The patch's backups were dropped on ${patch.backups_dropped_at.toISOString()}: it cannot be rolled back`,
+      );
     const force = (run.params as { force?: boolean }).force === true;
     if (!(await movePatchStatus(db, patch.id, ['executed'], { status: 'executing', updated_at: now() })))
       throw conflict(`The patch is ${patch.status} and cannot be rolled back`);
     const dialect = connection.dialect;
-    const backed = patch.statements.filter((s) => s.kind !== 'insert').reverse();
-    await context.progress(0, backed.length);
+    const reversed = [...patch.statements].reverse();
+    await context.progress(0, reversed.length);
     const back = async (message: string, result: Record<string, unknown>): Promise<never> => {
       await updatePatch(db, patch.id, { status: 'executed', updated_at: now() });
       throw new RunFailed(message, result);
     };
-    let outcome: { restored: { index: number; rows: number }[]; conflicts: RollbackConflict[] };
+    let outcome: { restored: RestoredStatement[]; conflicts: RollbackConflict[]; warnings: string[] };
     try {
       outcome = await connections.withTarget(connection, async (handle) => {
         const model = await handle.introspect();
+        const plans = reversed.map((s) => planFor(dialect, model, executeRun, s));
         return handle.transaction(
           async (tx) => {
-            const plans = backed.map((s) => restorePlan(dialect, model, executeRun, s));
             const conflicts: RollbackConflict[] = [];
             for (const plan of plans) {
               const rows = (await tx.query(plan.conflicts)).rows;
               if (rows.length > 0) conflicts.push({ index: plan.index, table: plan.table, keys: rows });
             }
             if (conflicts.length > 0 && !force) throw new RollbackConflicts(conflicts);
-            const restored: { index: number; rows: number }[] = [];
-            for (const plan of plans) {
+            const restored: RestoredStatement[] = [];
+            const warnings: string[] = [];
+            for (const [done, plan] of plans.entries()) {
+              const triggers =
+                dialect === 'postgresql'
+                  ? await pauseTriggers(tx, plan.tableSql)
+                  : ({ state: 'none' } as const);
+              if (triggers.state === 'firing')
+                warnings.push(`The triggers of ${plan.table} fired during the restore: ${triggers.reason}`);
               let rows = 0;
               for (const sql of plan.restore) rows += (await tx.query(sql)).affectedRows;
-              restored.push({ index: plan.index, rows });
+              if (triggers.state === 'paused') await triggers.resume();
+              const unequal = Number((await tx.query(plan.verify)).rows[0]?.n ?? 0);
+              if (unequal > 0)
+                warnings.push(
+                  `Statement ${plan.index}: ${unequal} rows of ${plan.table} are not as before the patch after the restore (a trigger?)`,
+                );
+              restored.push({ index: plan.index, rows, unequal_rows: unequal });
+              await context.progress(done + 1, plans.length);
             }
-            return { restored, conflicts };
+            return { restored, conflicts, warnings };
           },
           { commit: true, statementTimeoutMs: deps.statementTimeoutMs },
         );
@@ -222,24 +251,68 @@ export function createPatchRunHandlers(deps: {
           `${error.conflicts.reduce((n, c) => n + c.keys.length, 0)} rows changed since the patch; nothing was restored (force: true overwrites them)`,
           { conflicts: error.conflicts, restored: false },
         );
-      if (error instanceof RollbackImpossible) return back(error.message, { restored: false });
+      if (error instanceof PatchNoLongerFits) return back(error.message, { restored: false });
       if (error instanceof TargetError || error instanceof AppError)
         return back(`The rollback failed and nothing was restored: ${error.message}`, { restored: false });
       await updatePatch(db, patch.id, { status: 'executed', updated_at: now() });
       throw error;
     }
     await updatePatch(db, patch.id, { status: 'rolled_back', updated_at: now() });
-    await context.progress(backed.length, backed.length);
-    return { restored: outcome.restored, conflicts: outcome.conflicts, forced: force };
+    return {
+      restored: outcome.restored,
+      conflicts: outcome.conflicts,
+      forced: force,
+      exact: outcome.restored.every((r) => r.unequal_rows === 0),
+      warnings: outcome.warnings,
+    };
   }
 
   return { patch_execute: execute, patch_rollback: rollback };
 }
 
+/**
+ * The restore plan of one executed statement: by the key decided at execute, over the columns its
+ * images hold that the table still has (a column added since is left as it is).
+ */
+function planFor(
+  dialect: 'postgresql' | 'mysql',
+  model: SchemaModel,
+  runId: string,
+  statement: StoredPatchStatement,
+): RestorePlan {
+  const table = findTable(model, statement.table);
+  if (!table)
+    throw new PatchNoLongerFits(`Statement ${statement.index}: table ${statement.table} no longer exists`);
+  if (!statement.reversible || !statement.key)
+    throw new PatchNoLongerFits(
+      `Statement ${statement.index} cannot be rolled back: ${statement.irreversible_reason ?? 'it was executed without a rollback key'}`,
+    );
+  const now = new Set(writableColumns(table));
+  const columns = (statement.columns ?? [...now]).filter((c) => now.has(c));
+  const missing = statement.key.filter((c) => !now.has(c));
+  if (missing.length > 0)
+    throw new PatchNoLongerFits(
+      `Statement ${statement.index}: key column ${missing.join(', ')} of ${statement.table} no longer exists`,
+    );
+  return restorePlan(dialect, runId, statement, columns);
+}
+
+async function dropTables(tx: TargetTransaction, tables: string[]): Promise<void> {
+  for (const table of tables) await tx.query(`DROP TABLE IF EXISTS ${table}`);
+}
+
+interface RestoredStatement {
+  index: number;
+  /** Rows the restoring statements wrote. */
+  rows: number;
+  /** Rows still not as before the patch once restored (0 unless a trigger changed them). */
+  unequal_rows: number;
+}
+
 interface RollbackConflict {
   index: number;
   table: string;
-  /** The primary keys of the rows changed since the patch (at most 100 per statement). */
+  /** The keys of the rows changed since the patch (at most 100 per statement). */
   keys: Record<string, unknown>[];
 }
 
@@ -249,64 +322,4 @@ class RollbackConflicts extends Error {
     super('rows changed since the patch');
     this.conflicts = conflicts;
   }
-}
-
-class RollbackImpossible extends Error {}
-
-/** The conflict query and the restoring statements of one statement of the patch. */
-function restorePlan(
-  dialect: DialectName,
-  model: SchemaModel,
-  runId: string,
-  statement: StoredPatchStatement,
-): { index: number; table: string; conflicts: string; restore: string[] } {
-  const key = primaryKeyOf(model, statement.table);
-  const columns = columnsOf(model, statement.table);
-  if (!key || !columns)
-    throw new RollbackImpossible(
-      `Statement ${statement.index}: ${statement.table} has no primary key, so its rows cannot be restored`,
-    );
-  const q = (name: string) => quoteName(dialect, name);
-  const table = statement.table_sql;
-  const before = backupTable(dialect, runId, statement.index);
-  const keyEq = key.map((c) => `t.${q(c)} = b.${q(c)}`).join(' AND ');
-  const keyList = key.map((c) => `b.${q(c)}`).join(', ');
-  const same = (c: string) =>
-    dialect === 'mysql' ? `t.${q(c)} <=> b.${q(c)}` : `t.${q(c)}::text IS NOT DISTINCT FROM b.${q(c)}::text`;
-  const others = columns.filter((c) => !key.includes(c));
-  const update =
-    others.length === 0
-      ? null
-      : dialect === 'mysql'
-        ? `UPDATE ${table} t JOIN ${before} b ON ${keyEq} SET ${others.map((c) => `t.${q(c)} = b.${q(c)}`).join(', ')}`
-        : `UPDATE ${table} AS t SET ${others.map((c) => `${q(c)} = b.${q(c)}`).join(', ')} FROM ${before} b WHERE ${keyEq}`;
-  if (statement.kind === 'update') {
-    const after = backupTable(dialect, runId, statement.index, 'after');
-    return {
-      index: statement.index,
-      table: statement.table,
-      conflicts:
-        `SELECT ${keyList} FROM ${after} b LEFT JOIN ${table} t ON ${keyEq} ` +
-        `WHERE t.${q(key[0]!)} IS NULL OR NOT (${columns.map(same).join(' AND ')}) LIMIT 100`,
-      restore: update ? [update] : [],
-    };
-  }
-  const list = columns.map(q).join(', ');
-  const overriding = dialect === 'postgresql' ? ' OVERRIDING SYSTEM VALUE' : '';
-  return {
-    index: statement.index,
-    table: statement.table,
-    conflicts: `SELECT ${keyList} FROM ${before} b JOIN ${table} t ON ${keyEq} LIMIT 100`,
-    restore: [
-      ...(update ? [update] : []),
-      `INSERT INTO ${table} (${list})${overriding} SELECT ${columns.map((c) => `b.${q(c)}`).join(', ')} ` +
-        `FROM ${before} b WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${keyEq})`,
-    ],
-  };
-}
-
-function createBackup(dialect: DialectName, table: string, statement: StoredPatchStatement): string {
-  return dialect === 'mysql'
-    ? `CREATE TABLE ${table} LIKE ${statement.table_sql}`
-    : `CREATE TABLE ${table} (LIKE ${statement.table_sql})`;
 }

@@ -57,3 +57,38 @@ export async function movePatchStatus(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Statuses in which no run uses the execution's backup tables (failed: already dropped, harmless). */
+const SETTLED_STATUSES: PatchStatus[] = ['executed', 'rolled_back', 'failed'];
+
+/** Executed patches whose backup tables are kept although the execution is older than `executedBefore`. */
+function backupsDueQuery(db: Db, executedBefore: Date) {
+  return db
+    .selectFrom('patches')
+    .selectAll()
+    .where('execute_run_id', 'is not', null)
+    .where('backups_dropped_at', 'is', null)
+    .where('executed_at', '<', executedBefore)
+    .where('status', 'in', SETTLED_STATUSES);
+}
+
+/** Up to `limit` patches whose backups are due to be dropped, oldest execution first. */
+export function patchesWithBackupsDue(db: Db, executedBefore: Date, limit: number): Promise<Patch[]> {
+  return backupsDueQuery(db, executedBefore).orderBy('executed_at').orderBy('id').limit(limit).execute();
+}
+
+/** The patch when its backups are (still) due: not being rolled back, not dropped meanwhile. */
+export function patchWithBackupsDue(db: Db, id: string, executedBefore: Date): Promise<Patch | undefined> {
+  return backupsDueQuery(db, executedBefore).where('id', '=', id).executeTakeFirst();
+}
+
+/** Records that the backups are gone, once; undefined when it was already recorded (or deleted). */
+export function markBackupsDropped(db: Db, id: string, at: Date): Promise<Patch | undefined> {
+  return db
+    .updateTable('patches')
+    .set({ backups_dropped_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('backups_dropped_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}

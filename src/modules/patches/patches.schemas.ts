@@ -37,6 +37,12 @@ export const ExecuteBody = Type.Object(
         description: 'The total rows the statements must affect; any other total rolls everything back',
       }),
     ),
+    allow_irreversible: Type.Optional(
+      Type.Boolean({
+        description:
+          "Execute statements that cannot be rolled back (see each statement's `irreversible_reason`); refused with 422 otherwise",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -59,6 +65,11 @@ const PatchStatementSchema = Type.Object({
   kind: StringEnum(['update', 'delete', 'insert'] as const),
   table: Type.String(),
   reversible: Type.Boolean(),
+  irreversible_reason: Nullable(
+    Type.String({
+      description: 'Why a rollback cannot restore what the statement changes; null when it can',
+    }),
+  ),
   sql: Type.String(),
 });
 
@@ -73,6 +84,8 @@ export const PatchSchema = Type.Object(
     status: StringEnum(PATCH_STATUSES),
     statements: Type.Array(PatchStatementSchema),
     executed_at: Nullable(Timestamp),
+    // Set by the backup_retention job (BACKUP_RETENTION_DAYS after the execution): no rollback after it.
+    backups_dropped_at: Nullable(Timestamp),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -88,14 +101,16 @@ export function toPatchResponse(patch: Patch) {
     sql: patch.sql,
     allow_full_table: patch.allow_full_table,
     status: patch.status,
-    statements: patch.statements.map(({ index, kind, table, reversible, sql }) => ({
+    statements: patch.statements.map(({ index, kind, table, reversible, irreversible_reason, sql }) => ({
       index,
       kind,
       table,
       reversible,
+      irreversible_reason: irreversible_reason ?? null,
       sql,
     })),
     executed_at: toTimestamp(patch.executed_at),
+    backups_dropped_at: toTimestamp(patch.backups_dropped_at),
     created_at: toTimestamp(patch.created_at),
     updated_at: toTimestamp(patch.updated_at),
   };

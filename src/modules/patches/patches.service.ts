@@ -1,15 +1,17 @@
 // Data patches (API §9): DML for one connection of a project, parsed by the engine's real parser
-// when saved (only plain DML: UPDATE, DELETE, INSERT), listed, read, edited (which voids the
-// approvals of the old content) and deleted.
+// when saved (only plain DML: UPDATE, DELETE, INSERT) and checked against the connection's schema
+// (the tables exist; whether each statement can be rolled back, and by which key), listed, read,
+// edited (which voids the approvals of the old content) and deleted.
 import { createHash, randomUUID } from 'node:crypto';
 import { type PatchStatement, parsePatch } from '../../engine/patch/parse-patch.ts';
-import type { DialectName } from '../../engine/schema/model.ts';
+import { keyOnModel } from '../../engine/patch/rollback-key.ts';
+import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
 import type { Actor } from '../../http/context.ts';
 import { AppError, conflict, invalid, notFound } from '../../http/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
-import type { Connection, Patch, Run } from '../../store/tables.ts';
+import type { Connection, Patch, Run, StoredPatchStatement } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
@@ -29,9 +31,16 @@ import type { CreatePatchBody, EditPatchBody, ExecuteBody, RollbackBody } from '
 
 const EDITABLE = new Set(['draft', 'failed']);
 
-function contentHash(patch: Patch, expectedRows: number | undefined): string {
+function contentHash(patch: Patch, body: ExecuteBody): string {
   return createHash('sha256')
-    .update(JSON.stringify([patch.sql, patch.allow_full_table, expectedRows ?? null]))
+    .update(
+      JSON.stringify([
+        patch.sql,
+        patch.allow_full_table,
+        body.expected_rows ?? null,
+        body.allow_irreversible === true,
+      ]),
+    )
     .digest('hex');
 }
 
@@ -46,6 +55,26 @@ export async function parsedStatements(
   const result = await parsePatch(dialect, sql, { allowFullTable });
   if (!result.ok) throw invalid(['body', 'sql'], result.message, 'invalid_patch');
   return result.statements;
+}
+
+/** Each statement with its rollback key on `model`; a table the schema lacks is 422. */
+export function keyedStatements(statements: PatchStatement[], model: SchemaModel): StoredPatchStatement[] {
+  return statements.map((statement) => {
+    const keyed = keyOnModel(statement, model);
+    if (!keyed)
+      throw invalid(
+        ['body', 'sql'],
+        `Statement ${statement.index}: table ${statement.table} does not exist`,
+        'invalid_patch',
+      );
+    const { verdict } = keyed;
+    return {
+      ...statement,
+      reversible: verdict.reversible,
+      irreversible_reason: verdict.reason,
+      key: verdict.key,
+    };
+  });
 }
 
 export function createPatchesService(deps: {
@@ -85,11 +114,20 @@ export function createPatchesService(deps: {
     if (!connection) throw notFound('Connection');
     return connection;
   }
-  const dialectOf = async (patch: Patch): Promise<DialectName> => (await connectionOf(patch)).dialect;
+
+  /** The statements keyed on the connection's schema as it is now. */
+  async function checkedStatements(
+    connection: Connection,
+    statements: PatchStatement[],
+  ): Promise<StoredPatchStatement[]> {
+    const model = await connections.withTarget(connection, (handle) => handle.introspect());
+    return keyedStatements(statements, model);
+  }
 
   return {
     async create(actor: Actor, body: CreatePatchBody): Promise<Patch> {
-      await requireProject(db, actor, body.project_id, 'patch.create');
+      // With the connection, so that a just-in-time grant on that connection counts.
+      await requireProject(db, actor, body.project_id, 'patch.create', { connectionId: body.connection_id });
       const { connection } = await requireConnection(db, actor, body.connection_id, 'patch.create').catch(
         (error) => {
           if (error instanceof AppError && error.code === 'not_found')
@@ -100,7 +138,10 @@ export function createPatchesService(deps: {
       if (connection.project_id !== body.project_id)
         throw invalid(['body', 'connection_id'], 'Connection not found in this project', 'not_found');
       const allowFullTable = body.allow_full_table ?? false;
-      const statements = await parsedStatements(connection.dialect, body.sql, allowFullTable);
+      const statements = await checkedStatements(
+        connection,
+        await parsedStatements(connection.dialect, body.sql, allowFullTable),
+      );
       const at = now();
       return db.transaction().execute(async (trx) => {
         const patch = await insertPatch(trx, {
@@ -137,8 +178,9 @@ export function createPatchesService(deps: {
       const sql = body.sql ?? current.sql;
       const allowFullTable = body.allow_full_table ?? current.allow_full_table;
       const contentChanged = sql !== current.sql || allowFullTable !== current.allow_full_table;
+      const connection = await connectionOf(current);
       const statements = contentChanged
-        ? await parsedStatements(await dialectOf(current), sql, allowFullTable)
+        ? await checkedStatements(connection, await parsedStatements(connection.dialect, sql, allowFullTable))
         : current.statements;
       return db.transaction().execute(async (trx) => {
         const locked = await lockPatch(trx, id);
@@ -172,7 +214,11 @@ export function createPatchesService(deps: {
         );
       } catch (error) {
         if (error instanceof PatchStatementFailed)
-          throw invalid(['sql'], `Statement ${error.index} failed: ${error.message}`, 'statement_failed');
+          throw invalid(
+            ['body', 'sql'],
+            `Statement ${error.index} failed: ${error.message}`,
+            'statement_failed',
+          );
         throw error;
       }
     },
@@ -185,6 +231,13 @@ export function createPatchesService(deps: {
       const patch = await load(db, actor, id, 'patch.execute');
       if (!EDITABLE.has(patch.status))
         throw conflict(`The patch is ${patch.status}; only a draft or failed patch can be executed`);
+      const irreversible = patch.statements.filter((s) => !s.reversible);
+      if (irreversible.length > 0 && body.allow_irreversible !== true)
+        throw invalid(
+          ['body', 'allow_irreversible'],
+          `${irreversible.map((s) => `Statement ${s.index} cannot be rolled back (${s.irreversible_reason})`).join('; ')}: send allow_irreversible: true to execute anyway`,
+          'irreversible_patch',
+        );
       const connection = await connectionOf(patch);
       const run = await db.transaction().execute(async (trx) => {
         const locked = await lockPatch(trx, id);
@@ -199,7 +252,7 @@ export function createPatchesService(deps: {
           operation: 'patch_execute',
           environment: connection.environment,
           subjectId: patch.id,
-          contentHash: contentHash(patch, body.expected_rows),
+          contentHash: contentHash(patch, body),
         });
         const created = await runs.create(trx, actor, {
           projectId: patch.project_id,
@@ -210,6 +263,7 @@ export function createPatchesService(deps: {
           params: {
             patch_id: patch.id,
             ...(body.expected_rows !== undefined && { expected_rows: body.expected_rows }),
+            allow_irreversible: body.allow_irreversible === true,
           },
           awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
         });
@@ -229,15 +283,20 @@ export function createPatchesService(deps: {
       const patch = await load(db, actor, id, 'patch.rollback');
       if (patch.status !== 'executed' || patch.execute_run_id === null)
         throw conflict(`The patch is ${patch.status}; only an executed patch can be rolled back`);
-      const irreversible = patch.statements.filter((s) => !s.reversible).map((s) => s.index);
+      if (patch.backups_dropped_at !== null)
+        throw conflict(
+          `The patch's backups were dropped on ${patch.backups_dropped_at.toISOString()} (BACKUP_RETENTION_DAYS): it cannot be rolled back`,
+        );
+      const irreversible = patch.statements.filter((s) => !s.reversible);
       if (irreversible.length > 0)
         throw conflict(
-          `Statements ${irreversible.join(', ')} (INSERT) have no before-image: this patch cannot be rolled back`,
+          `This patch cannot be rolled back: ${irreversible.map((s) => `statement ${s.index}: ${s.irreversible_reason ?? 'it has no rollback key'}`).join('; ')}`,
         );
       const connection = await connectionOf(patch);
       const run = await db.transaction().execute(async (trx) => {
         const locked = await lockPatch(trx, id);
-        if (locked?.status !== 'executed') throw conflict('The patch changed meanwhile; try again');
+        if (locked?.status !== 'executed' || locked.backups_dropped_at !== null)
+          throw conflict('The patch changed meanwhile; try again');
         const verdict = await gate.gate(trx, actor, {
           projectId: patch.project_id,
           operation: 'patch_rollback',
@@ -278,6 +337,11 @@ export function createPatchesService(deps: {
         if (!locked) throw notFound('Patch');
         if (locked.status === 'executing')
           throw conflict('The patch is executing; try again when it is done');
+        // The record of what was done, and the only way to its backup tables, stays while they do.
+        if (locked.execute_run_id !== null && locked.backups_dropped_at === null)
+          throw conflict(
+            'An executed patch is kept until its backups are dropped (BACKUP_RETENTION_DAYS after execution)',
+          );
         await gate.voidApprovals(trx, actor, id);
         await deletePatch(trx, id);
         await audit.record(trx, actor, event('patch.delete', locked));

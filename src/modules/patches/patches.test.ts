@@ -15,7 +15,7 @@ import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryMysql, queryPostgres } from '../../../test/support/target-query.ts';
 import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
-import { backupTable } from './patch-runs.ts';
+import { backupTable } from './patch-images.ts';
 
 const API = '/api/v1';
 const pgUp = await pgAvailable();
@@ -119,7 +119,7 @@ describe('data patches', () => {
         ).toEqual([
           { index: 0, kind: 'update', table: 'people', reversible: true },
           { index: 1, kind: 'delete', table: 'people', reversible: true },
-          { index: 2, kind: 'insert', table: 'people', reversible: false },
+          { index: 2, kind: 'insert', table: 'people', reversible: true },
         ]);
 
         const listed = await owner.get(`${API}/patches?project_id=${projectId}`);
@@ -262,6 +262,43 @@ describe('data patches', () => {
         expect(done.status).toBe('succeeded');
         expect(await checksum()).toEqual(before);
         expect((await owner.get(`${API}/patches/${id}`)).body.status).toBe('rolled_back');
+      });
+
+      it('says which statements cannot be rolled back; executing them needs allow_irreversible', async () => {
+        await engine.query(url, 'create table notes (body varchar(100) not null, score int)');
+        await engine.query(url, "insert into notes values ('a', 1), ('b', 2)");
+        expect((await create('UPDATE missing SET x = 1 WHERE id = 1')).body.detail[0].msg).toMatch(
+          /Statement 0: table missing does not exist/,
+        );
+        const created = await create(
+          "UPDATE people SET score = 1 WHERE id = 2; UPDATE notes SET score = 0 WHERE body = 'a'",
+        );
+        expect(created.status).toBe(201);
+        expect(created.body.statements[0]).toMatchObject({ reversible: true, irreversible_reason: null });
+        expect(created.body.statements[1]).toMatchObject({
+          reversible: false,
+          irreversible_reason: expect.stringMatching(/notes has no primary key/),
+        });
+        const refused = await owner.post(`${API}/patches/${created.body.id}/execute`, {});
+        expect(refused.status).toBe(422);
+        expect(refused.body.detail[0]).toMatchObject({
+          loc: ['body', 'allow_irreversible'],
+          type: 'irreversible_patch',
+        });
+        const run = await owner.post(`${API}/patches/${created.body.id}/execute`, {
+          allow_irreversible: true,
+        });
+        expect(run.status).toBe(202);
+        expect((await waitForRun(owner, run.body.id, ['succeeded', 'failed', 'cancelled'])).status).toBe(
+          'succeeded',
+        );
+        expect(await engine.query(url, 'select score from notes order by body')).toEqual([
+          { score: 0 },
+          { score: 2 },
+        ]);
+        const rollback = await owner.post(`${API}/patches/${created.body.id}/rollback`, {});
+        expect(rollback.status).toBe(409);
+        expect(rollback.body.detail).toMatch(/statement 1: notes has no primary key/);
       });
 
       it('answers 401, 403 to a viewer writing, and 404 to another organization', async () => {

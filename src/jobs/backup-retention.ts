@@ -1,0 +1,229 @@
+// Drops the backup tables that executing a data patch left in its target database (its before- and
+// after-images, src/modules/patches/patch-runs.ts) once the execution is BACKUP_RETENTION_DAYS old,
+// and writes it down on the patch (`backups_dropped_at`: no rollback after it) and in the audit trail.
+//
+// Drop first, record after: a pass that stops in between leaves the patch due, and the next pass
+// drops again (IF EXISTS) and records it; recording first could claim backups that still exist. A
+// rollback caught by a drop fails whole (it restores in one transaction), it never restores half.
+// Bounded: at most `batchSize` patches a pass, oldest first, a few connections at a time. A
+// connection that fails is logged and its patches wait for the next pass; the others go on.
+import type { TargetsConfig } from '../config.ts';
+import type { TargetHandle } from '../dialects/dialect.ts';
+import type { TargetDialect } from '../dialects/index.ts';
+import type { DialectName } from '../engine/schema/model.ts';
+import { AppError } from '../http/errors.ts';
+import { createAuditService, type SystemActor } from '../modules/audit/audit.service.ts';
+import type { ConnectionsService } from '../modules/connections/connections.service.ts';
+import { createTargetAccess } from '../modules/connections/target-access.ts';
+import type { Resolver } from '../modules/connections/target-guard.ts';
+import { backupTable } from '../modules/patches/patch-images.ts';
+import {
+  markBackupsDropped,
+  patchesWithBackupsDue,
+  patchWithBackupsDue,
+} from '../modules/patches/patches.repo.ts';
+import { createSecretBox } from '../security/secret-box.ts';
+import type { Db } from '../store/db.ts';
+import type { Patch } from '../store/tables.ts';
+import { ensureQueue, type Jobs, type JobsLogger } from './boss.ts';
+import { jobNames } from './names.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Patches one pass handles at most; the rest waits for the next pass. */
+const BATCH_SIZE = 100;
+/** Connections worked at once: an unreachable one costs a connect timeout, not the whole pass. */
+const CONCURRENCY = 4;
+/** Tables per DROP TABLE: on PostgreSQL each one dropped holds a lock until its transaction ends. */
+const TABLES_PER_DROP = 100;
+/** The failures named in a pass's result (all of them are in the log). */
+const ERRORS_LISTED = 50;
+
+const ACTOR: SystemActor = {
+  principal: null,
+  system: jobNames.backupRetention,
+  ip: 'local',
+  userAgent: null,
+};
+
+export interface BackupRetentionResult {
+  /** Patches past their retention that the pass took up. */
+  due: number;
+  dropped: number;
+  /** Left for the next pass because their connection failed. */
+  failed: number;
+  errors: { patch_id: string; connection_id: string; error: string }[];
+}
+
+export interface BackupRetentionDeps {
+  db: Db;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+  logger: JobsLogger;
+  /** BACKUP_RETENTION_DAYS. */
+  retentionDays: number;
+  now?: () => Date;
+  batchSize?: number;
+}
+
+/**
+ * Every backup table name an execution may have left: `before` and `after` of every statement,
+ * whatever its kind (INSERT and DELETE have no `after` today; IF EXISTS makes the extra names free).
+ */
+export function backupTablesOf(dialect: DialectName, patch: Pick<Patch, 'execute_run_id' | 'statements'>) {
+  const runId = patch.execute_run_id;
+  if (runId === null) return [];
+  return patch.statements.flatMap((s) => [
+    backupTable(dialect, runId, s.index, 'before'),
+    backupTable(dialect, runId, s.index, 'after'),
+  ]);
+}
+
+/** One pass; returns what it dropped and what it left for the next pass. */
+export function createBackupRetention({
+  db,
+  connections,
+  logger,
+  retentionDays,
+  now = () => new Date(),
+  batchSize = BATCH_SIZE,
+}: BackupRetentionDeps) {
+  const audit = createAuditService({ db, now });
+
+  async function dropBackups(patch: Patch, dialect: DialectName, handle: Pick<TargetHandle, 'transaction'>) {
+    const tables = backupTablesOf(dialect, patch);
+    for (let i = 0; i < tables.length; i += TABLES_PER_DROP) {
+      const names = tables.slice(i, i + TABLES_PER_DROP).join(', ');
+      await handle.transaction((tx) => tx.query(`DROP TABLE IF EXISTS ${names}`), { commit: true });
+    }
+  }
+
+  /** The due patches of one connection, in order; the first failure leaves the rest for the next pass. */
+  async function cleanConnection(
+    connectionId: string,
+    patches: Patch[],
+    cutoff: Date,
+    result: BackupRetentionResult,
+  ): Promise<void> {
+    let position = 0;
+    try {
+      const connection = await connections.findById(connectionId);
+      if (!connection) return; // deleted meanwhile, and its patches with it
+      for (; position < patches.length; position++) {
+        // Read again: a rollback may have started since the list was read (its run needs the tables).
+        const patch = await patchWithBackupsDue(db, patches[position]!.id, cutoff);
+        if (!patch) continue;
+        await connections.withTarget(connection, (handle) => dropBackups(patch, connection.dialect, handle));
+        const recorded = await db.transaction().execute(async (trx) => {
+          const marked = await markBackupsDropped(trx, patch.id, now());
+          if (!marked) return false;
+          await audit.record(trx, ACTOR, {
+            action: 'patch.backups_drop',
+            orgId: marked.org_id,
+            projectId: marked.project_id,
+            target: { type: 'patch', id: marked.id, label: marked.title },
+            details: {
+              run_id: marked.execute_run_id,
+              executed_at: marked.executed_at?.toISOString() ?? null,
+              statements: marked.statements.length,
+              retention_days: retentionDays,
+            },
+          });
+          return true;
+        });
+        if (recorded) result.dropped += 1;
+      }
+    } catch (error) {
+      const left = patches.slice(position);
+      result.failed += left.length;
+      const text =
+        error instanceof AppError && typeof error.detail === 'string' ? error.detail : String(error);
+      for (const patch of left)
+        if (result.errors.length < ERRORS_LISTED)
+          result.errors.push({ patch_id: patch.id, connection_id: connectionId, error: text });
+      logger.warn(
+        {
+          err: error,
+          job: jobNames.backupRetention,
+          connection_id: connectionId,
+          patch_ids: left.map((p) => p.id),
+        },
+        'patch backups not dropped: the next pass tries again',
+      );
+    }
+  }
+
+  return async function backupRetentionPass(): Promise<BackupRetentionResult> {
+    const cutoff = new Date(now().getTime() - retentionDays * DAY_MS);
+    const due = await patchesWithBackupsDue(db, cutoff, batchSize);
+    const byConnection = Map.groupBy(due, (patch) => patch.connection_id);
+    const groups = [...byConnection.entries()];
+    const result: BackupRetentionResult = { due: due.length, dropped: 0, failed: 0, errors: [] };
+    let next = 0;
+    const lane = async () => {
+      while (next < groups.length) {
+        const [connectionId, patches] = groups[next++]!;
+        await cleanConnection(connectionId, patches, cutoff, result);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, groups.length) }, lane));
+    logger.info(
+      { job: jobNames.backupRetention, due: result.due, dropped: result.dropped, failed: result.failed },
+      'patch backups past retention dropped',
+    );
+    return result;
+  };
+}
+
+/** Registers `backup_retention`; returns what closes its target pools. */
+export async function registerBackupRetention(
+  jobs: Jobs,
+  {
+    cron,
+    retentionDays,
+    pollingIntervalSeconds = 10,
+    db,
+    logger,
+    now = () => new Date(),
+    ...target
+  }: Omit<BackupRetentionDeps, 'connections' | 'batchSize'> & {
+    /** When to look for backups past retention, a cron expression in UTC (BACKUP_RETENTION_CRON). */
+    cron: string;
+    /** Opens the connection passwords sealed by the API (the same SECRET_KEY). */
+    secretKey: Buffer;
+    targets: TargetsConfig;
+    dialects?: Record<DialectName, TargetDialect>;
+    resolveHost?: Resolver;
+    pollingIntervalSeconds?: number;
+  },
+): Promise<() => Promise<void>> {
+  const name = jobNames.backupRetention;
+  // Its own pools to the targets, like drift's and the runs' (a `worker` has no API to borrow from).
+  const { connections, close } = createTargetAccess({
+    db,
+    audit: createAuditService({ db, now }),
+    box: createSecretBox(target.secretKey),
+    now,
+    targets: target.targets,
+    dialects: target.dialects,
+    resolveHost: target.resolveHost,
+  });
+  const pass = createBackupRetention({ db, connections, logger, now, retentionDays });
+  // `stately` like the other schedules: passes never pile up behind a slow one or across workers.
+  // A pass can wait on connect and statement timeouts of several targets: a generous expiry.
+  await ensureQueue(jobs, name, {
+    policy: 'stately',
+    retryLimit: 3,
+    retryDelay: 60,
+    retryBackoff: true,
+    expireInSeconds: 30 * 60,
+  });
+  await jobs.boss.schedule(name, cron, null, { tz: 'UTC' });
+  await jobs.boss.work(name, { pollingIntervalSeconds }, async () => {
+    try {
+      return await pass();
+    } catch (error) {
+      logger.error({ err: error, job: name }, 'backup retention failed');
+      throw error;
+    }
+  });
+  return close;
+}

@@ -1,0 +1,190 @@
+// The images a patch keeps in the target database to be rolled back (API §9), and the SQL that
+// writes and reads them. Per statement: UPDATE keeps the rows before (`before`) and right after it
+// (`after`, what a rollback compares with to find rows changed since); DELETE keeps the deleted
+// rows (`before`); INSERT keeps the inserted rows (`after`). PostgreSQL writes them in schema
+// `dbops_backup`; MySQL beside the data as `_dbops_bak_…`, having no second schema to write to.
+// Both are named by run id and filtered from introspection and drift.
+//
+// On PostgreSQL the changed rows come from the statement itself: `WITH changed AS (<statement>
+// RETURNING …) INSERT INTO <image> …`, one pass over the table. MariaDB's INSERT … RETURNING gives
+// the inserted keys, whose rows are then copied; its UPDATE has no RETURNING, so the after-image
+// is read again by key.
+import type { TargetTransaction } from '../../dialects/dialect.ts';
+import type { DialectName, Flavor, TableModel } from '../../engine/schema/model.ts';
+import type { StoredPatchStatement } from '../../store/tables.ts';
+
+export const PG_BACKUP_SCHEMA = 'dbops_backup';
+
+/** Inserted MariaDB keys copied into the after-image per statement. */
+const KEY_BATCH = 1_000;
+
+export type Image = 'before' | 'after';
+
+/** The quoted image table of statement `index` of run `runId`. */
+export function backupTable(
+  dialect: DialectName,
+  runId: string,
+  index: number,
+  image: Image = 'before',
+): string {
+  const id = `${runId.replaceAll('-', '')}_${index}${image === 'after' ? '_after' : ''}`;
+  return dialect === 'mysql' ? `\`_dbops_bak_${id}\`` : `"${PG_BACKUP_SCHEMA}"."${id}"`;
+}
+
+export function quoteName(dialect: DialectName, name: string): string {
+  return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
+}
+
+/** The images a statement keeps: no after-image without a key to compare by. */
+export function imagesOf(statement: Pick<StoredPatchStatement, 'kind' | 'key'>): Image[] {
+  const keyed = statement.key !== null;
+  if (statement.kind === 'delete') return ['before'];
+  if (statement.kind === 'insert') return keyed ? ['after'] : [];
+  return keyed ? ['before', 'after'] : ['before'];
+}
+
+/** The columns a statement's images hold and a rollback writes: the table's, less generated ones. */
+export function writableColumns(table: TableModel): string[] {
+  return table.columns.filter((c) => c.generated === null).map((c) => c.name);
+}
+
+export function createImageSql(dialect: DialectName, image: string, statement: StoredPatchStatement): string {
+  return dialect === 'mysql'
+    ? `CREATE TABLE ${image} LIKE ${statement.table_sql}`
+    : `CREATE TABLE ${image} (LIKE ${statement.table_sql})`;
+}
+
+/**
+ * Runs one statement of the patch inside `tx`, writing its images (created before, empty).
+ * Returns the rows the statement affected and the rows its images received.
+ */
+export async function runWithImages(
+  tx: TargetTransaction,
+  target: { dialect: DialectName; flavor: Flavor; runId: string },
+  statement: StoredPatchStatement & { columns: string[] },
+): Promise<{ affected: number; imaged: number }> {
+  const { dialect, runId } = target;
+  const q = (name: string) => quoteName(dialect, name);
+  const list = statement.columns.map(q).join(', ');
+  const image = (which: Image) => backupTable(dialect, runId, statement.index, which);
+  const images = imagesOf(statement);
+  const copyWhere = (into: string) =>
+    tx.query(
+      `INSERT INTO ${into} (${list}) SELECT ${list} FROM ${statement.target_sql} WHERE ${statement.where_sql ?? '1 = 1'}`,
+    );
+  // The statement's own RETURNING into an image; the newline ends a trailing `--` comment.
+  const returningInto = (into: string) =>
+    tx.query(
+      `WITH changed AS (${statement.sql}\nRETURNING ${list}\n) INSERT INTO ${into} (${list}) SELECT ${list} FROM changed`,
+    );
+
+  if (dialect === 'postgresql') {
+    // Without a key the table may have rules, under which RETURNING can fail: copy, then delete.
+    if (statement.kind === 'delete' && statement.key !== null) {
+      const { affectedRows } = await returningInto(image('before'));
+      return { affected: affectedRows, imaged: affectedRows };
+    }
+    const before = images.includes('before') ? (await copyWhere(image('before'))).affectedRows : 0;
+    if (!images.includes('after'))
+      return { affected: (await tx.query(statement.sql)).affectedRows, imaged: before };
+    const { affectedRows } = await returningInto(image('after'));
+    return { affected: affectedRows, imaged: statement.kind === 'update' ? before : affectedRows };
+  }
+
+  const key = statement.key ?? [];
+  const tuple = (alias: string) => key.map((c) => `${alias}.${q(c)}`).join(', ');
+  if (statement.kind === 'insert' && images.includes('after')) {
+    const keys = (await tx.query(`${statement.sql} RETURNING ${key.map(q).join(', ')}`)).rows;
+    for (let start = 0; start < keys.length; start += KEY_BATCH) {
+      const batch = keys.slice(start, start + KEY_BATCH);
+      const marks = batch.map(() => `(${key.map(() => '?').join(', ')})`).join(', ');
+      await tx.query(
+        `INSERT INTO ${image('after')} (${list}) SELECT ${list} FROM ${statement.table_sql} t WHERE (${tuple('t')}) IN (${marks})`,
+        batch.flatMap((row) => key.map((c) => row[c])),
+      );
+    }
+    return { affected: keys.length, imaged: keys.length };
+  }
+  const before = images.includes('before') ? (await copyWhere(image('before'))).affectedRows : 0;
+  const affected = (await tx.query(statement.sql)).affectedRows;
+  if (images.includes('after'))
+    await tx.query(
+      `INSERT INTO ${image('after')} (${list}) SELECT ${statement.columns.map((c) => `t.${q(c)}`).join(', ')} ` +
+        `FROM ${statement.table_sql} t WHERE (${tuple('t')}) IN (SELECT ${tuple('b')} FROM ${image('before')} b)`,
+    );
+  return { affected, imaged: before };
+}
+
+/** What rolling back one statement runs: the query listing conflicts, then the restoring statements. */
+export interface RestorePlan {
+  index: number;
+  table: string;
+  /** The table as quoted SQL. */
+  tableSql: string;
+  /** The keys of rows changed since the patch (at most 100). */
+  conflicts: string;
+  restore: string[];
+  /** After the restore: how many rows (`n`) are still not as the images say they were. */
+  verify: string;
+}
+
+/**
+ * The rollback of one reversible statement, whose images hold `columns`. UPDATE and DELETE put the
+ * before-image back (changed rows updated, missing rows inserted); INSERT deletes its rows. A
+ * conflict is a row that is not as the patch left it: an updated row changed or gone, a deleted
+ * row back, an inserted row changed.
+ */
+export function restorePlan(
+  dialect: DialectName,
+  runId: string,
+  statement: StoredPatchStatement,
+  columns: string[],
+): RestorePlan {
+  const key = statement.key;
+  if (!key) throw new Error(`Statement ${statement.index} has no key to be rolled back by`);
+  const q = (name: string) => quoteName(dialect, name);
+  const table = statement.table_sql;
+  const keyEq = key.map((c) => `t.${q(c)} = b.${q(c)}`).join(' AND ');
+  const keyList = key.map((c) => `b.${q(c)}`).join(', ');
+  const same = (c: string) =>
+    dialect === 'mysql' ? `t.${q(c)} <=> b.${q(c)}` : `t.${q(c)}::text IS NOT DISTINCT FROM b.${q(c)}::text`;
+  const unchanged = `(${columns.map(same).join(' AND ')})`;
+  const after = backupTable(dialect, runId, statement.index, 'after');
+  const base = { index: statement.index, table: statement.table, tableSql: table };
+
+  if (statement.kind === 'insert')
+    return {
+      ...base,
+      conflicts: `SELECT ${keyList} FROM ${after} b JOIN ${table} t ON ${keyEq} WHERE NOT ${unchanged} LIMIT 100`,
+      verify: `SELECT count(*) AS n FROM ${after} b JOIN ${table} t ON ${keyEq}`,
+      restore: [
+        dialect === 'mysql'
+          ? `DELETE t FROM ${table} t JOIN ${after} b ON ${keyEq}`
+          : `DELETE FROM ${table} AS t USING ${after} b WHERE ${keyEq}`,
+      ],
+    };
+
+  const before = backupTable(dialect, runId, statement.index);
+  const others = columns.filter((c) => !key.includes(c));
+  const update =
+    others.length === 0
+      ? []
+      : [
+          dialect === 'mysql'
+            ? `UPDATE ${table} t JOIN ${before} b ON ${keyEq} SET ${others.map((c) => `t.${q(c)} = b.${q(c)}`).join(', ')}`
+            : `UPDATE ${table} AS t SET ${others.map((c) => `${q(c)} = b.${q(c)}`).join(', ')} FROM ${before} b WHERE ${keyEq}`,
+        ];
+  const overriding = dialect === 'postgresql' ? ' OVERRIDING SYSTEM VALUE' : '';
+  const insertMissing =
+    `INSERT INTO ${table} (${columns.map(q).join(', ')})${overriding} SELECT ${columns.map((c) => `b.${q(c)}`).join(', ')} ` +
+    `FROM ${before} b WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${keyEq})`;
+  return {
+    ...base,
+    conflicts:
+      statement.kind === 'update'
+        ? `SELECT ${keyList} FROM ${after} b LEFT JOIN ${table} t ON ${keyEq} WHERE t.${q(key[0]!)} IS NULL OR NOT ${unchanged} LIMIT 100`
+        : `SELECT ${keyList} FROM ${before} b JOIN ${table} t ON ${keyEq} LIMIT 100`,
+    restore: [...update, insertMissing],
+    verify: `SELECT count(*) AS n FROM ${before} b LEFT JOIN ${table} t ON ${keyEq} WHERE t.${q(key[0]!)} IS NULL OR NOT ${unchanged}`,
+  };
+}
