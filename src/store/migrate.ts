@@ -13,6 +13,7 @@ import * as drift from './migrations/0008_drift.ts';
 import * as schemaMigrations from './migrations/0009_migrations.ts';
 import * as patches from './migrations/0010_patches.ts';
 import * as patchBackupRetention from './migrations/0011_patch_backup_retention.ts';
+import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '0009_migrations': schemaMigrations,
   '0010_patches': patches,
   '0011_patch_backup_retention': patchBackupRetention,
+  '0012_patch_execute_xid': patchExecuteXid,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

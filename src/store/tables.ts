@@ -386,6 +386,8 @@ export interface PatchesTable {
   execute_run_id: string | null;
   /** When the backup_retention job dropped the execution's backup tables; no rollback after it. */
   backups_dropped_at: NullableTimestamp;
+  /** PostgreSQL: the id (32 bits, as `xmin` shows it) of the transaction that executed the patch. */
+  execute_xid: string | null;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

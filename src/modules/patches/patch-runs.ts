@@ -20,6 +20,7 @@ import type { SnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
 import {
   backupTable,
   createImageSql,
+  finishAfterImage,
   imagesOf,
   PG_BACKUP_SCHEMA,
   type RestorePlan,
@@ -98,11 +99,14 @@ export function createPatchRunHandlers(deps: {
 
     let statements: (StoredPatchStatement & { columns: string[] })[] = [];
     const images = () =>
-      statements.flatMap((s) => imagesOf(s).map((image) => backupTable(dialect, run.id, s.index, image)));
+      statements.flatMap((s) =>
+        imagesOf(dialect, s).map((image) => backupTable(dialect, run.id, s.index, image)),
+      );
     let affected: number[];
     let imaged: number[];
+    let xid: string | null;
     try {
-      ({ affected, imaged } = await connections.withTarget(connection, async (handle) => {
+      ({ affected, imaged, xid } = await connections.withTarget(connection, async (handle) => {
         statements = refreshStatements(
           patch.statements,
           await handle.introspect(),
@@ -115,7 +119,7 @@ export function createPatchRunHandlers(deps: {
             if (dialect === 'postgresql' && images().length > 0)
               await tx.query(`CREATE SCHEMA IF NOT EXISTS "${PG_BACKUP_SCHEMA}"`);
             for (const s of statements)
-              for (const image of imagesOf(s))
+              for (const image of imagesOf(dialect, s))
                 await tx.query(createImageSql(dialect, backupTable(dialect, run.id, s.index, image), s));
           },
           { commit: true },
@@ -123,13 +127,21 @@ export function createPatchRunHandlers(deps: {
         try {
           return await handle.transaction(
             async (tx) => {
-              const counts = { affected: [] as number[], imaged: [] as number[] };
+              // The id every row this transaction writes carries as `xmin` (patch-images.ts).
+              const xid =
+                dialect === 'postgresql'
+                  ? String((await tx.query('SELECT txid_current() % 4294967296 AS xid')).rows[0]!.xid)
+                  : null;
+              const counts = { affected: [] as number[], imaged: [] as number[], xid };
               for (const s of statements) {
                 const done = await runWithImages(tx, target, s);
                 counts.affected.push(done.affected);
                 counts.imaged.push(done.imaged);
                 await context.progress(s.index + 1, statements.length);
               }
+              for (const s of statements)
+                if (dialect === 'mysql' && s.kind !== 'delete' && s.key !== null)
+                  await finishAfterImage(tx, run.id, s);
               const total = counts.affected.reduce((a, b) => a + b, 0);
               if (expected !== undefined && total !== expected)
                 throw new ExpectedRowsMismatch(
@@ -163,6 +175,7 @@ export function createPatchRunHandlers(deps: {
     await updatePatch(db, patch.id, {
       status: 'executed',
       statements: JSON.stringify(statements),
+      execute_xid: xid,
       executed_at: at,
       execute_run_id: run.id,
       updated_at: at,
@@ -173,7 +186,7 @@ export function createPatchRunHandlers(deps: {
       total_affected_rows: affected.reduce((a, b) => a + b, 0),
       backups: statements.map((s, i) => ({
         index: s.index,
-        tables: imagesOf(s).map((image) => backupTable(dialect, run.id, s.index, image)),
+        tables: imagesOf(dialect, s).map((image) => backupTable(dialect, run.id, s.index, image)),
         rows: imaged[i] ?? 0,
         reversible: s.reversible,
       })),
@@ -211,9 +224,20 @@ export function createPatchRunHandlers(deps: {
     try {
       outcome = await connections.withTarget(connection, async (handle) => {
         const model = await handle.introspect();
-        const plans = reversed.map((s) => planFor(dialect, model, executeRun, s));
+        const plans = reversed.map((s) =>
+          planFor(dialect, model, executeRun, s, {
+            xid: patch.execute_xid,
+            force,
+            laterDeletes: patch.statements
+              .filter((d) => d.kind === 'delete' && d.index > s.index && d.table === s.table)
+              .map((d) => backupTable(dialect, executeRun, d.index)),
+          }),
+        );
         return handle.transaction(
           async (tx) => {
+            // Fresh images have no statistics: without them the planner hashes the whole table.
+            if (dialect === 'postgresql')
+              for (const image of new Set(plans.flatMap((p) => p.images))) await tx.query(`ANALYZE ${image}`);
             const conflicts: RollbackConflict[] = [];
             for (const plan of plans) {
               const rows = (await tx.query(plan.conflicts)).rows;
@@ -232,7 +256,9 @@ export function createPatchRunHandlers(deps: {
               let rows = 0;
               for (const sql of plan.restore) rows += (await tx.query(sql)).affectedRows;
               if (triggers.state === 'paused') await triggers.resume();
-              const unequal = Number((await tx.query(plan.verify)).rows[0]?.n ?? 0);
+              // Without a trigger firing the restore is exact by construction; with one, it is checked.
+              const fired = triggers.state === 'firing' || (dialect === 'mysql' && plan.hasTriggers);
+              const unequal = fired ? Number((await tx.query(plan.verify)).rows[0]?.n ?? 0) : 0;
               if (unequal > 0)
                 warnings.push(
                   `Statement ${plan.index}: ${unequal} rows of ${plan.table} are not as before the patch after the restore (a trigger?)`,
@@ -279,13 +305,18 @@ function planFor(
   model: SchemaModel,
   runId: string,
   statement: StoredPatchStatement,
-): RestorePlan {
+  options: { xid: string | null; force: boolean; laterDeletes: string[] },
+): RestorePlan & { hasTriggers: boolean } {
   const table = findTable(model, statement.table);
   if (!table)
     throw new PatchNoLongerFits(`Statement ${statement.index}: table ${statement.table} no longer exists`);
   if (!statement.reversible || !statement.key)
     throw new PatchNoLongerFits(
       `Statement ${statement.index} cannot be rolled back: ${statement.irreversible_reason ?? 'it was executed without a rollback key'}`,
+    );
+  if (dialect === 'postgresql' && options.xid === null)
+    throw new PatchNoLongerFits(
+      'The patch was executed before dbops recorded its transaction: it cannot be rolled back',
     );
   const now = new Set(writableColumns(table));
   const columns = (statement.columns ?? [...now]).filter((c) => now.has(c));
@@ -294,7 +325,10 @@ function planFor(
     throw new PatchNoLongerFits(
       `Statement ${statement.index}: key column ${missing.join(', ')} of ${statement.table} no longer exists`,
     );
-  return restorePlan(dialect, runId, statement, columns);
+  const hasTriggers = model.unmanaged.some(
+    (u) => u.kind === 'trigger' && u.table === table.name && u.schema === table.schema,
+  );
+  return { ...restorePlan(dialect, runId, statement, { ...options, columns }), hasTriggers };
 }
 
 async function dropTables(tx: TargetTransaction, tables: string[]): Promise<void> {

@@ -264,6 +264,30 @@ describe('data patches', () => {
         expect((await owner.get(`${API}/patches/${id}`)).body.status).toBe('rolled_back');
       });
 
+      it('rolls back statements that touch the same rows again, without false conflicts', async () => {
+        const before = await checksum();
+        const created = await create(
+          "INSERT INTO people (id, name, score) VALUES (20, 'Eve', 1), (21, 'Fay', 1); " +
+            'UPDATE people SET score = score + 10 WHERE id IN (2, 20); ' +
+            'UPDATE people SET score = score * 2 WHERE id IN (2, 21); ' +
+            'DELETE FROM people WHERE id = 21',
+        );
+        expect(created.status).toBe(201);
+        const executed = await owner.post(`${API}/patches/${created.body.id}/execute`, {});
+        const run = await waitForRun(owner, executed.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(run.error).toBeNull();
+        const rows = await engine.query(
+          url,
+          'select id, score from people where id in (2, 20, 21) order by id',
+        );
+        expect(rows.map((r) => `${r.id}:${r.score}`)).toEqual(['2:30', '20:11']);
+        const rolled = await owner.post(`${API}/patches/${created.body.id}/rollback`, {});
+        const done = await waitForRun(owner, rolled.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(done.result.conflicts ?? done.result).toEqual([]);
+        expect(done.status).toBe('succeeded');
+        expect(await checksum()).toEqual(before);
+      });
+
       it('says which statements cannot be rolled back; executing them needs allow_irreversible', async () => {
         await engine.query(url, 'create table notes (body varchar(100) not null, score int)');
         await engine.query(url, "insert into notes values ('a', 1), ('b', 2)");
