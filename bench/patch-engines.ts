@@ -3,13 +3,13 @@
 // from scratch (also how the bench puts the data back between measurements, so that each starts from
 // the same physical state), a checksum of the table, and the plain statement run by the engine's own
 // command-line client (psql, mariadb or mysql), timed by the client itself.
-import { spawn } from 'node:child_process';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { DialectName } from '../src/engine/schema/model.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
 import { createTestMysqlDatabase, testMysqlUrl } from '../test/support/mysql.ts';
 import { targetConfig } from '../test/support/targets.ts';
+import { runClient } from './run-client.ts';
 import type { BenchDatabase } from './schema-engines.ts';
 import { toolVersion } from './schema-engines.ts';
 
@@ -63,32 +63,6 @@ function localOnly(url: string, server: string): string | undefined {
   const host = new URL(url).hostname;
   if (host === '127.0.0.1') return undefined;
   return `${server} skipped: the patch bench creates and drops a large database, on 127.0.0.1 only (not ${host}).`;
-}
-
-/** Runs a client to its end; its output, and its wall clock from spawn to exit. */
-function runClient(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ stdout: string; wallMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      const wallMs = performance.now() - started;
-      if (code !== 0) {
-        const message = Buffer.concat(err).toString('utf8').trim().split('\n').slice(0, 3).join(' ');
-        reject(new Error(`${command} ended with ${code ?? signal}: ${message}`));
-        return;
-      }
-      resolve({ stdout: Buffer.concat(out).toString('utf8'), wallMs });
-    });
-  });
 }
 
 function parsed(stdout: string, pattern: RegExp, what: string): RegExpMatchArray {

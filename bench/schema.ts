@@ -15,13 +15,13 @@
 // Environment: BENCH_SCHEMA_TABLES (default 1000), BENCH_SCHEMA_RUNS (measured runs of each side,
 // default 5, after one warm-up), BENCH_SCHEMA_DIFF_RUNS (default 20), BENCH_SCHEMA_ENGINES (default
 // `postgresql,mysql`), TEST_PG_URL and TEST_MYSQL_URL (the servers, as for the tests).
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { diffSchemas, type SchemaDiff } from '../src/engine/schema/diff.ts';
 import { canonicalJson, schemaHash } from '../src/engine/schema/hash.ts';
 import type { DialectName, SchemaModel } from '../src/engine/schema/model.ts';
 import { positiveNumber } from './env.ts';
 import { updateResults } from './results.ts';
+import { runClient } from './run-client.ts';
 import { type ExpectedChange, expectedFor, scriptChanges } from './schema-changes.ts';
 import {
   type BenchDatabase,
@@ -104,30 +104,13 @@ async function runOurs(engine: Engine, database: BenchDatabase): Promise<OursRun
   };
 }
 
-function runDump({ command, args, env }: DumpCommand): Promise<DumpRun> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      const ms = performance.now() - started;
-      if (code !== 0) {
-        const message = Buffer.concat(err).toString('utf8').trim().split('\n').slice(0, 3).join(' ');
-        reject(new Error(`${command} ended with ${code ?? signal}: ${message}`));
-        return;
-      }
-      const text = Buffer.concat(out).toString('utf8');
-      resolve({
-        ms,
-        bytes: Buffer.byteLength(text),
-        createTables: text.match(/^CREATE TABLE /gm)?.length ?? 0,
-      });
-    });
-  });
+async function runDump({ command, args, env }: DumpCommand): Promise<DumpRun> {
+  const { stdout, wallMs } = await runClient(command, args, env);
+  return {
+    ms: wallMs,
+    bytes: Buffer.byteLength(stdout),
+    createTables: stdout.match(/^CREATE TABLE /gm)?.length ?? 0,
+  };
 }
 
 function countModel(model: SchemaModel): SchemaCounts {

@@ -1,37 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnModel, TableModel } from '../schema/model.ts';
+import { makeColumn, makeIndex, makeTable } from '../../../test/support/schema-models.ts';
+import type { TableModel } from '../schema/model.ts';
 import { rollbackKeyOf, rowKeys } from './rollback-key.ts';
 
-const column = (name: string, nullable = false): ColumnModel => ({
-  name,
-  ordinal_position: 1,
-  type: 'integer',
-  nullable,
-  default: null,
-  default_normalized: null,
-  identity: null,
-  auto_increment: false,
-  generated: null,
-  on_update: null,
-  collation: null,
-  comment: null,
-});
-
-function table(parts: Partial<TableModel>): TableModel {
-  return {
-    schema: 'public',
-    name: 'people',
-    comment: null,
-    columns: [column('id'), column('email'), column('nick', true), column('name')],
-    primary_key: null,
-    unique_constraints: [],
-    check_constraints: [],
-    exclusion_constraints: [],
-    foreign_keys: [],
-    indexes: [],
+const table = (parts: Partial<TableModel>): TableModel =>
+  makeTable('people', {
+    columns: ['id', 'email', 'name']
+      .map((name) => makeColumn(name, { nullable: false }))
+      .toSpliced(2, 0, makeColumn('nick')),
     ...parts,
-  };
-}
+  });
 
 const pk = { name: 'people_pkey', columns: ['id'], deferrable: false, initially_deferred: false };
 const uniqueOn = (...columns: string[]) => ({
@@ -62,15 +40,8 @@ describe('rollbackKeyOf', () => {
   });
 
   it('does not trust a unique key with a nullable column, a partial or an expression index', () => {
-    const partial = {
-      name: 'p',
-      columns: ['email'],
-      include: [],
-      unique: true,
-      method: 'btree',
-      predicate: 'id > 0',
-    };
-    const expression = { ...partial, columns: ['lower(email)'], predicate: null };
+    const partial = makeIndex('p', ['email'], { unique: true, predicate: 'id > 0' });
+    const expression = makeIndex('e', ['lower(email)'], { unique: true });
     const verdict = rollbackKeyOf(
       update('name'),
       table({ unique_constraints: [uniqueOn('nick')], indexes: [partial, expression] }),
