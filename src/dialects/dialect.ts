@@ -12,7 +12,14 @@ import type { ApplyOptions, ApplyResult, TableStats } from './execution.ts';
 export type SslMode = 'disable' | 'require' | 'verify-full';
 
 export interface TargetConfig {
+  /** Where the socket goes: a host name or an IP address, used as given. */
   host: string;
+  /**
+   * The host name the user gave when `host` is the address it was resolved (and vetted) to: TLS
+   * sends it as SNI and, with `verify-full`, checks the certificate against it. Absent when `host`
+   * is what the user gave.
+   */
+  server_name?: string;
   port: number;
   database: string;
   username: string;

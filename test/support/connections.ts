@@ -32,7 +32,8 @@ export function connectionBody(projectId: string, url: string, overrides: Record
   };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const LOOPBACK = new Set(['::1', 'localhost']);
+const isLoopback = (host: string) => LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 
 export interface WatchedDialects {
   dialects: Record<DialectName, TargetDialect>;
@@ -40,6 +41,8 @@ export interface WatchedDialects {
   opened: string[];
   /** Hosts passed to test(), in order. */
   tested: string[];
+  /** Every config passed to open() or test(), in order. */
+  configs: TargetConfig[];
   /** Handles closed. */
   closed: number;
 }
@@ -50,10 +53,12 @@ export function watchedDialects(): WatchedDialects {
     dialects: {} as WatchedDialects['dialects'],
     opened: [],
     tested: [],
+    configs: [],
     closed: 0,
   };
   const loopbackOnly = (config: TargetConfig) => {
-    if (!LOOPBACK.has(config.host)) throw new Error(`A test tried to connect to ${config.host}`);
+    watched.configs.push(config);
+    if (!isLoopback(config.host)) throw new Error(`A test tried to connect to ${config.host}`);
   };
   for (const [name, dialect] of Object.entries(realDialects) as [DialectName, TargetDialect][]) {
     watched.dialects[name] = {

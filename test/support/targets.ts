@@ -1,6 +1,7 @@
 // TargetConfig values for the dialects, built from the test servers' URLs, and network peers that
-// misbehave on purpose (a port nobody listens on, a server that accepts and then says nothing).
-import { createServer, type Server } from 'node:net';
+// misbehave on purpose (a port nobody listens on, a server that accepts and then says nothing, a
+// forwarder that goes away).
+import { connect, createServer, type Server } from 'node:net';
 import type { TargetConfig } from '../../src/dialects/dialect.ts';
 
 /** A dialect config for the database at a `postgres://` or `mysql://` URL. */
@@ -28,6 +29,42 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
+}
+
+/**
+ * A TCP forwarder listening on `listen.host` (any 127.x.y.z works on Linux) to `target`: a database
+ * server at another address, so that a test can move a name from one address to another. `close`
+ * cuts every forwarded connection and stops listening, as a server that went away.
+ */
+export async function tcpForwarder(
+  listen: { host: string; port?: number },
+  target: { host: string; port: number },
+): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(listen.port ?? 0, listen.host, resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 /** A server that accepts connections and never answers: the client's connect timeout must fire. */

@@ -2,6 +2,7 @@
 // ssl_mode, a server-side statement limit, and introspection through information_schema. The
 // flavour comes from the version string (MariaDB says so in it); it decides the statement-limit
 // variable and how catalog output is read.
+import { createConnection, isIP } from 'node:net';
 import mysql from 'mysql2/promise';
 import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
 import type { Flavor, SchemaModel } from '../../engine/schema/model.ts';
@@ -38,8 +39,15 @@ function sslOptions(config: TargetConfig): mysql.PoolOptions['ssl'] {
       return undefined;
     case 'require':
       return { rejectUnauthorized: false };
-    case 'verify-full':
-      return config.ca_cert ? { rejectUnauthorized: true, ca: config.ca_cert } : { rejectUnauthorized: true };
+    case 'verify-full': {
+      // Without verifyIdentity mysql2 accepts any certificate the CA signed, whatever name it carries.
+      // With it and an IP address as the host, mysql2 checks the certificate against "localhost"
+      // (it gives tls no name); so for a host given as an IP address only the chain is checked.
+      const verifyIdentity = isIP(config.server_name ?? config.host) === 0;
+      return config.ca_cert
+        ? { rejectUnauthorized: true, verifyIdentity, ca: config.ca_cert }
+        : { rejectUnauthorized: true, verifyIdentity };
+    }
   }
 }
 
@@ -52,8 +60,11 @@ function statementLimit(flavor: Flavor, ms: number): [string, number] {
 
 async function open(config: TargetConfig): Promise<TargetHandle> {
   const pool = mysql.createPool({
-    host: config.host,
+    // mysql2 takes the TLS name (SNI, certificate check) from `host` and nothing else, so `host` is
+    // the name the user gave and the socket is opened here, to the address it was vetted to.
+    host: config.server_name ?? config.host,
     port: config.port,
+    stream: () => createConnection({ host: config.host, port: config.port, noDelay: true, keepAlive: true }),
     database: config.database,
     user: config.username,
     password: config.password,
@@ -62,7 +73,6 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
     connectionLimit: config.pool_size ?? 2,
     maxIdle: 1,
     idleTimeout: 30_000,
-    enableKeepAlive: true,
     // Catalog values stay as the server printed them.
     dateStrings: true,
     supportBigNumbers: true,

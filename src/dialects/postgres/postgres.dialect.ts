@@ -29,15 +29,21 @@ import { buildPostgresModel } from './postgres.model.ts';
 import { parsePostgresSql } from './postgres.sql.ts';
 
 function sslOptions(config: TargetConfig): pg.PoolConfig['ssl'] {
+  // `pg` sends SNI and checks the certificate against `host` when it is a name. When `host` is the
+  // address a name was vetted to, the name comes as `server_name`: Node's tls uses `servername` for
+  // both (pg leaves a given one alone when `host` is an IP; an IP is never valid SNI).
+  const name = config.server_name === undefined ? {} : { servername: config.server_name };
   switch (config.ssl_mode) {
     case 'disable':
       return false;
     case 'require':
-      // Encrypted, certificate not checked: libpq's sslmode=require.
-      return { rejectUnauthorized: false };
+      // Encrypted, certificate not checked: libpq's sslmode=require. SNI still goes out (poolers route by it).
+      return { rejectUnauthorized: false, ...name };
     case 'verify-full':
-      // Node checks the chain and the host name; `pg` sets the SNI name for host names.
-      return config.ca_cert ? { rejectUnauthorized: true, ca: config.ca_cert } : { rejectUnauthorized: true };
+      // Node checks the chain and the host name.
+      return config.ca_cert
+        ? { rejectUnauthorized: true, ca: config.ca_cert, ...name }
+        : { rejectUnauthorized: true, ...name };
   }
 }
 

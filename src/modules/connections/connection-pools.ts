@@ -4,10 +4,19 @@
 // connection (new host, password or TLS mode) gets a new pool and the old one is closed once its
 // last user is done. Connection tests do not use the pools: a test must show whether a fresh
 // connect works now.
+//
+// The dialects connect to the address the guard vetted, never to the name (see target-guard.ts), and
+// a pool keeps that address for its lifetime: every physical connection it opens later goes there
+// too. A name is resolved (and checked) again when a pool is opened: after an edit, after the idle
+// time, and after a pool failed to reach its address, which retires it (a failover that moved the
+// name is followed by the next use, not stuck on the old address while the pool stays busy).
 import type { TargetConfig, TargetDialect, TargetHandle, TestResult } from '../../dialects/dialect.ts';
-import { TargetError } from '../../dialects/errors.ts';
+import { TargetError, type TargetErrorCause } from '../../dialects/errors.ts';
 import type { DialectName } from '../../engine/schema/model.ts';
 import type { TargetGuard } from './target-guard.ts';
+
+/** Failures after which a pool no longer trusts its address: a statement timeout costs one reconnect. */
+const ADDRESS_FAILURES = new Set<TargetErrorCause>(['unreachable', 'connection_lost', 'timeout']);
 
 export interface PoolSettings {
   connectTimeoutMs: number;
@@ -56,9 +65,13 @@ export function createConnectionPools(deps: {
   const open = new Set<Entry>();
   let closing = false;
 
-  function configOf(endpoint: Endpoint, poolSize: number): TargetConfig {
+  /** The dialect's config: connect to `address`, the first one the guard vetted for the host. */
+  function configOf(endpoint: Endpoint, address: string, poolSize: number): TargetConfig {
     return {
       ...endpoint,
+      host: address,
+      // TLS still speaks to (and checks the certificate of) the name the user gave.
+      ...(address !== endpoint.host && { server_name: endpoint.host }),
       // The CA matters for verify-full only; `require` does not check certificates at all.
       ca_cert: endpoint.ssl_mode === 'verify-full' ? endpoint.ca_cert : undefined,
       connect_timeout_ms: settings.connectTimeoutMs,
@@ -100,8 +113,8 @@ export function createConnectionPools(deps: {
         retired: false,
         timer: undefined,
         handle: (async () => {
-          await guard.assertAllowed(target.endpoint.host);
-          return dialects[target.dialect].open(configOf(target.endpoint, settings.poolSize));
+          const [address] = await guard.assertAllowed(target.endpoint.host);
+          return dialects[target.dialect].open(configOf(target.endpoint, address, settings.poolSize));
         })(),
       };
       // A pool that failed to open is forgotten at once, so that the next use tries again.
@@ -136,6 +149,11 @@ export function createConnectionPools(deps: {
       const entry = acquire(target);
       try {
         return await work(await entry.handle);
+      } catch (error) {
+        // The pool's address may be gone (a failover moved the name): the next use resolves again.
+        if (error instanceof TargetError && ADDRESS_FAILURES.has(error.cause) && !entry.retired)
+          retire(entry);
+        throw error;
       } finally {
         release(entry);
       }
@@ -144,8 +162,9 @@ export function createConnectionPools(deps: {
     /** Connects once, outside the pools, and reports; never throws. The guard's refusal is a result too. */
     async test(dialect: DialectName, endpoint: Endpoint): Promise<TestResult> {
       const started = performance.now();
+      let address: string;
       try {
-        await guard.assertAllowed(endpoint.host);
+        [address] = await guard.assertAllowed(endpoint.host);
       } catch (error) {
         if (!(error instanceof TargetError)) throw error;
         return {
@@ -155,7 +174,7 @@ export function createConnectionPools(deps: {
           error: error.toJSON(),
         };
       }
-      return dialects[dialect].test(configOf(endpoint, 1));
+      return dialects[dialect].test(configOf(endpoint, address, 1));
     },
 
     /** Closes the connection's pool (once in-flight work ends): after a delete or an edit. */

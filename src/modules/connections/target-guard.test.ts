@@ -150,15 +150,23 @@ describe('createTargetGuard', () => {
     });
   });
 
-  it('throws a permission_denied TargetError from assertAllowed', async () => {
-    const guard = createTargetGuard({ policy: { blockPrivate: false }, timeoutMs: 1_000 });
+  it('returns the vetted addresses from assertAllowed, or throws a permission_denied TargetError', async () => {
+    const dns = fakeDns();
+    dns.table.set('db.example.test', ['203.0.113.7', '2001:db8::7']);
+    const guard = createTargetGuard({
+      policy: { blockPrivate: false },
+      timeoutMs: 1_000,
+      resolve: dns.resolve,
+    });
     const error = await guard.assertAllowed('169.254.169.254').then(
       () => undefined,
       (thrown: unknown) => thrown,
     );
     expect(error).toBeInstanceOf(TargetError);
     expect(error).toMatchObject({ cause: 'permission_denied', code: 'ADDRESS_REFUSED' });
-    await expect(guard.assertAllowed('127.0.0.1')).resolves.toBeUndefined();
+    // What to connect to: an IP literal is its own address; a name, every address, in the resolver's order.
+    expect(await guard.assertAllowed('127.0.0.1')).toEqual(['127.0.0.1']);
+    expect(await guard.assertAllowed('db.example.test')).toEqual(['203.0.113.7', '2001:db8::7']);
   });
 });
 

@@ -6,9 +6,11 @@
 // name that resolves to one bad address among good ones is refused), when a connection is created or
 // edited and before every connect.
 //
-// Known limit: the drivers resolve the name again when they connect, and a pool opens new physical
-// connections later; a DNS answer that changes in between (rebinding) is not seen. Closing that gap
-// needs the dialects to connect to the vetted address (or to take a `lookup` hook); see the README.
+// The connect goes to an address this check vetted, never to the name: `assertAllowed` returns the
+// addresses, and the pools hand the dialects the first one as the host (with the name kept for TLS),
+// so the drivers do no lookup of their own and a DNS answer that changes after the check (rebinding)
+// cannot send them elsewhere. A pool keeps its vetted address for its lifetime; see
+// connection-pools.ts for when it is resolved again.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { TargetError } from '../../dialects/errors.ts';
@@ -112,8 +114,11 @@ export type Resolver = (host: string) => Promise<string[]>;
 export const systemResolver: Resolver = async (host) =>
   (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
+/** The addresses a host may be reached at, in the resolver's order: never empty. */
+export type VettedAddresses = [string, ...string[]];
+
 export type GuardVerdict =
-  | { allowed: true; addresses: string[] }
+  | { allowed: true; addresses: VettedAddresses }
   /** The address policy refuses the host. */
   | { allowed: false; reason: string }
   /** The name does not resolve (or not in time): nothing to decide on yet. */
@@ -154,12 +159,12 @@ export function createTargetGuard(deps: {
         reason: `${host} is a cloud metadata service; connections to it are always refused`,
       };
     }
-    let addresses: string[];
+    let resolved: string[];
     if (isIP(host.split('%')[0]!) !== 0) {
-      addresses = [host];
+      resolved = [host];
     } else {
       try {
-        addresses = await resolveInTime(host);
+        resolved = await resolveInTime(host);
       } catch (error) {
         if (error instanceof TargetError) return { allowed: 'unresolved', error };
         const code = (error as { code?: unknown }).code;
@@ -172,13 +177,15 @@ export function createTargetGuard(deps: {
           ),
         };
       }
-      if (addresses.length === 0) {
-        return {
-          allowed: 'unresolved',
-          error: new TargetError('unreachable', `The server is unreachable: ${host} has no address`),
-        };
-      }
     }
+    const [first, ...rest] = resolved;
+    if (first === undefined) {
+      return {
+        allowed: 'unresolved',
+        error: new TargetError('unreachable', `The server is unreachable: ${host} has no address`),
+      };
+    }
+    const addresses: VettedAddresses = [first, ...rest];
     for (const address of addresses) {
       const refusal = addressRefusal(address, policy);
       if (refusal) {
@@ -196,12 +203,14 @@ export function createTargetGuard(deps: {
     verdict,
 
     /**
-     * Before a connect: throws a TargetError when the host is refused (cause permission_denied: the
-     * service's own policy, not worth retrying) or does not resolve.
+     * Before a connect: the addresses `host` may be reached at (itself for an IP literal), in the
+     * resolver's order; connect to one of these, not to the name. Throws a TargetError when the host
+     * is refused (cause permission_denied: the service's own policy, not worth retrying) or does not
+     * resolve.
      */
-    async assertAllowed(host: string): Promise<void> {
+    async assertAllowed(host: string): Promise<VettedAddresses> {
       const result = await verdict(host);
-      if (result.allowed === true) return;
+      if (result.allowed === true) return result.addresses;
       if (result.allowed === 'unresolved') throw result.error;
       throw new TargetError('permission_denied', `Address refused: ${result.reason}`, 'ADDRESS_REFUSED');
     },
