@@ -20,6 +20,12 @@ export interface Principal {
   customLimits: { perMinute: number | null; perHour: number | null };
 }
 
+/**
+ * What a decision reads of a principal. A run's requester, checked again when an approval releases
+ * the run (src/modules/runs/run-requester.ts), is read from the store and has no credentials.
+ */
+export type RoleHolder = Pick<Principal, 'orgRole' | 'scopes'>;
+
 type ActionRule = { scope: Scope } & ({ orgRole: OrgRole } | { projectRole: ProjectRole });
 
 /**
@@ -112,12 +118,12 @@ export function highestScope(scopes: readonly Scope[]): Scope {
   return scopes.reduce<Scope>((best, s) => (SCOPE_RANK[s] > SCOPE_RANK[best] ? s : best), 'read');
 }
 
-export function isOrgAdmin(principal: Principal): boolean {
+export function isOrgAdmin(principal: Pick<Principal, 'orgRole'>): boolean {
   return ORG_RANK[principal.orgRole] >= ORG_RANK.admin;
 }
 
 /** The scope and organization-role part of a decision: everything known before a resource is loaded. */
-export function decide(principal: Principal, action: Action): Decision {
+export function decide(principal: RoleHolder, action: Action): Decision {
   const rule: ActionRule = ACTIONS[action];
   if (!hasScope(principal.scopes, rule.scope)) {
     return { allowed: false, status: 403, reason: `This API key lacks the '${rule.scope}' scope` };
@@ -152,7 +158,7 @@ export function projectRoleAtLeast(role: ProjectRole | null, needed: ProjectRole
 
 /** Organization owners and admins act as project admins everywhere. */
 export function effectiveProjectRole(
-  principal: Principal,
+  principal: RoleHolder,
   memberRole: ProjectRole | null,
 ): ProjectRole | null {
   return isOrgAdmin(principal) ? 'admin' : memberRole;
@@ -163,7 +169,7 @@ export function effectiveProjectRole(
  * does not leak); a role too low for the action is 403.
  */
 export function decideOnProject(
-  principal: Principal,
+  principal: RoleHolder,
   action: Action,
   memberRole: ProjectRole | null,
   resource = 'Project',

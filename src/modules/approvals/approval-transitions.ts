@@ -1,12 +1,19 @@
 // The one way an approval leaves `pending` (or an unused `approved` is voided), with what follows
 // from it in the same transaction: runs waiting on it start (granted) or are cancelled (rejected,
-// expired, voided); an access request becomes a grant or ends. Every step is audited.
+// expired, voided); an access request becomes a grant or ends. Every step is audited. A granted
+// run starts only if its requester may still do it (src/modules/runs/run-requester.ts).
 import type { Actor } from '../../http/context.ts';
 import type { Db } from '../../store/db.ts';
 import type { Approval, ApprovalStatus, Run } from '../../store/tables.ts';
 import { onAccessApprovalResolved } from '../access-requests/access-request-transitions.ts';
 import type { AuditService, SystemActor } from '../audit/audit.service.ts';
-import { cancelRunsOfApproval, queueRunsOfApproval } from '../runs/runs.repo.ts';
+import { requesterRefusal } from '../runs/run-requester.ts';
+import {
+  cancelRunsOfApproval,
+  cancelWaitingRun,
+  lockRunsOfApproval,
+  queueWaitingRun,
+} from '../runs/runs.repo.ts';
 import { consumeApproval, moveApproval } from './approvals.repo.ts';
 
 const VERB: Record<Exclude<ApprovalStatus, 'pending'>, string> = {
@@ -53,17 +60,51 @@ export async function resolveApproval(
     return [];
   }
   if (to === 'approved') {
-    const released = await queueRunsOfApproval(trx, moved.id);
+    const released = await releaseRuns(trx, audit, actor, moved, at);
     // The waiting runs are the execution this approval was for; with none left (cancelled while
-    // waiting), the approval stays usable for the next gate call on the same content.
+    // waiting, or their requester no longer allowed), the approval stays usable for the next gate
+    // call on the same content, which checks its own caller's rights.
     if (released.length > 0) await consumeApproval(trx, moved.id, at);
-    for (const run of released) await audit.record(trx, actor, runEvent('run.release', run, moved));
     return released;
   }
   const cancelled = await cancelRunsOfApproval(trx, moved.id, at);
   for (const run of cancelled)
     await audit.record(trx, actor, runEvent('run.cancel', run, moved, { reason: `approval ${to}` }));
   return [];
+}
+
+/**
+ * Queues the runs the granted approval held back, each only if its requester may still do it: a
+ * run executes with its requester's rights at release, not at request. The others are cancelled
+ * with the reason in `error`; their subject (a patch, a migration) was never touched while they
+ * waited, so nothing is left to undo.
+ */
+async function releaseRuns(
+  trx: Db,
+  audit: AuditService,
+  actor: Actor | SystemActor,
+  approval: Approval,
+  at: Date,
+): Promise<Run[]> {
+  const released: Run[] = [];
+  for (const run of await lockRunsOfApproval(trx, approval.id)) {
+    const refusal = await requesterRefusal(trx, run);
+    if (refusal === null) {
+      const queued = await queueWaitingRun(trx, run.id);
+      if (!queued) continue;
+      released.push(queued);
+      await audit.record(trx, actor, runEvent('run.release', queued, approval));
+    } else {
+      const cancelled = await cancelWaitingRun(trx, run.id, at, refusal);
+      if (cancelled)
+        await audit.record(
+          trx,
+          actor,
+          runEvent('run.cancel', cancelled, approval, { reason: refusal, requested_by: run.created_by }),
+        );
+    }
+  }
+  return released;
 }
 
 function runEvent(action: string, run: Run, approval: Approval, details?: Record<string, unknown>) {

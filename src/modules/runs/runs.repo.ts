@@ -146,26 +146,50 @@ export async function finishRun(
     .execute();
 }
 
-/** Cancels a run that has not started; returns it, or undefined when it was not waiting. */
-export async function cancelWaitingRun(db: Executor, id: string, now: Date): Promise<Run | undefined> {
+/**
+ * Cancels a run that has not started; returns it, or undefined when it was not waiting. `error`
+ * says why when the service, not a person, cancels it.
+ */
+export async function cancelWaitingRun(
+  db: Executor,
+  id: string,
+  now: Date,
+  error: string | null = null,
+): Promise<Run | undefined> {
   return db
     .updateTable('runs')
-    .set({ status: 'cancelled', finished_at: now })
+    .set({ status: 'cancelled', finished_at: now, error })
     .where('id', '=', id)
     .where('status', 'in', ['queued', 'awaiting_approval'])
     .returningAll()
     .executeTakeFirst();
 }
 
-/** Starts the runs that waited for this approval (now granted): `awaiting_approval → queued`. */
-export async function queueRunsOfApproval(db: Executor, approvalId: string): Promise<Run[]> {
+/**
+ * The runs waiting for this approval, locked: the approval's grant looks at each (its requester's
+ * rights) before it queues or cancels it, and no cancel by a person slips in between.
+ */
+export async function lockRunsOfApproval(db: Executor, approvalId: string): Promise<Run[]> {
+  return db
+    .selectFrom('runs')
+    .selectAll()
+    .where('approval_id', '=', approvalId)
+    .where('status', '=', 'awaiting_approval')
+    .orderBy('created_at')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+/** Starts a run that waited for its approval (now granted): `awaiting_approval → queued`. */
+export async function queueWaitingRun(db: Executor, id: string): Promise<Run | undefined> {
   return db
     .updateTable('runs')
     .set({ status: 'queued' })
-    .where('approval_id', '=', approvalId)
+    .where('id', '=', id)
     .where('status', '=', 'awaiting_approval')
     .returningAll()
-    .execute();
+    .executeTakeFirst();
 }
 
 /** Cancels the runs that waited for this approval (rejected, expired or voided). */

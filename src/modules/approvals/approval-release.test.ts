@@ -1,0 +1,264 @@
+// A run that waits for approval executes with its requester's rights as they are when the approval
+// releases it (src/modules/runs/run-requester.ts): each way of losing the right while the run waits
+// ends it `cancelled` at the grant, with the reason, the target and the patch or migration as they
+// were. Runs are worked for real on a PostgreSQL target. One engine suffices: the check is made in
+// the store before any target is touched; both engines run the scenario where the right holds
+// (src/modules/access-requests/access-scenario.test.ts).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client, TestApp } from '../../../test/support/app.ts';
+import { connectionBody } from '../../../test/support/connections.ts';
+import { loadPostgresSql } from '../../../test/support/corpus.ts';
+import {
+  createTestPgDatabase,
+  pgAvailable,
+  reportSkipped,
+  testPgUrl,
+} from '../../../test/support/databases.ts';
+import { waitForRun } from '../../../test/support/operations.ts';
+import { queryPostgres } from '../../../test/support/target-query.ts';
+import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { createApprovalExpiry } from '../../jobs/approval-expiry.ts';
+
+const API = '/api/v1';
+const MINUTE = 60_000;
+const FINISHED = ['succeeded', 'failed', 'cancelled'];
+const LOST_ROLE = 'This action requires the project developer role; they hold viewer';
+
+const pgUp = await pgAvailable();
+if (!pgUp) reportSkipped('the release of waiting runs (approval-release.test.ts)', 'PostgreSQL', testPgUrl);
+
+describe('a run released by an approval is checked against its requester', { skip: !pgUp }, () => {
+  let t: TestApp;
+  let orgId: string;
+  let owner: Client;
+  let admin: Client;
+  let projectId: string;
+  let targetUrl: string;
+  let production: string;
+  let source: string;
+  let expire: ReturnType<typeof createApprovalExpiry>;
+  const databases: { drop(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    t = await createTestAppWithWorker(['patch_execute', 'migration_apply']);
+    ({ orgId, owner } = await t.createOrg('Release Inc'));
+    projectId = (await owner.post(`${API}/projects`, { name: 'Payouts' })).body.id;
+    admin = await member('admin');
+    expire = createApprovalExpiry({
+      db: t.store.db,
+      logger: { info() {}, warn() {}, error() {} },
+      now: t.now,
+    });
+    const database = async (sql: string) => {
+      const created = (await createTestPgDatabase())!;
+      databases.push(created);
+      await loadPostgresSql(created.url, sql);
+      return created.url;
+    };
+    targetUrl = await database(
+      'create table payouts (id bigint primary key, status text not null); ' +
+        "insert into payouts values (1, 'stuck'), (2, 'stuck'); " +
+        'create table people (id bigint primary key, name text not null);',
+    );
+    // The schema a migration brings to production: one column more, nothing dropped.
+    const sourceUrl = await database(
+      'create table payouts (id bigint primary key, status text not null); ' +
+        'create table people (id bigint primary key, name text not null, note text);',
+    );
+    const connection = async (url: string, environment: string) => {
+      const created = await owner.post(`${API}/connections`, connectionBody(projectId, url, { environment }));
+      expect(created.status).toBe(201);
+      return created.body.id;
+    };
+    production = await connection(targetUrl, 'production');
+    source = await connection(sourceUrl, 'development');
+  });
+  afterAll(async () => {
+    await t?.close();
+    for (const database of databases) await database.drop();
+  });
+
+  async function member(role: 'admin' | 'developer' | 'viewer'): Promise<Client> {
+    const client = await t.createUser(orgId, 'member');
+    const added = await owner.post(`${API}/projects/${projectId}/members`, { user_id: client.user.id, role });
+    expect(added.status).toBe(201);
+    return client;
+  }
+
+  /** A project viewer holding, by an approved access request, `developer` on the production connection. */
+  async function grantee(): Promise<{ client: Client; requestId: string }> {
+    const client = await member('viewer');
+    const asked = await client.post(`${API}/projects/${projectId}/access-requests`, {
+      role: 'developer',
+      connection_id: production,
+      duration_minutes: 60,
+      reason: 'Incident 4711',
+    });
+    expect(asked.status).toBe(201);
+    const approved = await admin.patch(`${API}/approvals/${asked.body.approval_id}`, { decision: 'approve' });
+    expect(approved.status).toBe(200);
+    expect((await client.get(`${API}/access-requests/${asked.body.id}`)).body.status).toBe('active');
+    return { client, requestId: asked.body.id };
+  }
+
+  const rows = async () =>
+    (await queryPostgres(targetUrl, 'select id, status from payouts order by id')).map((r) => [
+      Number(r.id),
+      r.status,
+    ]);
+  const columns = async () =>
+    (
+      await queryPostgres(
+        targetUrl,
+        "select column_name from information_schema.columns where table_name = 'people' order by ordinal_position",
+      )
+    ).map((r) => r.column_name);
+
+  /** A patch drafted by the admin and executed by `client`: on production, it waits for approval. */
+  async function waitingPatchRun(client: Client) {
+    const patch = await admin.post(`${API}/patches`, {
+      project_id: projectId,
+      connection_id: production,
+      title: 'Release stuck payout 1',
+      sql: "UPDATE payouts SET status = 'released' WHERE id = 1",
+    });
+    expect(patch.status).toBe(201);
+    const started = await client.post(`${API}/patches/${patch.body.id}/execute`, { expected_rows: 1 });
+    expect(started.status).toBe(202);
+    expect(started.body.status).toBe('awaiting_approval');
+    return { patchId: patch.body.id as string, run: started.body };
+  }
+
+  async function approve(approvalId: string) {
+    const released = await admin.patch(`${API}/approvals/${approvalId}`, { decision: 'approve' });
+    expect(released.status).toBe(200);
+    expect(released.body.status).toBe('approved');
+  }
+
+  /** The run ended at the grant, for `reason`, audited as the approver's cancellation. */
+  async function expectCancelled(runId: string, reason: string) {
+    // Decided in the approval's transaction: no worker is waited for.
+    const run = (await owner.get(`${API}/runs/${runId}`)).body;
+    expect(run).toMatchObject({ status: 'cancelled', started_at: null, result: null, error: reason });
+    expect(run.finished_at).not.toBeNull();
+    const entries = (await owner.get(`${API}/audit?project_id=${projectId}&action=run.cancel&page_size=200`))
+      .body.items;
+    expect(entries.filter((e: { target_id: string }) => e.target_id === runId)).toMatchObject([
+      { actor_id: admin.user.id, details: { reason, status: 'cancelled' } },
+    ]);
+  }
+
+  const patchCases: {
+    name: string;
+    requester(): Promise<{ client: Client; requestId?: string }>;
+    lose(who: { client: Client; requestId?: string }): Promise<void>;
+    why: string;
+  }[] = [
+    {
+      name: 'their just-in-time grant expired',
+      requester: grantee,
+      async lose() {
+        t.advance(60 * MINUTE + MINUTE);
+        expect(await expire()).toEqual({ approvals_expired: 0, grants_expired: 1 });
+      },
+      why: LOST_ROLE,
+    },
+    {
+      name: 'their just-in-time grant was revoked',
+      requester: grantee,
+      async lose({ requestId }) {
+        expect((await admin.post(`${API}/access-requests/${requestId}/revoke`)).status).toBe(200);
+      },
+      why: LOST_ROLE,
+    },
+    {
+      name: 'they were removed from the project',
+      requester: async () => ({ client: await member('developer') }),
+      async lose({ client }) {
+        const removed = await owner.delete(`${API}/projects/${projectId}/members/${client.user.id}`);
+        expect(removed.status).toBe(204);
+      },
+      why: 'they are no longer a member of it',
+    },
+    {
+      name: 'they were demoted to viewer',
+      requester: async () => ({ client: await member('developer') }),
+      async lose({ client }) {
+        const demoted = await owner.patch(`${API}/projects/${projectId}/members/${client.user.id}`, {
+          role: 'viewer',
+        });
+        expect(demoted.status).toBe(200);
+      },
+      why: LOST_ROLE,
+    },
+    {
+      name: 'their account was deactivated',
+      requester: async () => ({ client: await member('developer') }),
+      async lose({ client }) {
+        expect((await owner.patch(`${API}/users/${client.user.id}`, { active: false })).status).toBe(200);
+      },
+      why: 'their account is deactivated',
+    },
+    {
+      name: 'their account was deleted',
+      requester: async () => ({ client: await member('developer') }),
+      async lose({ client }) {
+        expect((await owner.delete(`${API}/users/${client.user.id}`)).status).toBe(204);
+      },
+      why: 'their account was deleted',
+    },
+  ];
+
+  for (const { name, requester, lose, why } of patchCases) {
+    it(`cancels a waiting patch execute when ${name}, leaving the target and the patch as they were`, async () => {
+      const who = await requester();
+      const { patchId, run } = await waitingPatchRun(who.client);
+      await lose(who);
+      await approve(run.approval_id);
+      await expectCancelled(run.id, `The requester no longer may patch.execute on this project (${why})`);
+      expect(await rows()).toEqual([
+        [1, 'stuck'],
+        [2, 'stuck'],
+      ]);
+      const patch = (await owner.get(`${API}/patches/${patchId}`)).body;
+      expect(patch).toMatchObject({ status: 'draft', executed_at: null });
+    });
+  }
+
+  describe('a migration apply, with a grant on its target connection', () => {
+    async function waitingApply(client: Client) {
+      const compared = await owner.post(`${API}/projects/${projectId}/migrations/compare`, {
+        source_connection_id: source,
+        target_connection_id: production,
+      });
+      expect(compared.status).toBe(201);
+      const started = await client.post(`${API}/migrations/${compared.body.id}/apply`, {});
+      expect(started.status).toBe(202);
+      expect(started.body.status).toBe('awaiting_approval');
+      return { migrationId: compared.body.id as string, run: started.body };
+    }
+
+    it('is cancelled when the grant was revoked meanwhile; the schema and the migration stay as they were', async () => {
+      const { client, requestId } = await grantee();
+      const { migrationId, run } = await waitingApply(client);
+      expect((await client.post(`${API}/access-requests/${requestId}/revoke`)).status).toBe(200);
+      await approve(run.approval_id);
+      await expectCancelled(
+        run.id,
+        `The requester no longer may migration.apply on this project (${LOST_ROLE})`,
+      );
+      expect(await columns()).toEqual(['id', 'name']);
+      expect((await owner.get(`${API}/migrations/${migrationId}`)).body.status).toBe('draft');
+    });
+
+    it('runs when the grant still holds: the grant on the target connection counts at release', async () => {
+      const { client } = await grantee();
+      const { migrationId, run } = await waitingApply(client);
+      await approve(run.approval_id);
+      const done = await waitForRun(client, run.id, FINISHED);
+      expect(done).toMatchObject({ status: 'succeeded', error: null });
+      expect(await columns()).toEqual(['id', 'name', 'note']);
+      expect((await owner.get(`${API}/migrations/${migrationId}`)).body.status).toBe('applied');
+    });
+  });
+});
