@@ -171,9 +171,11 @@ export function restorePlan(
     force: boolean;
     /** The before-images of later DELETEs of the patch on the same table: rows gone by the patch itself. */
     laterDeletes: string[];
+    /** Columns an UPDATE may not set (PostgreSQL GENERATED ALWAYS identities): a patch cannot have changed them. */
+    fixed?: string[];
   },
 ): RestorePlan {
-  const { columns, xid, force, laterDeletes } = options;
+  const { columns, xid, force, laterDeletes, fixed = [] } = options;
   const key = statement.key;
   if (!key) throw new Error(`Statement ${statement.index} has no key to be rolled back by`);
   if (dialect === 'postgresql' && !/^\d+$/.test(xid ?? ''))
@@ -203,7 +205,7 @@ export function restorePlan(
       verify: `SELECT count(*) AS n FROM ${after} b JOIN ${table} t ON ${keyEq}`,
     };
 
-  const others = columns.filter((c) => !key.includes(c));
+  const others = columns.filter((c) => !key.includes(c) && !fixed.includes(c));
   const update =
     others.length === 0
       ? []

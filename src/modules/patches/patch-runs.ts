@@ -328,7 +328,8 @@ function planFor(
   const hasTriggers = model.unmanaged.some(
     (u) => u.kind === 'trigger' && u.table === table.name && u.schema === table.schema,
   );
-  return { ...restorePlan(dialect, runId, statement, { ...options, columns }), hasTriggers };
+  const fixed = table.columns.filter((c) => c.identity === 'always').map((c) => c.name);
+  return { ...restorePlan(dialect, runId, statement, { ...options, columns, fixed }), hasTriggers };
 }
 
 async function dropTables(tx: TargetTransaction, tables: string[]): Promise<void> {
