@@ -1,5 +1,5 @@
-// A run that waited for an approval executes with its requester's rights as they are when the
-// approval releases it, not as they were when it was asked for: meanwhile a just-in-time grant may
+// A run executes with its requester's rights as they are when an approval releases it and when a
+// worker starts it, not as they were when it was asked for: meanwhile a just-in-time grant may
 // have expired or been revoked, or the requester been removed from the project, demoted,
 // deactivated or deleted. The check is the one the operation's endpoint makes (src/security/policy.ts
 // on the role of findProjectWithRole), with the requester read from the store instead of credentials.

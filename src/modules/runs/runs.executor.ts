@@ -1,11 +1,13 @@
 // Executes runs: claims a queued run, calls the handler of its kind, records progress and the
 // outcome. A run is never retried blindly (most operations are not idempotent): a claim succeeds
 // only on a `queued` run, and a run whose process died is failed as "interrupted" by the sweep,
-// never restarted. Handlers notice a cancellation at their progress checkpoints.
+// never restarted. A run whose requester may no longer do it is cancelled before it starts.
+// Handlers notice a cancellation at their progress checkpoints.
 import { TargetError } from '../../dialects/errors.ts';
 import { AppError } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
+import { requesterRefusal } from './run-requester.ts';
 import {
   claimRun,
   failInterruptedRuns,
@@ -76,6 +78,13 @@ export function createRunExecutor(deps: {
       const handler = handlers[run.kind];
       if (!handler) {
         await finishRun(db, run.id, { status: 'failed', error: `No worker can run ${run.kind} yet` }, now());
+        return;
+      }
+      // Rights are checked when a run is asked for, and again when it starts: whoever asked may have
+      // lost them while it waited in the queue (run-requester.ts).
+      const refusal = await requesterRefusal(db, run);
+      if (refusal !== null) {
+        await finishRun(db, run.id, { status: 'cancelled', error: refusal }, now());
         return;
       }
       const context: RunContext = {

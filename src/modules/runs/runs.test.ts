@@ -48,19 +48,21 @@ describe('runs', () => {
     },
   };
 
-  async function startRun(kind: RunKind, project = projectId): Promise<Run> {
-    const runs = createRunsService({
+  const runsService = () =>
+    createRunsService({
       db: t.store.db,
       audit: createAuditService({ db: t.store.db, now: t.now }),
       queue: t.runQueue,
       now: t.now,
     });
+
+  /** Records a queued run by `as` (the owner by default); `send: false` keeps it from the queue. */
+  async function startRun(kind: RunKind, project = projectId, as = actor, send = true): Promise<Run> {
+    const runs = runsService();
     const run = await t.store.db
       .transaction()
-      .execute((trx) =>
-        runs.create(trx, actor, { projectId: project, kind, subjectId: null, unit: 'steps' }),
-      );
-    await runs.enqueue(run);
+      .execute((trx) => runs.create(trx, as, { projectId: project, kind, subjectId: null, unit: 'steps' }));
+    if (send) await runs.enqueue(run);
     return run;
   }
 
@@ -116,6 +118,33 @@ describe('runs', () => {
     const unexpected = await waitFor(owner, (await startRun('anonymize_run')).id, ['failed']);
     expect(unexpected.error).toMatch(/^Internal error \(logged with run id /);
     expect(unexpected.error).not.toContain('hunter2');
+  });
+
+  it('cancels a queued run whose requester lost the right before a worker took it', async () => {
+    const orgId = actor.principal.orgId;
+    const developer = await t.createUser(orgId, 'member');
+    await owner.post(`/api/v1/projects/${projectId}/members`, {
+      user_id: developer.user.id,
+      role: 'developer',
+    });
+    const as: Actor = {
+      ...actor,
+      principal: {
+        ...actor.principal,
+        userId: developer.user.id,
+        orgRole: 'member',
+        email: developer.user.email,
+      },
+    };
+    const run = await startRun('migration_apply', projectId, as, false);
+    expect((await owner.delete(`/api/v1/projects/${projectId}/members/${developer.user.id}`)).status).toBe(
+      204,
+    );
+    await runsService().enqueue(run);
+    const body = await waitFor(owner, run.id, ['succeeded', 'failed', 'cancelled']);
+    expect(body.status).toBe('cancelled');
+    expect(body.error).toMatch(/^The requester no longer may migration\.apply on this project/);
+    expect(seen).not.toContain(run.id);
   });
 
   it('fails a kind that has no worker yet, rather than leaving it queued', async () => {
