@@ -54,7 +54,7 @@ export interface PatchEngine {
   open(): Promise<PatchTarget | string>;
 }
 
-/** The service's backups (src/modules/patches/patch-runs.ts), dropped with every reload. */
+/** The service's backups (src/modules/patches/patch-images.ts), dropped with every reload. */
 const PG_BACKUP_SCHEMA = 'dbops_backup';
 const MYSQL_BACKUP_PREFIX = '_dbops_bak_';
 const STATUSES = "'active', 'pending', 'closed'";

@@ -1,5 +1,5 @@
 // Drops the backup tables that executing a data patch left in its target database (its before- and
-// after-images, src/modules/patches/patch-runs.ts) once the execution is BACKUP_RETENTION_DAYS old,
+// after-images, src/modules/patches/patch-images.ts) once the execution is BACKUP_RETENTION_DAYS old,
 // and writes it down on the patch (`backups_dropped_at`: no rollback after it) and in the audit trail.
 //
 // Drop first, record after: a pass that stops in between leaves the patch due, and the next pass

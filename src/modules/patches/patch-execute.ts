@@ -1,0 +1,183 @@
+// The run handler of `patch_execute` (API §9), for the job worker. It decides each statement's
+// rollback key again on the schema as it is now, creates the empty images (patch-images.ts) in a
+// first transaction (MySQL DDL commits by itself), then one transaction runs every statement
+// writing its images and, when `expected_rows` was given and the total differs, rolls everything
+// back: nothing changed, the run fails, the images are dropped. After a commit the patch is
+// `executed` and a snapshot of the connection is taken.
+import type { TargetTransaction } from '../../dialects/dialect.ts';
+import { TargetError } from '../../dialects/errors.ts';
+import { keyOnModel } from '../../engine/patch/rollback-key.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
+import { AppError, conflict, notFound } from '../../http/errors.ts';
+import type { Run, StoredPatchStatement } from '../../store/tables.ts';
+import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
+import {
+  backupTable,
+  createImageSql,
+  finishAfterImage,
+  imagesOf,
+  PG_BACKUP_SCHEMA,
+  runWithImages,
+  writableColumns,
+} from './patch-images.ts';
+import { PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
+import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
+
+class ExpectedRowsMismatch extends Error {
+  readonly affected: number[];
+  constructor(message: string, affected: number[]) {
+    super(message);
+    this.affected = affected;
+  }
+}
+
+/**
+ * The statements with their rollback keys and columns decided again on the schema as it is now;
+ * a statement that became irreversible stops the run unless irreversible ones were allowed.
+ */
+function refreshStatements(
+  statements: StoredPatchStatement[],
+  model: SchemaModel,
+  allowIrreversible: boolean,
+): (StoredPatchStatement & { columns: string[] })[] {
+  return statements.map((statement) => {
+    const keyed = keyOnModel(statement, model);
+    if (!keyed)
+      throw new PatchNoLongerFits(`Statement ${statement.index}: table ${statement.table} does not exist`);
+    const { table, verdict } = keyed;
+    if (!verdict.reversible && !allowIrreversible)
+      throw new PatchNoLongerFits(
+        `Statement ${statement.index} cannot be rolled back (${verdict.reason}); send allow_irreversible: true to execute it anyway`,
+      );
+    return {
+      ...statement,
+      reversible: verdict.reversible,
+      irreversible_reason: verdict.reason,
+      key: verdict.key,
+      columns: writableColumns(table),
+    };
+  });
+}
+
+export function createPatchExecute(deps: PatchRunDeps) {
+  const { db, connections, now } = deps;
+
+  return async function execute(run: Run, context: RunContext): Promise<Record<string, unknown>> {
+    const patch = run.subject_id ? await findPatchById(db, run.subject_id) : undefined;
+    if (!patch) throw notFound('Patch');
+    const connection = await connections.findById(patch.connection_id);
+    if (!connection) throw notFound('Connection');
+    const params = run.params as { expected_rows?: number; allow_irreversible?: boolean };
+    const expected = params.expected_rows;
+    if (
+      !(await movePatchStatus(db, patch.id, ['draft', 'failed'], { status: 'executing', updated_at: now() }))
+    )
+      throw conflict(`The patch is ${patch.status} and cannot be executed`);
+    const dialect = connection.dialect;
+    const fail = async (message: string, result: Record<string, unknown>): Promise<never> => {
+      await updatePatch(db, patch.id, { status: 'failed', updated_at: now() });
+      throw new RunFailed(message, result);
+    };
+    await context.progress(0, patch.statements.length);
+
+    let statements: (StoredPatchStatement & { columns: string[] })[] = [];
+    const images = () =>
+      statements.flatMap((s) =>
+        imagesOf(dialect, s).map((image) => backupTable(dialect, run.id, s.index, image)),
+      );
+    let affected: number[];
+    let imaged: number[];
+    let xid: string | null;
+    try {
+      ({ affected, imaged, xid } = await connections.withTarget(connection, async (handle) => {
+        statements = refreshStatements(
+          patch.statements,
+          await handle.introspect(),
+          params.allow_irreversible === true,
+        );
+        const target = { dialect, flavor: handle.flavor, runId: run.id };
+        // MySQL commits DDL by itself: the empty images are created before the data transaction.
+        await handle.transaction(
+          async (tx) => {
+            if (dialect === 'postgresql' && images().length > 0)
+              await tx.query(`CREATE SCHEMA IF NOT EXISTS "${PG_BACKUP_SCHEMA}"`);
+            for (const s of statements)
+              for (const image of imagesOf(dialect, s))
+                await tx.query(createImageSql(dialect, backupTable(dialect, run.id, s.index, image), s));
+          },
+          { commit: true },
+        );
+        try {
+          return await handle.transaction(
+            async (tx) => {
+              // The id every row this transaction writes carries as `xmin` (patch-images.ts).
+              const xid =
+                dialect === 'postgresql'
+                  ? String((await tx.query('SELECT txid_current() % 4294967296 AS xid')).rows[0]!.xid)
+                  : null;
+              const counts = { affected: [] as number[], imaged: [] as number[], xid };
+              for (const s of statements) {
+                const done = await runWithImages(tx, target, s);
+                counts.affected.push(done.affected);
+                counts.imaged.push(done.imaged);
+                await context.progress(s.index + 1, statements.length);
+              }
+              for (const s of statements)
+                if (dialect === 'mysql' && s.kind !== 'delete' && s.key !== null)
+                  await finishAfterImage(tx, run.id, s);
+              const total = counts.affected.reduce((a, b) => a + b, 0);
+              if (expected !== undefined && total !== expected)
+                throw new ExpectedRowsMismatch(
+                  `The statements affect ${total} rows, not the ${expected} expected: nothing was changed`,
+                  counts.affected,
+                );
+              return counts;
+            },
+            { commit: true, statementTimeoutMs: deps.statementTimeoutMs },
+          );
+        } catch (error) {
+          await handle.transaction((tx) => dropTables(tx, images()), { commit: true }).catch(() => {});
+          throw error;
+        }
+      }));
+    } catch (error) {
+      if (error instanceof ExpectedRowsMismatch)
+        return fail(error.message, {
+          affected_rows: error.affected,
+          expected_rows: expected,
+          changed: false,
+        });
+      if (error instanceof PatchNoLongerFits)
+        return fail(`${error.message}: nothing was changed`, { changed: false });
+      if (error instanceof TargetError || error instanceof AppError)
+        return fail(`The patch failed and was rolled back: ${error.message}`, { changed: false });
+      await updatePatch(db, patch.id, { status: 'failed', updated_at: now() });
+      throw error;
+    }
+    const at = now();
+    await updatePatch(db, patch.id, {
+      status: 'executed',
+      statements: JSON.stringify(statements),
+      execute_xid: xid,
+      executed_at: at,
+      execute_run_id: run.id,
+      updated_at: at,
+    });
+    const snapshot = await deps.snapshotAfterPatch(connection.id, run.id);
+    return {
+      affected_rows: affected,
+      total_affected_rows: affected.reduce((a, b) => a + b, 0),
+      backups: statements.map((s, i) => ({
+        index: s.index,
+        tables: imagesOf(dialect, s).map((image) => backupTable(dialect, run.id, s.index, image)),
+        rows: imaged[i] ?? 0,
+        reversible: s.reversible,
+      })),
+      snapshot_id: snapshot?.id ?? null,
+    };
+  };
+}
+
+async function dropTables(tx: TargetTransaction, tables: string[]): Promise<void> {
+  for (const table of tables) await tx.query(`DROP TABLE IF EXISTS ${table}`);
+}
