@@ -7,7 +7,7 @@
 import { TARGET_DEFAULTS } from '../src/config.ts';
 import { dialects as realDialects, type TargetDialect, type TargetHandle } from '../src/dialects/index.ts';
 import type { DialectName } from '../src/engine/schema/model.ts';
-import { createMigrationJobHandlers } from '../src/jobs/migrations.ts';
+import { createTargetRunHandlers } from '../src/jobs/target-runs.ts';
 import type { RunHandler, RunHandlers } from '../src/modules/runs/runs.executor.ts';
 import type { RunKind } from '../src/store/tables.ts';
 import { createTestApp, SECRET_KEY, type TestApp } from '../test/support/app.ts';
@@ -113,7 +113,7 @@ export async function createPatchBenchApp(trace: TraceStep[]): Promise<TestApp> 
     dialects,
     runHandlers: Object.fromEntries(kinds.map((kind) => [kind, delegate(kind)])),
   });
-  const built = createMigrationJobHandlers({
+  const built = createTargetRunHandlers({
     db: t.store.db,
     now: t.now,
     secretKey: SECRET_KEY,

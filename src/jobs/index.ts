@@ -9,9 +9,9 @@ import { registerApprovalExpiry } from './approval-expiry.ts';
 import { registerBackupRetention } from './backup-retention.ts';
 import type { Jobs, JobsLogger } from './boss.ts';
 import { type DriftJobsConfig, type DriftJobsDeps, registerDriftJobs } from './drift.ts';
-import { createMigrationJobHandlers } from './migrations.ts';
 import { registerRunWorker } from './run-queue.ts';
 import { registerSessionCleanup } from './session-cleanup.ts';
+import { createTargetRunHandlers } from './target-runs.ts';
 
 export { createJobs, type Jobs, type JobsLogger, type JobsTuning } from './boss.ts';
 export { createDriftAlertQueue } from './drift-alert.ts';
@@ -55,7 +55,7 @@ export async function registerJobHandlers(
     cron: config.sessionCleanupCron,
     pollingIntervalSeconds,
   });
-  const migrations = createMigrationJobHandlers({
+  const targetRuns = createTargetRunHandlers({
     db,
     now,
     secretKey: drift.secretKey,
@@ -66,7 +66,7 @@ export async function registerJobHandlers(
   });
   const executor = createRunExecutor({
     db,
-    handlers: { ...migrations.handlers, ...runHandlers },
+    handlers: { ...targetRuns.handlers, ...runHandlers },
     logger,
     now,
     workerId: `${hostname()}:${process.pid}`,
@@ -96,7 +96,7 @@ export async function registerJobHandlers(
   });
   return async () => {
     await closeDrift();
-    await migrations.close();
+    await targetRuns.close();
     await closeBackupRetention();
   };
 }

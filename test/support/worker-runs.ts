@@ -2,7 +2,7 @@
 // suites whose runs reach target databases. The handlers need the app's store, so they are built
 // once it exists; closing the app closes their pools too.
 import { TARGET_DEFAULTS } from '../../src/config.ts';
-import { createMigrationJobHandlers } from '../../src/jobs/migrations.ts';
+import { createTargetRunHandlers } from '../../src/jobs/target-runs.ts';
 import type { RunHandler, RunHandlers } from '../../src/modules/runs/runs.executor.ts';
 import type { RunKind } from '../../src/store/tables.ts';
 import { createTestApp, SECRET_KEY, type TestApp } from './app.ts';
@@ -17,7 +17,7 @@ export async function createTestAppWithWorker(kinds: RunKind[]): Promise<TestApp
     targets: { connectTimeoutMs: 3_000 },
     runHandlers: Object.fromEntries(kinds.map((kind) => [kind, delegate(kind)])),
   });
-  const built = createMigrationJobHandlers({
+  const built = createTargetRunHandlers({
     db: t.store.db,
     now: t.now,
     secretKey: SECRET_KEY,

@@ -1,5 +1,5 @@
-// The run handlers of schema migrations (`migration_apply`, `migration_rollback`) and data patches
-// (`patch_execute`) for this process,
+// The run handlers that work on target databases: schema migrations (`migration_apply`,
+// `migration_rollback`) and data patches (`patch_execute`, `patch_rollback`), for this process,
 // with their own pools to the target databases (a `worker` process has no API to borrow them from),
 // closed by the returned `close`. Same wiring as drift's jobs (src/jobs/drift.ts).
 import type { TargetsConfig } from '../config.ts';
@@ -19,7 +19,7 @@ import { createSnapshotsService } from '../modules/snapshots/snapshots.service.t
 import { createSecretBox } from '../security/secret-box.ts';
 import type { Db } from '../store/db.ts';
 
-export interface MigrationJobsDeps {
+export interface TargetRunsDeps {
   db: Db;
   now: () => Date;
   /** Opens the connection passwords sealed by the API (the same SECRET_KEY). */
@@ -31,7 +31,7 @@ export interface MigrationJobsDeps {
   logger?: PatchSnapshotLogger;
 }
 
-export function createMigrationJobHandlers(deps: MigrationJobsDeps): {
+export function createTargetRunHandlers(deps: TargetRunsDeps): {
   handlers: RunHandlers;
   close: () => Promise<void>;
 } {
