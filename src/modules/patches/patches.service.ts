@@ -120,6 +120,20 @@ export function createPatchesService(deps: {
     connection: Connection,
     statements: PatchStatement[],
   ): Promise<StoredPatchStatement[]> {
+    // MySQL images and keys are read in the connection's database: a statement naming another one
+    // would change tables nobody imaged.
+    const elsewhere = statements.find(
+      (s) =>
+        connection.dialect === 'mysql' &&
+        s.table.includes('.') &&
+        !s.table.startsWith(`${connection.database}.`),
+    );
+    if (elsewhere)
+      throw invalid(
+        ['body', 'sql'],
+        `Statement ${elsewhere.index}: ${elsewhere.table} is outside the connection's database ${connection.database}`,
+        'invalid_patch',
+      );
     const model = await connections.withTarget(connection, (handle) => handle.introspect());
     return keyedStatements(statements, model);
   }

@@ -148,6 +148,13 @@ describe('data patches', () => {
         expect(ddl.status).toBe(422);
         expect(ddl.body.detail[0].loc).toEqual(['body', 'sql']);
         expect(ddl.body.detail[0].msg).toMatch(/Statement 1/);
+        if (connectionDialect() === 'mysql') {
+          const elsewhere = await create('UPDATE mysql.user SET plugin = 1 WHERE 1 = 0');
+          expect(elsewhere.status).toBe(422);
+          expect(elsewhere.body.detail[0].msg).toMatch(
+            /Statement 0: mysql.user is outside the connection's database/,
+          );
+        }
         expect((await create('CREATE TABLE x (id int)')).status).toBe(422);
         expect((await create('SELECT * FROM people')).status).toBe(422);
         const full = await create('DELETE FROM people');
