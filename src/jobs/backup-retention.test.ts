@@ -285,5 +285,25 @@ for (const engine of ENGINES) {
       expect(await backups(stranded.runId)).toEqual([]);
       expect((await owner.get(`${API}/patches/${stranded.id}`)).body.backups_dropped_at).not.toBeNull();
     });
+
+    it('deleting a connection drops the backups its patches keep, or names them when it cannot', async () => {
+      const reachable = await addConnection('deleted while reachable');
+      const kept = await executed('UPDATE people SET score = 60 WHERE id = 4', reachable);
+      expect(await backups(kept.runId)).toEqual(updateImages(kept.runId, 0));
+      expect((await owner.delete(`${API}/connections/${reachable}`)).status).toBe(204);
+      expect(await backups(kept.runId)).toEqual([]);
+
+      const gone = await addConnection('deleted while unreachable');
+      const stranded = await executed('UPDATE people SET score = 61 WHERE id = 4', gone);
+      expect((await owner.patch(`${API}/connections/${gone}`, { port: await freePort() })).status).toBe(200);
+      expect((await owner.delete(`${API}/connections/${gone}`)).status).toBe(204);
+      expect(await backups(stranded.runId)).toEqual(updateImages(stranded.runId, 0));
+      const entry = (await owner.get(`${API}/audit?action=connection.delete`)).body.items.find(
+        (e: { target_id: string }) => e.target_id === gone,
+      );
+      expect(entry.details.backups_left).toEqual(
+        expect.arrayContaining(updateImages(stranded.runId, 0).map((n) => expect.stringContaining(n))),
+      );
+    });
   });
 }

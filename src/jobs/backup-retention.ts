@@ -16,7 +16,7 @@ import { createAuditService, type SystemActor } from '../modules/audit/audit.ser
 import type { ConnectionsService } from '../modules/connections/connections.service.ts';
 import { createTargetAccess } from '../modules/connections/target-access.ts';
 import type { Resolver } from '../modules/connections/target-guard.ts';
-import { backupTable } from '../modules/patches/patch-images.ts';
+import { backupTablesOf } from '../modules/patches/patch-images.ts';
 import {
   markBackupsDropped,
   patchesWithBackupsDue,
@@ -62,19 +62,6 @@ export interface BackupRetentionDeps {
   retentionDays: number;
   now?: () => Date;
   batchSize?: number;
-}
-
-/**
- * Every backup table name an execution may have left: `before` and `after` of every statement,
- * whatever its kind (INSERT and DELETE have no `after` today; IF EXISTS makes the extra names free).
- */
-export function backupTablesOf(dialect: DialectName, patch: Pick<Patch, 'execute_run_id' | 'statements'>) {
-  const runId = patch.execute_run_id;
-  if (runId === null) return [];
-  return patch.statements.flatMap((s) => [
-    backupTable(dialect, runId, s.index, 'before'),
-    backupTable(dialect, runId, s.index, 'after'),
-  ]);
 }
 
 /** One pass; returns what it dropped and what it left for the next pass. */

@@ -14,6 +14,8 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, ConnectionDialect, Environment, SslMode } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
+import { backupTablesOf } from '../patches/patch-images.ts';
+import { patchesWithBackupsOf } from '../patches/patches.repo.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import type { ConnectionPools, Endpoint, PoolTarget } from './connection-pools.ts';
 import { requireConnection } from './connections.access.ts';
@@ -292,11 +294,38 @@ export function createConnectionsService(deps: {
       return viewOf(updated, await hasPendingDrift(db, id));
     },
 
+    /**
+     * Deletes the connection with its patches. The backup tables those patches keep in its database
+     * are dbops's own, of no use without their records: they are dropped first when the database
+     * can be reached, else named in the audit entry for someone to drop.
+     */
     async remove(actor: Actor, id: string): Promise<void> {
+      const { connection: found } = await requireConnection(db, actor, id, 'connection.delete');
+      const tables = (await patchesWithBackupsOf(db, id)).flatMap((p) => backupTablesOf(found.dialect, p));
+      let backupsLeft: string[] = [];
+      if (tables.length > 0)
+        await withTarget(found, (handle) =>
+          handle.transaction(
+            async (tx) => {
+              for (const table of tables) await tx.query(`DROP TABLE IF EXISTS ${table}`);
+            },
+            { commit: true },
+          ),
+        ).catch(() => {
+          backupsLeft = tables;
+        });
       await db.transaction().execute(async (trx) => {
         const { connection } = await requireConnection(trx, actor, id, 'connection.delete');
         await deleteConnection(trx, id);
-        await audit.record(trx, actor, event('connection.delete', connection));
+        await audit.record(
+          trx,
+          actor,
+          event(
+            'connection.delete',
+            connection,
+            backupsLeft.length > 0 ? { backups_left: backupsLeft } : undefined,
+          ),
+        );
       });
       pools.evict(id);
     },

@@ -13,7 +13,7 @@
 // inserted keys, whose rows are then copied.
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import type { DialectName, Flavor, TableModel } from '../../engine/schema/model.ts';
-import type { StoredPatchStatement } from '../../store/tables.ts';
+import type { Patch, StoredPatchStatement } from '../../store/tables.ts';
 
 export const PG_BACKUP_SCHEMA = 'dbops_backup';
 
@@ -35,6 +35,19 @@ export function backupTable(
 
 export function quoteName(dialect: DialectName, name: string): string {
   return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Every backup table name an execution may have left: `before` and `after` of every statement,
+ * whatever its kind (INSERT and DELETE have no `after` today; IF EXISTS makes the extra names free).
+ */
+export function backupTablesOf(dialect: DialectName, patch: Pick<Patch, 'execute_run_id' | 'statements'>) {
+  const runId = patch.execute_run_id;
+  if (runId === null) return [];
+  return patch.statements.flatMap((s) => [
+    backupTable(dialect, runId, s.index, 'before'),
+    backupTable(dialect, runId, s.index, 'after'),
+  ]);
 }
 
 /** The images a statement keeps: no after-image without a key to compare by. */

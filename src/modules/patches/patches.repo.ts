@@ -92,3 +92,14 @@ export function markBackupsDropped(db: Db, id: string, at: Date): Promise<Patch 
     .returningAll()
     .executeTakeFirst();
 }
+
+/** The executed patches of a connection whose backup tables are still in its database. */
+export function patchesWithBackupsOf(db: Db, connectionId: string): Promise<Patch[]> {
+  return db
+    .selectFrom('patches')
+    .selectAll()
+    .where('connection_id', '=', connectionId)
+    .where('execute_run_id', 'is not', null)
+    .where('backups_dropped_at', 'is', null)
+    .execute();
+}
