@@ -14,6 +14,7 @@ import * as schemaMigrations from './migrations/0009_migrations.ts';
 import * as patches from './migrations/0010_patches.ts';
 import * as patchBackupRetention from './migrations/0011_patch_backup_retention.ts';
 import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
+import * as auditSequence from './migrations/0013_audit_sequence.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '0010_patches': patches,
   '0011_patch_backup_retention': patchBackupRetention,
   '0012_patch_execute_xid': patchExecuteXid,
+  '0013_audit_sequence': auditSequence,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -193,6 +193,8 @@ export interface AuditLogTable {
   outcome: AuditOutcome;
   details: Json<Record<string, unknown>>;
   created_at: Timestamp;
+  /** The order the store took the entries in: ties of `created_at` (one transaction) by it. */
+  seq: Generated<string>;
 }
 
 export type RunKind = PolicyOperation | 'drift_check';

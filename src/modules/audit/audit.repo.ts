@@ -6,7 +6,7 @@ import type { AuditEntry, Database } from '../../store/tables.ts';
 type Executor = Kysely<Database>;
 
 /** An entry as services describe it; the id and the time are added here. */
-export type AuditRecord = Omit<AuditEntry, 'id' | 'created_at' | 'details'> & {
+export type AuditRecord = Omit<AuditEntry, 'id' | 'created_at' | 'details' | 'seq'> & {
   details: Record<string, unknown>;
 };
 
@@ -31,7 +31,7 @@ export function auditQuery(db: Executor, orgId: string, filter: AuditFilter) {
     .selectAll()
     .where('org_id', '=', orgId)
     .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc');
+    .orderBy('seq', 'desc');
   if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
   if (filter.actor_id) query = query.where('actor_id', '=', filter.actor_id);
   if (filter.action) query = query.where('action', '=', filter.action);
