@@ -8,6 +8,7 @@ import { mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { analyzeSql } from '../../engine/migration/edit.ts';
 import { type LintWarning, lintStatements } from '../../engine/migration/lint.ts';
 import type { LintThresholds, TableStats } from '../../engine/migration/lint-context.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import { mysqlDialect } from './mysql.dialect.ts';
 
@@ -15,7 +16,8 @@ const mysqlUp = await mysqlAvailable();
 if (!mysqlUp) reportSkipped('MySQL lint (src/dialects/mysql/mysql.lint.test.ts)', 'MySQL', testMysqlUrl);
 
 const SCHEMA = `
-  CREATE TABLE parent (id int PRIMARY KEY, name varchar(20));
+  CREATE TABLE parent (id int PRIMARY KEY, name varchar(20), KEY parent_name (name),
+    CONSTRAINT parent_name_set CHECK (name <> ''));
   CREATE TABLE child (id int PRIMARY KEY, parent_id int, note text,
     CONSTRAINT child_parent_fk FOREIGN KEY (parent_id) REFERENCES parent (id));
   CREATE TABLE empty_t (id int PRIMARY KEY, v varchar(20));
@@ -116,5 +118,30 @@ describe.skipIf(!mysqlUp)('MySQL/MariaDB lint', () => {
       "ALTER TABLE parent ADD COLUMN c int NOT NULL DEFAULT 0 COMMENT 'a;b'; -- a comment; with a semicolon\nnot sql at all; DROP TABLE child;",
     );
     expect(rules(warnings)).toEqual(['parse-error:error:statement 2', 'drop-table:warning:child']);
+  });
+
+  it('reads RENAME INDEX, DROP CONSTRAINT and ALTER COLUMN … DEFAULT (no parse-error), and their derived rollback restores the target', async () => {
+    const edited =
+      "ALTER TABLE parent RENAME INDEX `parent_name` TO `parent_label`, DROP CONSTRAINT `parent_name_set`, ALTER COLUMN name SET DEFAULT 'n'; ALTER TABLE `parent` ALTER `name` DROP DEFAULT;";
+    expect(rules(await lint(edited))).not.toContainEqual(expect.stringMatching(/^parse-error/));
+    const analyzed = await analyzeSql(edited, { dialect: mysqlDialect, target });
+    expect(analyzed.statements.map((s) => [s.parse_error, s.kind, s.reversible])).toEqual([
+      [null, 'rename_index', true],
+      [null, 'drop_default', true],
+    ]);
+    expect(analyzed.rollback_sql).toContain('RENAME INDEX `parent_label` TO `parent_name`');
+    expect(analyzed.rollback_sql).toContain('ADD CONSTRAINT `parent_name_set` CHECK');
+
+    // Applied for real, on a database of its own: the edit changes the target, its rollback undoes it.
+    const scratch = await loadedDatabase(mysqlDialect, SCHEMA);
+    try {
+      const original = await scratch.handle.introspect();
+      await scratch.run(edited);
+      expect(schemaHash(await scratch.handle.introspect())).not.toBe(schemaHash(original));
+      await scratch.run(analyzed.rollback_sql!);
+      expect(await scratch.handle.introspect()).toEqual(original);
+    } finally {
+      await scratch.close();
+    }
   });
 });

@@ -130,7 +130,15 @@ function alterFacts(statement: Node): StatementFact[] {
       return [{ action: 'drop_index', table, name: str(expr.key) ?? '', concurrently: false }];
     }
     if (action === 'drop' && resource === 'constraint')
-      return [{ action: 'drop_constraint', table, constraint: null, name: str(expr.constraint) ?? null }];
+      // DROP CHECK names a check; DROP CONSTRAINT any kind, looked up by name in the target.
+      return [
+        {
+          action: 'drop_constraint',
+          table,
+          constraint: keyword === 'check' ? 'check' : null,
+          name: str(expr.constraint) ?? null,
+        },
+      ];
     if (resource === 'comment') return [{ action: 'schema_object', object: 'comment' }];
     return [{ action: 'other', statement: `alter ${action ?? ''} ${resource ?? ''}`.trim() }];
   });

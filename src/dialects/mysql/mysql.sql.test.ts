@@ -92,6 +92,7 @@ describe('edited MySQL SQL: derived rollback', () => {
           makeColumn('b', { type: 'int', nullable: false }),
         ],
         indexes: [makeIndex('t_b', ['b'])],
+        check_constraints: [{ name: 't_b_positive', expression: '`b` > 0' }],
       }),
     ],
     mysql,
@@ -112,6 +113,22 @@ describe('edited MySQL SQL: derived rollback', () => {
       'ALTER TABLE `t` DROP COLUMN `c`, ADD INDEX `t_b` (`b`)',
       'ALTER TABLE `t` DROP INDEX `t_a`',
       "ALTER TABLE `t` MODIFY COLUMN `a` varchar(20) COLLATE utf8mb4_general_ci NULL DEFAULT 'x'",
+    ]);
+  });
+
+  it('undoes the clauses node-sql-parser cannot read: an index named back, a check added back, a default restored', async () => {
+    const analyzed = await analyzeSql(
+      'ALTER TABLE t RENAME INDEX t_b TO t_b2, DROP CONSTRAINT t_b_positive, ALTER COLUMN a DROP DEFAULT; ALTER TABLE `t` ALTER `b` SET DEFAULT 1;',
+      { dialect: mysqlDialect, target },
+    );
+    expect(analyzed.statements.map((s) => [s.parse_error, s.kind, s.object])).toEqual([
+      [null, 'rename_index', 't.t_b'],
+      [null, 'set_default', 't.b'],
+    ]);
+    expect(analyzed.statements.map((s) => s.rollback_sql)).toEqual([
+      "ALTER TABLE `t` MODIFY COLUMN `a` varchar(20) COLLATE utf8mb4_general_ci NULL DEFAULT 'x'," +
+        ' ADD CONSTRAINT `t_b_positive` CHECK (`b` > 0), RENAME INDEX `t_b2` TO `t_b`;',
+      'ALTER TABLE `t` MODIFY COLUMN `b` int NOT NULL;',
     ]);
   });
 });

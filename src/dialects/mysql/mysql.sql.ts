@@ -5,11 +5,17 @@
 // Splitting: node-sql-parser parses a whole script but neither tells where each statement is nor
 // survives one bad statement, so the text is cut first. The cut is lexical only, as the mysql client
 // does it: `;` outside quotes ('…', "…", `…`, with backslash and doubled-quote escapes) and comments
-// (`-- `, `#`, `/* */`). No SQL is interpreted here; each piece goes to the parser alone. (The
-// client's DELIMITER command is not SQL and is not supported.)
+// (`-- `, `#`, `/* */`), read by mysql.sql-lexer.ts. No SQL is interpreted here; each piece goes to
+// the parser alone. (The client's DELIMITER command is not SQL and is not supported.)
+//
+// node-sql-parser cannot read some ALTER TABLE clauses that MySQL and MariaDB run and that our own
+// planner writes (RENAME INDEX, DROP CONSTRAINT `name`, ALTER COLUMN … SET/DROP DEFAULT): only when
+// it refuses a statement does mysql.alter-fallback.ts get a chance to read it.
 import nodeSqlParser from 'node-sql-parser';
 import type { ParsedStatement } from '../../engine/migration/parsed.ts';
+import { readAlterFallback } from './mysql.alter-fallback.ts';
 import { mysqlFacts, mysqlTransactional } from './mysql.sql-facts.ts';
+import { lexMysql } from './mysql.sql-lexer.ts';
 
 const parser = new nodeSqlParser.Parser();
 
@@ -19,50 +25,23 @@ interface Piece {
   key: string;
 }
 
-function isLineCommentStart(text: string, i: number): boolean {
-  if (text[i] === '#') return true;
-  // MySQL wants whitespace (or the end) after `--`.
-  return text[i] === '-' && text[i + 1] === '-' && (i + 2 >= text.length || /\s/.test(text[i + 2]!));
-}
-
 export function splitMysql(text: string): Piece[] {
   const pieces: Piece[] = [];
   let start = 0;
   let key = '';
-  let i = 0;
   const flush = (end: number) => {
     const sql = text.slice(start, end).trim();
     const normalized = key.replace(/\s+/g, ' ').trim();
     if (normalized !== '') pieces.push({ sql, key: normalized });
     key = '';
   };
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === "'" || ch === '"' || ch === '`') {
-      let j = i + 1;
-      while (j < text.length) {
-        if (ch !== '`' && text[j] === '\\') j += 2;
-        else if (text[j] === ch && text[j + 1] === ch) j += 2;
-        else if (text[j] === ch) break;
-        else j += 1;
-      }
-      key += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (isLineCommentStart(text, i)) {
-      while (i < text.length && text[i] !== '\n') i += 1;
-      key += ' ';
-    } else if (ch === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 2;
-      key += ' ';
-    } else if (ch === ';') {
-      flush(i);
-      i += 1;
-      start = i;
-    } else {
-      key += ch.toLowerCase();
-      i += 1;
-    }
+  for (const lexeme of lexMysql(text)) {
+    if (lexeme.kind === 'symbol' && lexeme.text === ';') {
+      flush(lexeme.start);
+      start = lexeme.end;
+    } else if (lexeme.kind === 'comment') key += ' ';
+    else if (lexeme.kind === 'string' || lexeme.kind === 'quoted_name') key += lexeme.text;
+    else key += lexeme.text.toLowerCase();
   }
   flush(text.length);
   // A piece that was nothing but a comment has an empty key and was left out; its text is kept
@@ -70,11 +49,16 @@ export function splitMysql(text: string): Piece[] {
   return pieces;
 }
 
+/** node-sql-parser's trees of one piece of SQL; throws when the MySQL grammar refuses it. */
+function astify(sql: string): Record<string, unknown>[] {
+  const ast = parser.astify(sql, { database: 'MySQL' });
+  return (Array.isArray(ast) ? ast : [ast]) as unknown as Record<string, unknown>[];
+}
+
 export async function parseMysqlSql(text: string): Promise<ParsedStatement[]> {
   return splitMysql(text).map((piece): ParsedStatement => {
     try {
-      const ast = parser.astify(piece.sql, { database: 'MySQL' });
-      const nodes = (Array.isArray(ast) ? ast : [ast]) as unknown as Record<string, unknown>[];
+      const nodes = astify(piece.sql);
       return {
         sql: piece.sql,
         facts: nodes.flatMap(mysqlFacts),
@@ -83,6 +67,10 @@ export async function parseMysqlSql(text: string): Promise<ParsedStatement[]> {
         transactional: nodes.every(mysqlTransactional),
       };
     } catch (error) {
+      const facts = readAlterFallback(piece.sql, astify);
+      // ALTER TABLE is DDL: it commits by itself, so it never belongs to a transaction.
+      if (facts !== null) return { sql: piece.sql, facts, error: null, key: piece.key, transactional: false };
+      // Not a statement the fallback reads either: the parser's own message is the one that helps.
       const message = error instanceof Error ? error.message : String(error);
       return { sql: piece.sql, facts: null, error: message, key: piece.key, transactional: false };
     }
