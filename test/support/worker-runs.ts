@@ -5,7 +5,7 @@ import { TARGET_DEFAULTS } from '../../src/config.ts';
 import { createTargetRunHandlers } from '../../src/jobs/target-runs.ts';
 import type { RunHandler, RunHandlers } from '../../src/modules/runs/runs.executor.ts';
 import type { RunKind } from '../../src/store/tables.ts';
-import { createTestApp, SECRET_KEY, type TestApp } from './app.ts';
+import { type Client, createTestApp, SECRET_KEY, type TestApp } from './app.ts';
 
 export async function createTestAppWithWorker(kinds: RunKind[]): Promise<TestApp> {
   let handlers: RunHandlers = {};
@@ -31,4 +31,24 @@ export async function createTestAppWithWorker(kinds: RunKind[]): Promise<TestApp
       await t.close();
     },
   };
+}
+
+/** An app whose runs of `kinds` are worked for real, with one organization and one project in it. */
+export async function createWorkerProject(
+  kinds: RunKind[],
+  names: { org: string; project: string },
+): Promise<{ t: TestApp; orgId: string; owner: Client; projectId: string }> {
+  const t = await createTestAppWithWorker(kinds);
+  const { orgId, owner } = await t.createOrg(names.org);
+  const projectId = (await owner.post('/api/v1/projects', { name: names.project })).body.id as string;
+  return { t, orgId, owner, projectId };
+}
+
+/** After a suite: the app closed first (its pools hold the databases), then its databases dropped. */
+export async function closeSuite(
+  t: TestApp | undefined,
+  databases: { drop(): Promise<void> }[],
+): Promise<void> {
+  await t?.close();
+  for (const database of databases) await database.drop();
 }

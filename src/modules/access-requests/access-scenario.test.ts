@@ -17,7 +17,7 @@ import {
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryMysql, queryPostgres } from '../../../test/support/target-query.ts';
-import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { createApprovalExpiry } from '../../jobs/approval-expiry.ts';
 
 const API = '/api/v1';
@@ -65,9 +65,10 @@ describe('just-in-time access to a production connection, end to end', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    t = await createTestAppWithWorker(['patch_execute']);
-    ({ orgId, owner } = await t.createOrg('Payments Inc'));
-    projectId = (await owner.post(`${API}/projects`, { name: 'Payouts' })).body.id;
+    ({ t, orgId, owner, projectId } = await createWorkerProject(['patch_execute'], {
+      org: 'Payments Inc',
+      project: 'Payouts',
+    }));
     const member = async (role: 'admin' | 'viewer') => {
       const client = await t.createUser(orgId, 'member');
       const added = await owner.post(`${API}/projects/${projectId}/members`, {
@@ -85,10 +86,7 @@ describe('just-in-time access to a production connection, end to end', () => {
       now: t.now,
     });
   });
-  afterAll(async () => {
-    await t?.close();
-    for (const database of databases) await database.drop();
-  });
+  afterAll(() => closeSuite(t, databases));
 
   /** The actions audited on a target, oldest first, with who did them. */
   async function trail(targetId: string): Promise<{ action: string; actor_id: string | null }[]> {

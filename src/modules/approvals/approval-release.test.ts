@@ -16,7 +16,7 @@ import {
 } from '../../../test/support/databases.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryPostgres } from '../../../test/support/target-query.ts';
-import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { createApprovalExpiry } from '../../jobs/approval-expiry.ts';
 
 const API = '/api/v1';
@@ -40,9 +40,10 @@ describe('a run released by an approval is checked against its requester', { ski
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    t = await createTestAppWithWorker(['patch_execute', 'migration_apply']);
-    ({ orgId, owner } = await t.createOrg('Release Inc'));
-    projectId = (await owner.post(`${API}/projects`, { name: 'Payouts' })).body.id;
+    ({ t, orgId, owner, projectId } = await createWorkerProject(['patch_execute', 'migration_apply'], {
+      org: 'Release Inc',
+      project: 'Payouts',
+    }));
     admin = await member('admin');
     expire = createApprovalExpiry({
       db: t.store.db,
@@ -73,10 +74,7 @@ describe('a run released by an approval is checked against its requester', { ski
     production = await connection(targetUrl, 'production');
     source = await connection(sourceUrl, 'development');
   });
-  afterAll(async () => {
-    await t?.close();
-    for (const database of databases) await database.drop();
-  });
+  afterAll(() => closeSuite(t, databases));
 
   async function member(role: 'admin' | 'developer' | 'viewer'): Promise<Client> {
     const client = await t.createUser(orgId, 'member');

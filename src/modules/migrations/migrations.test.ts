@@ -14,7 +14,7 @@ import {
 } from '../../../test/support/databases.ts';
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
-import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
 const pgUp = await pgAvailable();
@@ -74,14 +74,12 @@ describe('schema migrations', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    t = await createTestAppWithWorker(['migration_apply', 'migration_rollback']);
-    owner = (await t.createOrg('Acme')).owner;
-    projectId = (await owner.post(`${API}/projects`, { name: 'Migrations' })).body.id;
+    ({ t, owner, projectId } = await createWorkerProject(['migration_apply', 'migration_rollback'], {
+      org: 'Acme',
+      project: 'Migrations',
+    }));
   });
-  afterAll(async () => {
-    await t?.close();
-    for (const database of databases) await database.drop();
-  });
+  afterAll(() => closeSuite(t, databases));
 
   async function database(engine: Engine, sql: string): Promise<{ url: string }> {
     const created = await engine.create();

@@ -16,7 +16,7 @@ import {
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryMysql, queryPostgres, tableChecksum } from '../../../test/support/target-query.ts';
-import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
 const WHAT = 'patches on Sakila and Chinook (patches.corpus.test.ts)';
@@ -133,14 +133,12 @@ describe('data patches on the corpus schemas', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    t = await createTestAppWithWorker(['patch_execute', 'patch_rollback']);
-    owner = (await t.createOrg('Corpus patches')).owner;
-    projectId = (await owner.post(`${API}/projects`, { name: 'Corpus patches' })).body.id;
+    ({ t, owner, projectId } = await createWorkerProject(['patch_execute', 'patch_rollback'], {
+      org: 'Corpus patches',
+      project: 'Corpus patches',
+    }));
   });
-  afterAll(async () => {
-    await t?.close();
-    for (const database of databases) await database.drop();
-  });
+  afterAll(() => closeSuite(t, databases));
 
   for (const engine of ENGINES) {
     for (const corpus of CORPORA) {

@@ -15,7 +15,7 @@ import {
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryMysql, queryPostgres, tableChecksum } from '../../../test/support/target-query.ts';
-import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
 const WHAT = 'patch rollback on hard tables (patches.restore.test.ts)';
@@ -80,14 +80,12 @@ describe('patch rollback on tables with generated, identity and trigger-maintain
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    t = await createTestAppWithWorker(['patch_execute', 'patch_rollback']);
-    owner = (await t.createOrg('Hard tables')).owner;
-    projectId = (await owner.post(`${API}/projects`, { name: 'Hard tables' })).body.id;
+    ({ t, owner, projectId } = await createWorkerProject(['patch_execute', 'patch_rollback'], {
+      org: 'Hard tables',
+      project: 'Hard tables',
+    }));
   });
-  afterAll(async () => {
-    await t?.close();
-    for (const database of databases) await database.drop();
-  });
+  afterAll(() => closeSuite(t, databases));
 
   for (const engine of ENGINES) {
     it(`restores every column it can on ${engine.name}, and says what a trigger changed`, {

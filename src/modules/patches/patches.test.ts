@@ -14,7 +14,7 @@ import {
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryMysql, queryPostgres } from '../../../test/support/target-query.ts';
-import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { backupTable } from './patch-images.ts';
 
 const API = '/api/v1';
@@ -56,14 +56,12 @@ describe('data patches', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    t = await createTestAppWithWorker(['patch_execute', 'patch_rollback']);
-    owner = (await t.createOrg('Acme')).owner;
-    projectId = (await owner.post(`${API}/projects`, { name: 'Patches' })).body.id;
+    ({ t, owner, projectId } = await createWorkerProject(['patch_execute', 'patch_rollback'], {
+      org: 'Acme',
+      project: 'Patches',
+    }));
   });
-  afterAll(async () => {
-    await t?.close();
-    for (const database of databases) await database.drop();
-  });
+  afterAll(() => closeSuite(t, databases));
 
   for (const engine of ENGINES) {
     describe(`on ${engine.name}`, { skip: !engine.up }, () => {
