@@ -223,6 +223,29 @@ describe('a run released by an approval is checked against its requester', { ski
     });
   }
 
+  it('fails a released patch execute whose target schema changed since it was approved against it', async () => {
+    const developer = await member('developer');
+    const { patchId, run } = await waitingPatchRun(developer);
+    await queryPostgres(targetUrl, 'create table audit_notes (id bigint primary key)');
+    try {
+      await approve(run.approval_id);
+      const done = await waitForRun(developer, run.id, FINISHED);
+      expect(done.status).toBe('failed');
+      expect(done.error).toMatch(/schema changed since this run was requested/);
+      expect(await rows()).toEqual([
+        [1, 'stuck'],
+        [2, 'stuck'],
+      ]);
+      // Asked again, the execution is new content: it waits for a new approval.
+      const again = await developer.post(`${API}/patches/${patchId}/execute`, { expected_rows: 1 });
+      expect(again.body).toMatchObject({ status: 'awaiting_approval' });
+      expect(again.body.approval_id).not.toBe(run.approval_id);
+      await admin.patch(`${API}/approvals/${again.body.approval_id}`, { decision: 'reject' });
+    } finally {
+      await queryPostgres(targetUrl, 'drop table audit_notes');
+    }
+  });
+
   describe('a migration apply, with a grant on its target connection', () => {
     async function waitingApply(client: Client) {
       const compared = await owner.post(`${API}/projects/${projectId}/migrations/compare`, {

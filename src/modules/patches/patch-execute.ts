@@ -20,7 +20,7 @@ import {
   runWithImages,
   writableColumns,
 } from './patch-images.ts';
-import { PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
+import { assertSchemaAsRequested, PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
 import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
 
 class ExpectedRowsMismatch extends Error {
@@ -90,11 +90,9 @@ export function createPatchExecute(deps: PatchRunDeps) {
     let xid: string | null;
     try {
       ({ affected, imaged, xid } = await connections.withTarget(connection, async (handle) => {
-        statements = refreshStatements(
-          patch.statements,
-          await handle.introspect(),
-          params.allow_irreversible === true,
-        );
+        const model = await handle.introspect();
+        assertSchemaAsRequested(run.params, model);
+        statements = refreshStatements(patch.statements, model, params.allow_irreversible === true);
         const target = { dialect, flavor: handle.flavor, runId: run.id };
         // MySQL commits DDL by itself: the empty images are created before the data transaction.
         await handle.transaction(

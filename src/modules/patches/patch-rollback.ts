@@ -9,7 +9,7 @@ import { AppError, conflict, notFound } from '../../http/errors.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { backupTable, type RestorePlan, restorePlan, writableColumns } from './patch-images.ts';
-import { PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
+import { assertSchemaAsRequested, PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
 import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
 import { pauseTriggers } from './paused-triggers.ts';
 
@@ -46,6 +46,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
     try {
       outcome = await connections.withTarget(connection, async (handle) => {
         const model = await handle.introspect();
+        assertSchemaAsRequested(run.params, model);
         const plans = reversed.map((s) =>
           planFor(dialect, model, executeRun, s, {
             xid: patch.execute_xid,

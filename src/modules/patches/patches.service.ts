@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type PatchStatement, parsePatch } from '../../engine/patch/parse-patch.ts';
 import { keyOnModel } from '../../engine/patch/rollback-key.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
 import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
 import type { Actor } from '../../http/context.ts';
 import { AppError, conflict, invalid, notFound } from '../../http/errors.ts';
@@ -31,7 +32,8 @@ import type { CreatePatchBody, EditPatchBody, ExecuteBody, RollbackBody } from '
 
 const EDITABLE = new Set(['draft', 'failed']);
 
-function contentHash(patch: Patch, body: ExecuteBody): string {
+/** What an approval of an execution is bound to: the SQL, how it may run, and the schema it meets. */
+function contentHash(patch: Patch, body: ExecuteBody, targetSchemaHash: string): string {
   return createHash('sha256')
     .update(
       JSON.stringify([
@@ -39,6 +41,7 @@ function contentHash(patch: Patch, body: ExecuteBody): string {
         patch.allow_full_table,
         body.expected_rows ?? null,
         body.allow_irreversible === true,
+        targetSchemaHash,
       ]),
     )
     .digest('hex');
@@ -114,6 +117,10 @@ export function createPatchesService(deps: {
     if (!connection) throw notFound('Connection');
     return connection;
   }
+
+  /** The hash of the connection's schema as it is now: what an approval is bound to (API §10). */
+  const liveSchemaHash = (connection: Connection) =>
+    connections.withTarget(connection, async (handle) => schemaHash(await handle.introspect()));
 
   /** The statements keyed on the connection's schema as it is now. */
   async function checkedStatements(
@@ -239,7 +246,8 @@ export function createPatchesService(deps: {
 
     /**
      * Gates and creates the `patch_execute` run in one transaction; sends it after the commit. The
-     * approval is bound to the SQL, the full-table allowance and `expected_rows`.
+     * approval is bound to the SQL, the full-table allowance, `expected_rows` and the target's schema
+     * hash, which the run checks again before it changes anything.
      */
     async execute(actor: Actor, id: string, body: ExecuteBody): Promise<Run> {
       const patch = await load(db, actor, id, 'patch.execute');
@@ -253,6 +261,7 @@ export function createPatchesService(deps: {
           'irreversible_patch',
         );
       const connection = await connectionOf(patch);
+      const targetSchema = await liveSchemaHash(connection);
       const run = await db.transaction().execute(async (trx) => {
         const locked = await lockPatch(trx, id);
         if (
@@ -266,7 +275,7 @@ export function createPatchesService(deps: {
           operation: 'patch_execute',
           environment: connection.environment,
           subjectId: patch.id,
-          contentHash: contentHash(patch, body),
+          contentHash: contentHash(patch, body, targetSchema),
         });
         const created = await runs.create(trx, actor, {
           projectId: patch.project_id,
@@ -278,6 +287,7 @@ export function createPatchesService(deps: {
             patch_id: patch.id,
             ...(body.expected_rows !== undefined && { expected_rows: body.expected_rows }),
             allow_irreversible: body.allow_irreversible === true,
+            target_schema_hash: targetSchema,
           },
           awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
         });
@@ -307,6 +317,7 @@ export function createPatchesService(deps: {
           `This patch cannot be rolled back: ${irreversible.map((s) => `statement ${s.index}: ${s.irreversible_reason ?? 'it has no rollback key'}`).join('; ')}`,
         );
       const connection = await connectionOf(patch);
+      const targetSchema = await liveSchemaHash(connection);
       const run = await db.transaction().execute(async (trx) => {
         const locked = await lockPatch(trx, id);
         if (locked?.status !== 'executed' || locked.backups_dropped_at !== null)
@@ -317,7 +328,7 @@ export function createPatchesService(deps: {
           environment: connection.environment,
           subjectId: patch.id,
           contentHash: createHash('sha256')
-            .update(JSON.stringify([patch.execute_run_id, body.force === true]))
+            .update(JSON.stringify([patch.execute_run_id, body.force === true, targetSchema]))
             .digest('hex'),
         });
         const created = await runs.create(trx, actor, {
@@ -326,7 +337,7 @@ export function createPatchesService(deps: {
           subjectId: patch.id,
           total: patch.statements.length,
           unit: 'statements',
-          params: { patch_id: patch.id, force: body.force === true },
+          params: { patch_id: patch.id, force: body.force === true, target_schema_hash: targetSchema },
           awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
         });
         await audit.record(
