@@ -6,7 +6,7 @@
 // `executed` and a snapshot of the connection is taken.
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { keyOnModel } from '../../engine/patch/rollback-key.ts';
+import { findTable, keyOnModel } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import { AppError, conflict, notFound } from '../../http/errors.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
@@ -101,7 +101,13 @@ export function createPatchExecute(deps: PatchRunDeps) {
               await tx.query(`CREATE SCHEMA IF NOT EXISTS "${PG_BACKUP_SCHEMA}"`);
             for (const s of statements)
               for (const image of imagesOf(dialect, s))
-                await tx.query(createImageSql(dialect, backupTable(dialect, run.id, s.index, image), s));
+                for (const sql of createImageSql(
+                  dialect,
+                  backupTable(dialect, run.id, s.index, image),
+                  s,
+                  findTable(model, s.table)!,
+                ))
+                  await tx.query(sql);
           },
           { commit: true },
         );

@@ -66,10 +66,31 @@ export function writableColumns(table: TableModel): string[] {
   return table.columns.filter((c) => c.generated === null).map((c) => c.name);
 }
 
-export function createImageSql(dialect: DialectName, image: string, statement: StoredPatchStatement): string {
-  return dialect === 'mysql'
-    ? `CREATE TABLE ${image} LIKE ${statement.table_sql}`
-    : `CREATE TABLE ${image} (LIKE ${statement.table_sql})`;
+/**
+ * The statements creating an empty image of the statement's table. PostgreSQL's LIKE copies the
+ * columns only (hash joins need no index). MySQL's copies every index, and each would be paid for
+ * on every imaged row; its joins need the key's index, so the image keeps only that one, and any
+ * index an AUTO_INCREMENT column needs to be legal.
+ */
+export function createImageSql(
+  dialect: DialectName,
+  image: string,
+  statement: StoredPatchStatement,
+  table: TableModel,
+): string[] {
+  if (dialect === 'postgresql') return [`CREATE TABLE ${image} (LIKE ${statement.table_sql})`];
+  const key = statement.key ?? [];
+  const autoIncrement = new Set(table.columns.filter((c) => c.auto_increment).map((c) => c.name));
+  const needed = (columns: string[]) =>
+    (columns.length === key.length && columns.every((c, i) => c === key[i])) ||
+    columns.some((c) => autoIncrement.has(c));
+  const extra = table.indexes.filter((index) => !needed(index.columns)).map((index) => index.name);
+  return [
+    `CREATE TABLE ${image} LIKE ${statement.table_sql}`,
+    ...(extra.length === 0
+      ? []
+      : [`ALTER TABLE ${image} ${extra.map((name) => `DROP INDEX ${quoteName('mysql', name)}`).join(', ')}`]),
+  ];
 }
 
 /**
