@@ -84,6 +84,12 @@ export const PatchSchema = Type.Object(
     status: StringEnum(PATCH_STATUSES),
     statements: Type.Array(PatchStatementSchema),
     executed_at: Nullable(Timestamp),
+    execute_run_id: Nullable(
+      Type.String({
+        format: 'uuid',
+        description: 'The run that executed the patch: its result lists the backups',
+      }),
+    ),
     // Set by the backup_retention job (BACKUP_RETENTION_DAYS after the execution): no rollback after it.
     backups_dropped_at: Nullable(Timestamp),
     created_at: Timestamp,
@@ -110,6 +116,7 @@ export function toPatchResponse(patch: Patch) {
       sql,
     })),
     executed_at: toTimestamp(patch.executed_at),
+    execute_run_id: patch.execute_run_id,
     backups_dropped_at: toTimestamp(patch.backups_dropped_at),
     created_at: toTimestamp(patch.created_at),
     updated_at: toTimestamp(patch.updated_at),

@@ -106,6 +106,7 @@ describe('data patches', () => {
           status: 'draft',
           allow_full_table: false,
           executed_at: null,
+          execute_run_id: null,
         });
         expect(
           created.body.statements.map(({ index, kind, table, reversible }: Record<string, unknown>) => ({
@@ -232,6 +233,7 @@ describe('data patches', () => {
         const after = await owner.get(`${API}/patches/${id}`);
         expect(after.body.status).toBe('executed');
         expect(after.body.executed_at).not.toBeNull();
+        expect(after.body.execute_run_id).toBe(right.body.id);
         expect((await owner.post(`${API}/patches/${id}/execute`, {})).status).toBe(409);
       });
 
