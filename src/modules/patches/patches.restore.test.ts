@@ -2,6 +2,7 @@
 // written back), identity and auto-increment columns (written back as they were), a BEFORE UPDATE
 // trigger that stamps rows (paused on PostgreSQL; on MySQL it fires, and the run says which rows
 // it changed), a natural primary key beside a surrogate one, on the real PostgreSQL and MariaDB.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -15,6 +16,7 @@ import {
 import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryMysql, queryPostgres, tableChecksum } from '../../../test/support/target-query.ts';
+import { targetConfig } from '../../../test/support/targets.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
@@ -160,4 +162,51 @@ describe('patch rollback on tables with generated, identity and trigger-maintain
       ]);
     });
   }
+  it('restores with the triggers firing when the user may not pause them, and says so (PostgreSQL)', {
+    skip: !pgUp,
+  }, async () => {
+    const engine = ENGINES[0]!;
+    const database = await engine.create();
+    databases.push(database);
+    await engine.load(database.url, engine.schema);
+    // A role that may change the rows but does not own the table: it cannot disable its triggers.
+    const role = `dbops_patcher_${randomBytes(4).toString('hex')}`;
+    const dbName = targetConfig(database.url).database;
+    await engine.query(
+      database.url,
+      `create role ${role} login; grant create on database "${dbName}" to ${role}; ` +
+        `grant usage on schema public to ${role}; grant select, insert, update, delete on orders to ${role}`,
+    );
+    try {
+      const connection = await owner.post(
+        `${API}/connections`,
+        connectionBody(projectId, database.url, { name: 'not the owner', username: role, password: '' }),
+      );
+      expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+      const patch = await owner.post(`${API}/patches`, {
+        project_id: projectId,
+        connection_id: connection.body.id,
+        title: 'Reprice',
+        sql: "UPDATE orders SET qty = qty + 1 WHERE code = 'a'",
+      });
+      const run = async (path: string) => {
+        const started = await owner.post(`${API}/patches/${patch.body.id}/${path}`, {});
+        expect(started.status, JSON.stringify(started.body)).toBe(202);
+        return waitForRun(owner, started.body.id, ['succeeded', 'failed', 'cancelled']);
+      };
+      expect((await run('execute')).error).toBeNull();
+      const rolled = await run('rollback');
+      expect(rolled.error).toBeNull();
+      expect(rolled.result).toMatchObject({ exact: false, restored: [{ index: 0, unequal_rows: 1 }] });
+      expect(rolled.result.warnings).toEqual([
+        expect.stringMatching(/^The triggers of orders fired during the restore: .*owner/),
+        expect.stringMatching(/^Statement 0: 1 rows of orders are not as before/),
+      ]);
+      const [row] = await engine.query(database.url, "select qty, touch_count from orders where code = 'a'");
+      expect(row).toMatchObject({ qty: 1, touch_count: 2 });
+    } finally {
+      await engine.query(database.url, `drop owned by ${role}`);
+      await engine.query(testPgUrl, `drop role ${role}`);
+    }
+  });
 });
