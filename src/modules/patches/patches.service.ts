@@ -60,16 +60,32 @@ export async function parsedStatements(
   return result.statements;
 }
 
+/** What `name` is when it is a view or foreign table of the schema (no images, no keys), else null. */
+function notATable(model: SchemaModel, name: string): string | null {
+  const [first, second] = name.split('.');
+  const bare = second ?? first!;
+  const schema = second === undefined ? null : first!;
+  const found = model.unmanaged.find(
+    (u) =>
+      ['view', 'materialized_view', 'foreign_table'].includes(u.kind) &&
+      u.name === bare &&
+      (model.dialect === 'mysql' || (u.schema ?? 'public') === (schema ?? 'public')),
+  );
+  return found?.kind ?? null;
+}
+
 /** Each statement with its rollback key on `model`; a table the schema lacks is 422. */
 export function keyedStatements(statements: PatchStatement[], model: SchemaModel): StoredPatchStatement[] {
   return statements.map((statement) => {
     const keyed = keyOnModel(statement, model);
-    if (!keyed)
+    if (!keyed) {
+      const other = notATable(model, statement.table);
       throw invalid(
         ['body', 'sql'],
-        `Statement ${statement.index}: table ${statement.table} does not exist`,
+        `Statement ${statement.index}: ${other ? `${statement.table} is a ${other.replace('_', ' ')}; a patch changes tables` : `table ${statement.table} does not exist`}`,
         'invalid_patch',
       );
+    }
     const { verdict } = keyed;
     return {
       ...statement,

@@ -301,6 +301,10 @@ describe('data patches', () => {
         expect((await create('UPDATE missing SET x = 1 WHERE id = 1')).body.detail[0].msg).toMatch(
           /Statement 0: table missing does not exist/,
         );
+        await engine.query(url, 'create view people_view as select id, score from people');
+        expect((await create('UPDATE people_view SET score = 1 WHERE id = 1')).body.detail[0].msg).toMatch(
+          /Statement 0: people_view is a view; a patch changes tables/,
+        );
         const created = await create(
           "UPDATE people SET score = 1 WHERE id = 2; UPDATE notes SET score = 0 WHERE body = 'a'",
         );
