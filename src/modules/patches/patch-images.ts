@@ -8,9 +8,9 @@
 // carries its transaction id as `xmin` until something else writes it, so a row whose `xmin`
 // differs was changed since: no copy of the updated rows is needed, and the patch costs one
 // extra pass (the before-image) over a plain UPDATE. MySQL has no such column: an UPDATE also
-// keeps the rows as the whole patch left them (`after`) to compare with. DELETE and INSERT images come from
-// the statement's own RETURNING on PostgreSQL (one pass); MariaDB's INSERT … RETURNING gives the
-// inserted keys, whose rows are then copied.
+// keeps the rows as the whole patch left them (`after`) to compare with. DELETE and INSERT images
+// come from the statement's own RETURNING on PostgreSQL (one pass); MariaDB's INSERT … RETURNING
+// gives the inserted keys, whose rows are then copied. The rollback's SQL: patch-restore-plan.ts.
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import type { DialectName, Flavor, TableModel } from '../../engine/schema/model.ts';
 import type { Patch, StoredPatchStatement } from '../../store/tables.ts';
@@ -171,105 +171,4 @@ export async function finishAfterImage(
     await tx.query(
       `UPDATE ${after} b JOIN ${statement.table_sql} t ON ${keyEq} SET ${others.map((c) => `b.${q(c)} = t.${q(c)}`).join(', ')}`,
     );
-}
-
-/** What rolling back one statement runs: the query listing conflicts, then the restoring statements. */
-export interface RestorePlan {
-  index: number;
-  table: string;
-  /** The table as quoted SQL. */
-  tableSql: string;
-  /** The image tables the plan reads. */
-  images: string[];
-  /** The keys of rows changed since the patch (at most 100). */
-  conflicts: string;
-  restore: string[];
-  /** After the restore: how many rows (`n`) are not as before the patch (a trigger may change them). */
-  verify: string;
-}
-
-/**
- * The rollback of one reversible statement, whose images hold `columns`. UPDATE and DELETE put the
- * before-image back (changed rows updated, missing rows inserted); INSERT deletes its rows. A
- * conflict is a row that is not as the patch left it: an updated row written since or gone, a
- * deleted row back, an inserted row written since. On PostgreSQL "written since" is an `xmin`
- * other than the patch's transaction (`xid`); on MySQL a row unequal to the after-image.
- */
-export function restorePlan(
-  dialect: DialectName,
-  runId: string,
-  statement: StoredPatchStatement,
-  options: {
-    columns: string[];
-    xid: string | null;
-    force: boolean;
-    /** The before-images of later DELETEs of the patch on the same table: rows gone by the patch itself. */
-    laterDeletes: string[];
-    /** Columns an UPDATE may not set (PostgreSQL GENERATED ALWAYS identities): a patch cannot have changed them. */
-    fixed?: string[];
-  },
-): RestorePlan {
-  const { columns, xid, force, laterDeletes, fixed = [] } = options;
-  const key = statement.key;
-  if (!key) throw new Error(`Statement ${statement.index} has no key to be rolled back by`);
-  if (dialect === 'postgresql' && !/^\d+$/.test(xid ?? ''))
-    throw new Error(`Statement ${statement.index}: the transaction of the patch is not known`);
-  const q = (name: string) => quoteName(dialect, name);
-  const table = statement.table_sql;
-  const keyEq = key.map((c) => `t.${q(c)} = b.${q(c)}`).join(' AND ');
-  const keyList = key.map((c) => `b.${q(c)}`).join(', ');
-  const same = (c: string) =>
-    dialect === 'mysql' ? `t.${q(c)} <=> b.${q(c)}` : `t.${q(c)}::text IS NOT DISTINCT FROM b.${q(c)}::text`;
-  const unchanged = `(${columns.map(same).join(' AND ')})`;
-  const writtenByPatch = dialect === 'postgresql' ? `(t.xmin::text = '${xid}')` : unchanged;
-  const after = backupTable(dialect, runId, statement.index, 'after');
-  const before = backupTable(dialect, runId, statement.index);
-  const base = { index: statement.index, table: statement.table, tableSql: table };
-
-  if (statement.kind === 'insert')
-    return {
-      ...base,
-      images: [after],
-      conflicts: `SELECT ${keyList} FROM ${after} b JOIN ${table} t ON ${keyEq} WHERE NOT ${writtenByPatch} LIMIT 100`,
-      restore: [
-        dialect === 'mysql'
-          ? `DELETE t FROM ${table} t JOIN ${after} b ON ${keyEq}`
-          : `DELETE FROM ${table} AS t USING ${after} b WHERE ${keyEq}`,
-      ],
-      verify: `SELECT count(*) AS n FROM ${after} b JOIN ${table} t ON ${keyEq}`,
-    };
-
-  const others = columns.filter((c) => !key.includes(c) && !fixed.includes(c));
-  const update =
-    others.length === 0
-      ? []
-      : [
-          dialect === 'mysql'
-            ? `UPDATE ${table} t JOIN ${before} b ON ${keyEq} SET ${others.map((c) => `t.${q(c)} = b.${q(c)}`).join(', ')}`
-            : `UPDATE ${table} AS t SET ${others.map((c) => `${q(c)} = b.${q(c)}`).join(', ')} FROM ${before} b WHERE ${keyEq}`,
-        ];
-  const overriding = dialect === 'postgresql' ? ' OVERRIDING SYSTEM VALUE' : '';
-  const insertMissing =
-    `INSERT INTO ${table} (${columns.map(q).join(', ')})${overriding} SELECT ${columns.map((c) => `b.${q(c)}`).join(', ')} ` +
-    `FROM ${before} b WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${keyEq})`;
-  const deletedByPatch = laterDeletes.map(
-    (image) =>
-      ` AND NOT EXISTS (SELECT 1 FROM ${image} d WHERE ${key.map((c) => `d.${q(c)} = b.${q(c)}`).join(' AND ')})`,
-  );
-  const updatedSince =
-    dialect === 'postgresql'
-      ? `SELECT ${keyList} FROM ${before} b LEFT JOIN ${table} t ON ${keyEq} ` +
-        `WHERE (t.${q(key[0]!)} IS NULL${deletedByPatch.join('')}) OR NOT ${writtenByPatch} LIMIT 100`
-      : `SELECT ${keyList} FROM ${after} b LEFT JOIN ${table} t ON ${keyEq} WHERE t.${q(key[0]!)} IS NULL OR NOT ${unchanged} LIMIT 100`;
-  return {
-    ...base,
-    images: statement.kind === 'update' && dialect === 'mysql' ? [before, after] : [before],
-    conflicts:
-      statement.kind === 'update'
-        ? updatedSince
-        : `SELECT ${keyList} FROM ${before} b JOIN ${table} t ON ${keyEq} LIMIT 100`,
-    // An updated row can only be missing when it is a conflict, restored only by force.
-    restore: statement.kind === 'update' && !force ? update : [...update, insertMissing],
-    verify: `SELECT count(*) AS n FROM ${before} b LEFT JOIN ${table} t ON ${keyEq} WHERE t.${q(key[0]!)} IS NULL OR NOT ${unchanged}`,
-  };
 }

@@ -3,10 +3,8 @@
 // (the tables exist; whether each statement can be rolled back, and by which key), listed, read,
 // edited (which voids the approvals of the old content) and deleted.
 import { createHash, randomUUID } from 'node:crypto';
-import { type PatchStatement, parsePatch } from '../../engine/patch/parse-patch.ts';
-import { keyOnModel } from '../../engine/patch/rollback-key.ts';
+import type { PatchStatement } from '../../engine/patch/parse-patch.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
-import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
 import type { Actor } from '../../http/context.ts';
 import { AppError, conflict, invalid, notFound } from '../../http/errors.ts';
 import type { Action } from '../../security/policy.ts';
@@ -20,6 +18,7 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { type DryRunResult, dryRunPatch, PatchStatementFailed } from './patch-dry-run.ts';
+import { keyedStatements, parsedStatements } from './patch-statements.ts';
 import {
   deletePatch,
   findPatch,
@@ -48,53 +47,6 @@ function contentHash(patch: Patch, body: ExecuteBody, targetSchemaHash: string):
 }
 
 export type PatchesService = ReturnType<typeof createPatchesService>;
-
-/** Parses the SQL or throws 422 naming the refused statement. */
-export async function parsedStatements(
-  dialect: DialectName,
-  sql: string,
-  allowFullTable: boolean,
-): Promise<PatchStatement[]> {
-  const result = await parsePatch(dialect, sql, { allowFullTable });
-  if (!result.ok) throw invalid(['body', 'sql'], result.message, 'invalid_patch');
-  return result.statements;
-}
-
-/** What `name` is when it is a view or foreign table of the schema (no images, no keys), else null. */
-function notATable(model: SchemaModel, name: string): string | null {
-  const [first, second] = name.split('.');
-  const bare = second ?? first!;
-  const schema = second === undefined ? null : first!;
-  const found = model.unmanaged.find(
-    (u) =>
-      ['view', 'materialized_view', 'foreign_table'].includes(u.kind) &&
-      u.name === bare &&
-      (model.dialect === 'mysql' || (u.schema ?? 'public') === (schema ?? 'public')),
-  );
-  return found?.kind ?? null;
-}
-
-/** Each statement with its rollback key on `model`; a table the schema lacks is 422. */
-export function keyedStatements(statements: PatchStatement[], model: SchemaModel): StoredPatchStatement[] {
-  return statements.map((statement) => {
-    const keyed = keyOnModel(statement, model);
-    if (!keyed) {
-      const other = notATable(model, statement.table);
-      throw invalid(
-        ['body', 'sql'],
-        `Statement ${statement.index}: ${other ? `${statement.table} is a ${other.replace('_', ' ')}; a patch changes tables` : `table ${statement.table} does not exist`}`,
-        'invalid_patch',
-      );
-    }
-    const { verdict } = keyed;
-    return {
-      ...statement,
-      reversible: verdict.reversible,
-      irreversible_reason: verdict.reason,
-      key: verdict.key,
-    };
-  });
-}
 
 export function createPatchesService(deps: {
   db: Db;

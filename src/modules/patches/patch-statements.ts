@@ -1,0 +1,55 @@
+// A patch's SQL as it is saved (API §9): parsed into statements by the engine's parser, then each
+// statement checked against the connection's schema (its table exists and is a table) and given
+// its rollback key. Both refusals are 422 on `body.sql`, naming the statement.
+import { type PatchStatement, parsePatch } from '../../engine/patch/parse-patch.ts';
+import { keyOnModel } from '../../engine/patch/rollback-key.ts';
+import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
+import { invalid } from '../../http/errors.ts';
+import type { StoredPatchStatement } from '../../store/tables.ts';
+
+/** Parses the SQL or throws 422 naming the refused statement. */
+export async function parsedStatements(
+  dialect: DialectName,
+  sql: string,
+  allowFullTable: boolean,
+): Promise<PatchStatement[]> {
+  const result = await parsePatch(dialect, sql, { allowFullTable });
+  if (!result.ok) throw invalid(['body', 'sql'], result.message, 'invalid_patch');
+  return result.statements;
+}
+
+/** What `name` is when it is a view or foreign table of the schema (no images, no keys), else null. */
+function notATable(model: SchemaModel, name: string): string | null {
+  const [first, second] = name.split('.');
+  const bare = second ?? first!;
+  const schema = second === undefined ? null : first!;
+  const found = model.unmanaged.find(
+    (u) =>
+      ['view', 'materialized_view', 'foreign_table'].includes(u.kind) &&
+      u.name === bare &&
+      (model.dialect === 'mysql' || (u.schema ?? 'public') === (schema ?? 'public')),
+  );
+  return found?.kind ?? null;
+}
+
+/** Each statement with its rollback key on `model`; a table the schema lacks is 422. */
+export function keyedStatements(statements: PatchStatement[], model: SchemaModel): StoredPatchStatement[] {
+  return statements.map((statement) => {
+    const keyed = keyOnModel(statement, model);
+    if (!keyed) {
+      const other = notATable(model, statement.table);
+      throw invalid(
+        ['body', 'sql'],
+        `Statement ${statement.index}: ${other ? `${statement.table} is a ${other.replace('_', ' ')}; a patch changes tables` : `table ${statement.table} does not exist`}`,
+        'invalid_patch',
+      );
+    }
+    const { verdict } = keyed;
+    return {
+      ...statement,
+      reversible: verdict.reversible,
+      irreversible_reason: verdict.reason,
+      key: verdict.key,
+    };
+  });
+}
