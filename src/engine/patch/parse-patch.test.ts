@@ -88,6 +88,17 @@ describe('parsePatch (postgresql only)', () => {
     expect(nothing.ok && nothing.statements[0]!.upsert).toBe(false);
   });
 
+  it('leaves a trailing comment out of the WHERE text, which other SQL embeds', async () => {
+    const result = await parsePatch(
+      'postgresql',
+      "UPDATE t SET a = 1 WHERE id = 1 -- why\n AND b = '--' /* c */ -- fix\n; DELETE FROM t WHERE (id = 2) /* x */",
+    );
+    expect(result.ok && result.statements.map((s) => s.where_sql)).toEqual([
+      "id = 1 -- why\n AND b = '--'",
+      '(id = 2)',
+    ]);
+  });
+
   it('refuses UPDATE … FROM and a data-modifying CTE', async () => {
     expect((await parsePatch('postgresql', 'UPDATE a SET x = b.x FROM b WHERE a.id = b.id')).ok).toBe(false);
     expect((await parsePatch('postgresql', 'WITH d AS (DELETE FROM a RETURNING *) SELECT 1')).ok).toBe(false);

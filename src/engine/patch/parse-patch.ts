@@ -70,16 +70,23 @@ function pgTargetSql(range: Record<string, unknown> | undefined, withAlias = tru
   return alias && withAlias ? `${name} AS ${pgQuote(alias)}` : name;
 }
 
-/** The text of the top-level WHERE condition, to the end (the scanner knows quoting and nesting). */
+/**
+ * The text of the top-level WHERE condition, to its last token (the scanner knows quoting and
+ * nesting). A trailing comment is left out: the condition is embedded in other SQL, where a
+ * `-- comment` would swallow what follows it.
+ */
 function pgWhereSql(sql: string): string | null {
   let depth = 0;
+  let start: number | null = null;
+  let end = 0;
   for (const token of scanSync(sql).tokens) {
+    if (token.tokenName === 'SQL_COMMENT' || token.tokenName === 'C_COMMENT') continue;
+    if (start !== null) end = token.end;
     if (token.text === '(') depth++;
     else if (token.text === ')') depth--;
-    else if (depth === 0 && token.text.toLowerCase() === 'where')
-      return Buffer.from(sql, 'utf8').subarray(token.end).toString('utf8').trim();
+    else if (depth === 0 && start === null && token.text.toLowerCase() === 'where') start = token.end;
   }
-  return null;
+  return start === null ? null : Buffer.from(sql, 'utf8').subarray(start, end).toString('utf8').trim();
 }
 
 function pgRangeName(range: Record<string, unknown> | undefined): string | null {
