@@ -53,7 +53,7 @@ export function restorePlan(
   const same = (c: string) =>
     dialect === 'mysql' ? `t.${q(c)} <=> b.${q(c)}` : `t.${q(c)}::text IS NOT DISTINCT FROM b.${q(c)}::text`;
   const unchanged = `(${columns.map(same).join(' AND ')})`;
-  const writtenByPatch = dialect === 'postgresql' ? `(t.xmin::text = '${xid}')` : unchanged;
+  const writtenByPatch = dialect === 'postgresql' ? `(t.xmin = '${xid}'::xid)` : unchanged;
   const after = backupTable(dialect, runId, statement.index, 'after');
   const before = backupTable(dialect, runId, statement.index);
   const base = { index: statement.index, table: statement.table, tableSql: table };
