@@ -6,15 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../test/support/app.ts';
 import { SECRET_KEY } from '../../test/support/app.ts';
 import { connectionBody } from '../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql } from '../../test/support/corpus.ts';
-import { createTestPgDatabase, pgAvailable, reportSkipped, testPgUrl } from '../../test/support/databases.ts';
-import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../test/support/mysql.ts';
+import { type TargetEngine, targetEngines } from '../../test/support/engines.ts';
 import { waitForRun } from '../../test/support/operations.ts';
-import { queryMysql, queryPostgres } from '../../test/support/target-query.ts';
 import { freePort, targetConfig } from '../../test/support/targets.ts';
 import { createTestAppWithWorker } from '../../test/support/worker-runs.ts';
 import { TARGET_DEFAULTS } from '../config.ts';
-import type { DialectName } from '../engine/schema/model.ts';
 import { createAuditService } from '../modules/audit/audit.service.ts';
 import { createTargetAccess } from '../modules/connections/target-access.ts';
 import { backupTable, imagesOf } from '../modules/patches/patch-images.ts';
@@ -25,30 +21,15 @@ import type { JobsLogger } from './boss.ts';
 const API = '/api/v1';
 const DAY = 24 * 60 * 60 * 1000;
 
-const pgUp = await pgAvailable();
-if (!pgUp)
-  reportSkipped('backup retention on PostgreSQL (backup-retention.test.ts)', 'PostgreSQL', testPgUrl);
-const mysqlUp = await mysqlAvailable();
-if (!mysqlUp) reportSkipped('backup retention on MySQL (backup-retention.test.ts)', 'MySQL', testMysqlUrl);
+const engines = await targetEngines('backup retention (backup-retention.test.ts)');
 
-const ENGINES: {
-  name: string;
-  dialect: DialectName;
-  up: boolean;
-  create: () => Promise<{ url: string; drop(): Promise<void> }>;
-  load: (url: string, sql: string) => Promise<void>;
-  query: (url: string, sql: string) => Promise<Record<string, unknown>[]>;
+const ENGINES: (TargetEngine & {
   schema: string;
   /** The backup tables of a run left in the target, read from its catalog. */
   backups: (runId: string) => string;
-}[] = [
+})[] = [
   {
-    name: 'PostgreSQL',
-    dialect: 'postgresql',
-    up: pgUp,
-    create: async () => (await createTestPgDatabase())!,
-    load: loadPostgresSql,
-    query: queryPostgres,
+    ...engines.postgresql,
     schema:
       'create table people (id bigint primary key, name text not null, score integer); ' +
       "insert into people values (1, 'Ada', 3), (2, 'Bob', 5), (3, 'Cy', 7), (4, 'Di', 9);",
@@ -57,12 +38,7 @@ const ENGINES: {
       `and table_name like '${runId.replaceAll('-', '')}%' order by 1`,
   },
   {
-    name: 'MariaDB / MySQL',
-    dialect: 'mysql',
-    up: mysqlUp,
-    create: async () => (await createTestMysqlDatabase())!,
-    load: loadMysqlSql,
-    query: queryMysql,
+    ...engines.mysql,
     schema:
       'create table people (id int primary key, name varchar(100) not null, score int); ' +
       "insert into people values (1, 'Ada', 3), (2, 'Bob', 5), (3, 'Cy', 7), (4, 'Di', 9);",

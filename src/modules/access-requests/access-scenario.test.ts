@@ -7,16 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
-import {
-  createTestPgDatabase,
-  pgAvailable,
-  reportSkipped,
-  testPgUrl,
-} from '../../../test/support/databases.ts';
-import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
+import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
-import { queryMysql, queryPostgres } from '../../../test/support/target-query.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { createApprovalExpiry } from '../../jobs/approval-expiry.ts';
 
@@ -25,29 +17,17 @@ const MINUTE = 60_000;
 const FINISHED = ['succeeded', 'failed', 'cancelled'];
 const NEEDS_DEVELOPER = { detail: 'This action requires the project developer role' };
 
-const pgUp = await pgAvailable();
-if (!pgUp)
-  reportSkipped('the access scenario on PostgreSQL (access-scenario.test.ts)', 'PostgreSQL', testPgUrl);
-const mysqlUp = await mysqlAvailable();
-if (!mysqlUp) reportSkipped('the access scenario on MySQL (access-scenario.test.ts)', 'MySQL', testMysqlUrl);
+const engines = await targetEngines('the access scenario (access-scenario.test.ts)');
 
 const ENGINES = [
   {
-    name: 'PostgreSQL',
-    up: pgUp,
-    create: async () => (await createTestPgDatabase())!,
-    load: loadPostgresSql,
-    query: queryPostgres,
+    ...engines.postgresql,
     schema:
       'create table payouts (id bigint primary key, status text not null, amount integer not null); ' +
       "insert into payouts values (1, 'stuck', 100), (2, 'stuck', 250), (3, 'paid', 75);",
   },
   {
-    name: 'MariaDB / MySQL',
-    up: mysqlUp,
-    create: async () => (await createTestMysqlDatabase())!,
-    load: loadMysqlSql,
-    query: queryMysql,
+    ...engines.mysql,
     schema:
       'create table payouts (id int primary key, status varchar(20) not null, amount int not null); ' +
       "insert into payouts values (1, 'stuck', 100), (2, 'stuck', 250), (3, 'paid', 75);",

@@ -5,14 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
-import {
-  createTestPgDatabase,
-  pgAvailable,
-  reportSkipped,
-  testPgUrl,
-} from '../../../test/support/databases.ts';
-import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
+import { loadPostgresSql } from '../../../test/support/corpus.ts';
+import { createTestPgDatabase } from '../../../test/support/databases.ts';
+import { type TargetEngine, targetEngines } from '../../../test/support/engines.ts';
 import { freePort } from '../../../test/support/targets.ts';
 import { updateOrgPlan } from '../billing/billing.repo.ts';
 
@@ -33,10 +28,7 @@ const REPORT_FIELDS = [
   'summary',
 ];
 
-const pgUp = await pgAvailable();
-if (!pgUp) reportSkipped('drift on PostgreSQL (drift.test.ts)', 'PostgreSQL', testPgUrl);
-const mysqlUp = await mysqlAvailable();
-if (!mysqlUp) reportSkipped('drift on MySQL (drift.test.ts)', 'MySQL', testMysqlUrl);
+const engines = await targetEngines('drift (drift.test.ts)');
 
 interface Report {
   id: string;
@@ -64,11 +56,7 @@ function changesOf(report: Report): string[][] {
   ];
 }
 
-interface Engine {
-  name: string;
-  up: boolean;
-  create(): Promise<{ url: string; drop(): Promise<void> }>;
-  load(url: string, sql: string): Promise<void>;
+interface Engine extends TargetEngine {
   /** How the engine names a table in a diff. */
   table(name: string): string;
   setup: string;
@@ -80,10 +68,7 @@ interface Engine {
 
 const ENGINES: Engine[] = [
   {
-    name: 'PostgreSQL',
-    up: pgUp,
-    create: async () => (await createTestPgDatabase())!,
-    load: loadPostgresSql,
+    ...engines.postgresql,
     table: (name) => `public.${name}`,
     setup:
       'create table people (id bigint primary key, name text not null, nickname text, score integer, ' +
@@ -101,10 +86,7 @@ const ENGINES: Engine[] = [
       'create table _dbops_bak_people_1 (id bigint);',
   },
   {
-    name: 'MariaDB / MySQL',
-    up: mysqlUp,
-    create: async () => (await createTestMysqlDatabase())!,
-    load: loadMysqlSql,
+    ...engines.mysql,
     table: (name) => name,
     setup:
       'create table people (id int primary key, name varchar(100) not null, nickname varchar(40), ' +
@@ -328,7 +310,7 @@ describe('drift detection', () => {
     });
   }
 
-  describe('on PostgreSQL, reformatted defaults', { skip: !pgUp }, () => {
+  describe('on PostgreSQL, reformatted defaults', { skip: !engines.postgresql.up }, () => {
     it('are reported as cosmetic, counted nowhere and never alerted', async () => {
       const database = (await createTestPgDatabase())!;
       try {

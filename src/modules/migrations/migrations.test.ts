@@ -5,28 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
-import {
-  createTestPgDatabase,
-  pgAvailable,
-  reportSkipped,
-  testPgUrl,
-} from '../../../test/support/databases.ts';
-import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
+import { type TargetEngine, targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
-const pgUp = await pgAvailable();
-if (!pgUp) reportSkipped('migrations on PostgreSQL (migrations.test.ts)', 'PostgreSQL', testPgUrl);
-const mysqlUp = await mysqlAvailable();
-if (!mysqlUp) reportSkipped('migrations on MySQL (migrations.test.ts)', 'MySQL', testMysqlUrl);
+const engines = await targetEngines('migrations (migrations.test.ts)');
 
-interface Engine {
-  name: string;
-  up: boolean;
-  create(): Promise<{ url: string; drop(): Promise<void> }>;
-  load(url: string, sql: string): Promise<void>;
+interface Engine extends TargetEngine {
   source: string;
   /** The source, with a column dropped, one added and an index missing. */
   target: string;
@@ -38,10 +24,7 @@ interface Engine {
 
 const ENGINES: Engine[] = [
   {
-    name: 'PostgreSQL',
-    up: pgUp,
-    create: async () => (await createTestPgDatabase())!,
-    load: loadPostgresSql,
+    ...engines.postgresql,
     source:
       'create table people (id bigint primary key, name text not null, nickname text, score integer); ' +
       'create index people_name on people (name);',
@@ -52,10 +35,7 @@ const ENGINES: Engine[] = [
     retype: 'ALTER TABLE people ALTER COLUMN score TYPE smallint',
   },
   {
-    name: 'MariaDB / MySQL',
-    up: mysqlUp,
-    create: async () => (await createTestMysqlDatabase())!,
-    load: loadMysqlSql,
+    ...engines.mysql,
     source:
       'create table people (id int primary key, name varchar(100) not null, nickname varchar(40), ' +
       'score int); create index people_name on people (name);',
@@ -94,7 +74,9 @@ describe('schema migrations', () => {
     return created.body.id;
   }
 
-  it('refuses a cross-dialect pair with 422', { skip: !(pgUp && mysqlUp) }, async () => {
+  it('refuses a cross-dialect pair with 422', {
+    skip: !(engines.postgresql.up && engines.mysql.up),
+  }, async () => {
     const pg = await database(ENGINES[0]!, 'create table a (id int);');
     const my = await database(ENGINES[1]!, 'create table a (id int);');
     const response = await owner.post(`${API}/projects/${projectId}/migrations/compare`, {
@@ -207,7 +189,7 @@ describe('schema migrations', () => {
     });
   }
 
-  describe('authorization', { skip: !pgUp }, () => {
+  describe('authorization', { skip: !engines.postgresql.up }, () => {
     let migrationId: string;
     beforeAll(async () => {
       const engine = ENGINES[0]!;

@@ -7,23 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { loadMysqlSql, loadPostgresSql, loadSakilaRows, readCorpus } from '../../../test/support/corpus.ts';
-import {
-  createTestPgDatabase,
-  pgAvailable,
-  reportSkipped,
-  testPgUrl,
-} from '../../../test/support/databases.ts';
-import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
+import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
-import { queryMysql, queryPostgres, tableChecksum } from '../../../test/support/target-query.ts';
+import { tableChecksum } from '../../../test/support/target-query.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
-const WHAT = 'patches on Sakila and Chinook (patches.corpus.test.ts)';
-const pgUp = await pgAvailable();
-if (!pgUp) reportSkipped(WHAT, 'PostgreSQL', testPgUrl);
-const mysqlUp = await mysqlAvailable();
-if (!mysqlUp) reportSkipped(WHAT, 'MySQL', testMysqlUrl);
+const engines = await targetEngines('patches on Sakila and Chinook (patches.corpus.test.ts)');
 
 type Dialect = 'postgresql' | 'mysql';
 
@@ -113,16 +103,7 @@ const CORPORA: Corpus[] = [
   },
 ];
 
-const ENGINES = [
-  { name: 'PostgreSQL', dialect: 'postgresql', up: pgUp, create: createTestPgDatabase, query: queryPostgres },
-  {
-    name: 'MariaDB / MySQL',
-    dialect: 'mysql',
-    up: mysqlUp,
-    create: createTestMysqlDatabase,
-    query: queryMysql,
-  },
-] as const;
+const ENGINES = [engines.postgresql, engines.mysql];
 
 const snakeCase = (pascal: string) => pascal.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase();
 
@@ -148,7 +129,7 @@ describe('data patches on the corpus schemas', () => {
         let connectionId: string;
 
         beforeAll(async () => {
-          const database = (await engine.create())!;
+          const database = await engine.create();
           databases.push(database);
           url = database.url;
           await corpus.load(engine.dialect, url);

@@ -6,35 +6,21 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
-import {
-  createTestPgDatabase,
-  pgAvailable,
-  reportSkipped,
-  testPgUrl,
-} from '../../../test/support/databases.ts';
-import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
+import { testPgUrl } from '../../../test/support/databases.ts';
+import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
-import { queryMysql, queryPostgres, tableChecksum } from '../../../test/support/target-query.ts';
+import { tableChecksum } from '../../../test/support/target-query.ts';
 import { targetConfig } from '../../../test/support/targets.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
-const WHAT = 'patch rollback on hard tables (patches.restore.test.ts)';
-const pgUp = await pgAvailable();
-if (!pgUp) reportSkipped(WHAT, 'PostgreSQL', testPgUrl);
-const mysqlUp = await mysqlAvailable();
-if (!mysqlUp) reportSkipped(WHAT, 'MySQL', testMysqlUrl);
+const engines = await targetEngines('patch rollback on hard tables (patches.restore.test.ts)');
 
 const ROWS = "('a', 1, 10.00), ('b', 2, 20.00), ('c', 3, 30.00)";
 
 const ENGINES = [
   {
-    name: 'PostgreSQL',
-    up: pgUp,
-    create: async () => (await createTestPgDatabase())!,
-    load: loadPostgresSql,
-    query: queryPostgres,
+    ...engines.postgresql,
     pausesTriggers: true,
     schema: `
       create table orders (
@@ -52,11 +38,7 @@ const ENGINES = [
       insert into orders (code, qty, price) values ${ROWS};`,
   },
   {
-    name: 'MariaDB / MySQL',
-    up: mysqlUp,
-    create: async () => (await createTestMysqlDatabase())!,
-    load: loadMysqlSql,
-    query: queryMysql,
+    ...engines.mysql,
     pausesTriggers: false,
     schema: `
       create table orders (
@@ -163,7 +145,7 @@ describe('patch rollback on tables with generated, identity and trigger-maintain
     });
   }
   it('restores with the triggers firing when the user may not pause them, and says so (PostgreSQL)', {
-    skip: !pgUp,
+    skip: !engines.postgresql.up,
   }, async () => {
     const engine = ENGINES[0]!;
     const database = await engine.create();

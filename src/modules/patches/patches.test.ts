@@ -4,43 +4,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
-import {
-  createTestPgDatabase,
-  pgAvailable,
-  reportSkipped,
-  testPgUrl,
-} from '../../../test/support/databases.ts';
-import { createTestMysqlDatabase, mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
+import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
-import { queryMysql, queryPostgres } from '../../../test/support/target-query.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { backupTable } from './patch-images.ts';
 
 const API = '/api/v1';
-const pgUp = await pgAvailable();
-if (!pgUp) reportSkipped('patches on PostgreSQL (patches.test.ts)', 'PostgreSQL', testPgUrl);
-const mysqlUp = await mysqlAvailable();
-if (!mysqlUp) reportSkipped('patches on MySQL (patches.test.ts)', 'MySQL', testMysqlUrl);
+const engines = await targetEngines('patches (patches.test.ts)');
 
 const ENGINES = [
   {
-    name: 'PostgreSQL',
-    up: pgUp,
-    create: async () => (await createTestPgDatabase())!,
-    load: loadPostgresSql,
-    query: queryPostgres,
+    ...engines.postgresql,
     checksum: "select md5(string_agg(p::text, ',' order by id)) as sum, count(*)::int as n from people p",
     schema:
       'create table people (id bigint primary key, name text not null, score integer); ' +
       "insert into people values (1, 'Ada', 3), (2, 'Bob', 5), (3, 'Cy', 7);",
   },
   {
-    name: 'MariaDB / MySQL',
-    up: mysqlUp,
-    create: async () => (await createTestMysqlDatabase())!,
-    load: loadMysqlSql,
-    query: queryMysql,
+    ...engines.mysql,
     checksum:
       "select md5(group_concat(concat_ws(':', id, name, coalesce(score, 'null')) order by id)) as sum, count(*) as n from people",
     schema:
@@ -68,8 +49,6 @@ describe('data patches', () => {
       let connectionId: string;
       let patchId: string;
       let url: string;
-      const connectionDialect = (): 'postgresql' | 'mysql' =>
-        engine.name === 'PostgreSQL' ? 'postgresql' : 'mysql';
       const checksum = async () => (await engine.query(url, engine.checksum))[0];
 
       beforeAll(async () => {
@@ -147,7 +126,7 @@ describe('data patches', () => {
         expect(ddl.status).toBe(422);
         expect(ddl.body.detail[0].loc).toEqual(['body', 'sql']);
         expect(ddl.body.detail[0].msg).toMatch(/Statement 1/);
-        if (connectionDialect() === 'mysql') {
+        if (engine.dialect === 'mysql') {
           const elsewhere = await create('UPDATE mysql.user SET plugin = 1 WHERE 1 = 0');
           expect(elsewhere.status).toBe(422);
           expect(elsewhere.body.detail[0].msg).toMatch(
@@ -204,10 +183,7 @@ describe('data patches', () => {
         expect(await checksum()).toEqual(before);
         expect((await owner.get(`${API}/patches/${id}`)).body.status).toBe('failed');
         await expect(
-          engine.query(
-            url,
-            `select count(*) as n from ${backupTable(connectionDialect(), wrong.body.id, 0)}`,
-          ),
+          engine.query(url, `select count(*) as n from ${backupTable(engine.dialect, wrong.body.id, 0)}`),
         ).rejects.toThrow();
 
         const right = await owner.post(`${API}/patches/${id}/execute`, { expected_rows: 2 });
@@ -222,12 +198,12 @@ describe('data patches', () => {
         expect(names).toContain('Bobby');
         const saved = await engine.query(
           url,
-          `select id, name from ${backupTable(connectionDialect(), right.body.id, 0)}`,
+          `select id, name from ${backupTable(engine.dialect, right.body.id, 0)}`,
         );
         expect(saved.map((r) => r.name)).toEqual(['Bob']);
         const deleted = await engine.query(
           url,
-          `select name from ${backupTable(connectionDialect(), right.body.id, 1)}`,
+          `select name from ${backupTable(engine.dialect, right.body.id, 1)}`,
         );
         expect(deleted.map((r) => r.name)).toEqual(['Ada']);
         const after = await owner.get(`${API}/patches/${id}`);
