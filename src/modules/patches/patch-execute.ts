@@ -11,8 +11,10 @@ import type { SchemaModel } from '../../engine/schema/model.ts';
 import { AppError, conflict, notFound } from '../../http/errors.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
+import { unsuccessfulRunIds } from '../runs/runs.repo.ts';
 import {
   backupTable,
+  backupTablesOf,
   createImageSql,
   finishAfterImage,
   imagesOf,
@@ -97,6 +99,9 @@ export function createPatchExecute(deps: PatchRunDeps) {
         // MySQL commits DDL by itself: the empty images are created before the data transaction.
         await handle.transaction(
           async (tx) => {
+            // An earlier execution that was interrupted (its process killed) may have left images.
+            for (const earlier of await unsuccessfulRunIds(db, 'patch_execute', patch.id, run.id))
+              await dropTables(tx, backupTablesOf(dialect, patch, earlier));
             if (dialect === 'postgresql' && images().length > 0)
               await tx.query(`CREATE SCHEMA IF NOT EXISTS "${PG_BACKUP_SCHEMA}"`);
             for (const s of statements)

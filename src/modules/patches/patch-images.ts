@@ -41,8 +41,11 @@ export function quoteName(dialect: DialectName, name: string): string {
  * Every backup table name an execution may have left: `before` and `after` of every statement,
  * whatever its kind (INSERT and DELETE have no `after` today; IF EXISTS makes the extra names free).
  */
-export function backupTablesOf(dialect: DialectName, patch: Pick<Patch, 'execute_run_id' | 'statements'>) {
-  const runId = patch.execute_run_id;
+export function backupTablesOf(
+  dialect: DialectName,
+  patch: Pick<Patch, 'execute_run_id' | 'statements'>,
+  runId: string | null = patch.execute_run_id,
+) {
   if (runId === null) return [];
   return patch.statements.flatMap((s) => [
     backupTable(dialect, runId, s.index, 'before'),

@@ -250,3 +250,21 @@ export async function staleQueuedRuns(db: Executor, before: Date): Promise<strin
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The runs of `kind` on a subject that ended without succeeding, other than `except`. */
+export async function unsuccessfulRunIds(
+  db: Executor,
+  kind: RunKind,
+  subjectId: string,
+  except: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('runs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('subject_id', '=', subjectId)
+    .where('status', 'in', ['failed', 'cancelled'])
+    .where('id', '!=', except)
+    .execute();
+  return rows.map((row) => row.id);
+}
