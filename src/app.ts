@@ -12,6 +12,7 @@ import type { TargetDialect } from './dialects/index.ts';
 import type { DialectName } from './engine/schema/model.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { corsOptions } from './http/cors.ts';
+import { registerDeniedAudit } from './http/denied-audit.ts';
 import { registerErrorHandlers } from './http/errors.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
@@ -163,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   const audit = createAuditService({ db, now });
+  registerDeniedAudit(app, { db, audit });
   const box = createSecretBox(secretKey);
   const twoFactor = createTwoFactorService({ db, audit, box, now });
   const targets = config.targets ?? TARGET_DEFAULTS;

@@ -178,6 +178,28 @@ describe('audit', () => {
     expect(anonymous.body).toEqual({ detail: 'Not authenticated' });
   });
 
+  it('records a refused request (403) with outcome denied, and not an unauthenticated one', async () => {
+    const member = await t.createUser(orgId, 'member');
+    expect((await member.get(BASE)).status).toBe(403);
+    expect((await t.anonymous.get(BASE)).status).toBe(401);
+    // Recorded once the answer is sent: wait for it.
+    let denied: Entry[] = [];
+    for (let tries = 0; tries < 50 && denied.length === 0; tries++) {
+      denied = (await items(owner, `action=request.denied&actor_id=${member.user.id}`)) as Entry[];
+      if (denied.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(denied).toHaveLength(1);
+    expect(denied[0]).toMatchObject({
+      actor_type: 'user',
+      actor_id: member.user.id,
+      outcome: 'denied',
+      details: { method: 'GET', route: '/api/v1/audit', path: '/api/v1/audit', required: 'audit.read' },
+    });
+    expect(await items(owner, 'action=request.denied&page_size=200')).not.toContainEqual(
+      expect.objectContaining({ actor_type: 'anonymous' }),
+    );
+  });
+
   it("never shows another organization's entries", async () => {
     const theirs = (await other.post('/api/v1/projects', { name: 'Secret plans' })).body.id;
     expect(await items(owner, `project_id=${theirs}`)).toEqual([]);
