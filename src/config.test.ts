@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       sessionCleanupCron: '*/15 * * * *',
       drift: { checkCron: '0 3 * * *', checkConcurrency: 4 },
       backupRetention: { days: 30, cron: '30 4 * * *' },
+      snapshotRetention: { days: 90, cron: '45 4 * * *' },
       mailFrom: 'dbops <dbops@localhost>',
       signupOpen: true,
       oauth: {},

@@ -32,6 +32,7 @@ export interface Config {
   drift: DriftConfig;
   /** How long patches' backup tables are kept in the targets (src/jobs/backup-retention.ts). */
   backupRetention: BackupRetentionConfig;
+  snapshotRetention: SnapshotRetentionConfig;
   /** The sender of the service's e-mails (drift alerts): `MAIL_FROM`. */
   mailFrom: string;
   /** `SIGNUP=closed` refuses self-service signup (and new users from OAuth). */
@@ -53,6 +54,13 @@ export interface BackupRetentionConfig {
   /** Days after its execution that a patch's before- and after-images are dropped. */
   days: number;
   /** When the job looks for backups past their retention: a cron expression in UTC. */
+  cron: string;
+}
+
+export interface SnapshotRetentionConfig {
+  /** Days a snapshot is kept unless it is a baseline, its connection's newest, or a drift report's. */
+  days: number;
+  /** When the job deletes the snapshots past their retention: a cron expression in UTC. */
   cron: string;
 }
 
@@ -231,6 +239,10 @@ export function loadConfig(env: Env = process.env): Config {
       days: integer('BACKUP_RETENTION_DAYS', 30, 1, 3650),
       // Daily, in the quiet hours and apart from the drift check's 03:00.
       cron: read('BACKUP_RETENTION_CRON') ?? '30 4 * * *',
+    },
+    snapshotRetention: {
+      days: integer('SNAPSHOT_RETENTION_DAYS', 90, 1, 3650),
+      cron: read('SNAPSHOT_RETENTION_CRON') ?? '45 4 * * *',
     },
     mailFrom: read('MAIL_FROM') ?? `dbops <dbops@${new URL(publicUrl).hostname}>`,
     signupOpen: signup === 'open',

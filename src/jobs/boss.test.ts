@@ -24,6 +24,7 @@ const JOB_CONFIG = {
   sessionCleanupCron: CRON,
   drift: { checkCron: CRON, checkConcurrency: 2 },
   backupRetention: { days: 30, cron: CRON },
+  snapshotRetention: { days: 90, cron: CRON },
   smtpUrl: undefined,
   mailFrom: 'dbops <dbops@localhost>',
   publicUrl: 'http://localhost:8000',
@@ -158,6 +159,7 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
         { name: jobNames.approvalExpiry, cron: APPROVAL_EXPIRY_CRON, timezone: 'UTC' },
         { name: jobNames.driftCheck, cron: CRON, timezone: 'UTC' },
         { name: jobNames.backupRetention, cron: CRON, timezone: 'UTC' },
+        { name: jobNames.snapshotRetention, cron: CRON, timezone: 'UTC' },
       ].sort(byName),
     );
 

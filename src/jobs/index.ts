@@ -11,6 +11,7 @@ import type { Jobs, JobsLogger } from './boss.ts';
 import { type DriftJobsConfig, type DriftJobsDeps, registerDriftJobs } from './drift.ts';
 import { registerRunWorker } from './run-queue.ts';
 import { registerSessionCleanup } from './session-cleanup.ts';
+import { registerSnapshotRetention } from './snapshot-retention.ts';
 import { createTargetRunHandlers } from './target-runs.ts';
 
 export { createJobs, type Jobs, type JobsLogger, type JobsTuning } from './boss.ts';
@@ -40,7 +41,7 @@ export async function registerJobHandlers(
   }: {
     db: Db;
     logger: JobsLogger;
-    config: Pick<Config, 'sessionCleanupCron' | 'backupRetention'> & DriftJobsConfig;
+    config: Pick<Config, 'sessionCleanupCron' | 'backupRetention' | 'snapshotRetention'> & DriftJobsConfig;
     now?: () => Date;
     /** The handler of each run kind (patches, migrations, …). */
     runHandlers?: RunHandlers;
@@ -80,6 +81,14 @@ export async function registerJobHandlers(
     logger,
     now,
     config,
+    pollingIntervalSeconds,
+  });
+  await registerSnapshotRetention(jobs, {
+    db,
+    logger,
+    now,
+    cron: config.snapshotRetention.cron,
+    retentionDays: config.snapshotRetention.days,
     pollingIntervalSeconds,
   });
   const closeBackupRetention = await registerBackupRetention(jobs, {

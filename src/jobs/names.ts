@@ -7,4 +7,5 @@ export const jobNames = {
   driftCheck: 'drift_check',
   sendDriftAlert: 'send_drift_alert',
   backupRetention: 'backup_retention',
+  snapshotRetention: 'snapshot_retention',
 } as const;

@@ -72,3 +72,48 @@ export function snapshotsQuery(db: Executor, connectionId: string) {
     .orderBy('taken_at', 'desc')
     .orderBy('id', 'desc');
 }
+
+/**
+ * Deletes up to `limit` snapshots taken before `before` that nothing needs: not a baseline, not
+ * their connection's newest (drift compares with it), not named by a drift report (which would go
+ * with it). Returns how many it deleted.
+ */
+export async function pruneSnapshots(db: Executor, before: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('snapshots')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('snapshots as s')
+        .select('s.id')
+        .where('s.taken_at', '<', before)
+        .where('s.is_baseline', '=', false)
+        .where((w) =>
+          w.not(
+            w.exists(
+              w
+                .selectFrom('drift_reports as r')
+                .select('r.id')
+                .where((r) =>
+                  r.or([
+                    r('r.baseline_snapshot_id', '=', r.ref('s.id')),
+                    r('r.current_snapshot_id', '=', r.ref('s.id')),
+                  ]),
+                ),
+            ),
+          ),
+        )
+        .where((w) =>
+          w.exists(
+            w
+              .selectFrom('snapshots as newer')
+              .select('newer.id')
+              .whereRef('newer.connection_id', '=', 's.connection_id')
+              .whereRef('newer.taken_at', '>', 's.taken_at'),
+          ),
+        )
+        .orderBy('s.taken_at')
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
