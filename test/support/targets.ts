@@ -1,7 +1,7 @@
 // TargetConfig values for the dialects, built from the test servers' URLs, and network peers that
 // misbehave on purpose (a port nobody listens on, a server that accepts and then says nothing, a
 // forwarder that goes away).
-import { connect, createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { TargetConfig } from '../../src/dialects/dialect.ts';
 
 /** A dialect config for the database at a `postgres://` or `mysql://` URL. */
@@ -32,50 +32,25 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A TCP forwarder listening on `listen.host` (any 127.x.y.z works on Linux) to `target`: a database
- * server at another address, so that a test can move a name from one address to another. `close`
- * cuts every forwarded connection and stops listening, as a server that went away.
+ * A TCP server on `listen.host` (127.0.0.1 by default) that a test closes for good: `close` cuts
+ * every connection it has and stops listening. `onSocket` gets each connection, and `track` for
+ * sockets it opens itself so that they are cut too.
  */
-export async function tcpForwarder(
-  listen: { host: string; port?: number },
-  target: { host: string; port: number },
+export async function listenPeer(
+  onSocket: (socket: Socket, track: (socket: Socket) => void) => void,
+  listen: { host?: string; port?: number } = {},
 ): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<import('node:net').Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(target.port, target.host);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => {});
-      socket.on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(listen.port ?? 0, listen.host, resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return {
-    port: address.port,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** A server that accepts connections and never answers: the client's connect timeout must fire. */
-export async function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<import('node:net').Socket>();
-  const server: Server = createServer((socket) => {
+  const sockets = new Set<Socket>();
+  const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
+  };
+  const server: Server = createServer((socket) => {
+    track(socket);
+    onSocket(socket, track);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listen.port ?? 0, listen.host ?? '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no port');
   return {
@@ -88,15 +63,38 @@ export async function silentServer(): Promise<{ port: number; close(): Promise<v
 }
 
 /**
+ * A TCP forwarder listening on `listen.host` (any 127.x.y.z works on Linux) to `target`: a database
+ * server at another address, so that a test can move a name from one address to another. `close`
+ * cuts every forwarded connection and stops listening, as a server that went away.
+ */
+export function tcpForwarder(
+  listen: { host: string; port?: number },
+  target: { host: string; port: number },
+): Promise<{ port: number; close(): Promise<void> }> {
+  return listenPeer((client, track) => {
+    const upstream = connect(target.port, target.host);
+    track(upstream);
+    for (const socket of [client, upstream])
+      socket.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }, listen);
+}
+
+/** A server that accepts connections and never answers: the client's connect timeout must fire. */
+export function silentServer(): Promise<{ port: number; close(): Promise<void> }> {
+  return listenPeer(() => {});
+}
+
+/**
  * A PostgreSQL look-alike that asks for a cleartext password and refuses it with SQLSTATE 28P01,
  * quoting the password back in its message: the worst case for a client that must never show it.
  */
-export async function refusingPgServer(): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<import('node:net').Socket>();
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
+export function refusingPgServer(): Promise<{ port: number; close(): Promise<void> }> {
+  return listenPeer((socket) => {
     let startupSeen = false;
     socket.on('data', (data) => {
       if (!startupSeen) {
@@ -126,14 +124,4 @@ export async function refusingPgServer(): Promise<{ port: number; close(): Promi
       socket.end(Buffer.concat([header, body]));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return {
-    port: address.port,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }

@@ -4,9 +4,10 @@
 // TLS_PEER_NAME, records the SNI name each client sent, and then refuses the login with the engine's
 // own error. A client that reports that refusal has accepted the certificate; one that rejects the
 // certificate reports a TLS failure.
-import { createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { createSecureContext, TLSSocket } from 'node:tls';
+import { listenPeer } from './targets.ts';
 
 /** The only name the peers' certificate carries. */
 export const TLS_PEER_NAME = 'db.rebind.test';
@@ -124,7 +125,11 @@ const ENGINES: Record<'postgresql' | 'mysql', Engine> = {
  * TLS over bytes fed by hand: the client may send its first TLS bytes in the same packet as the
  * preamble, which a TLSSocket wrapped around the socket itself would never see.
  */
-function tlsOver(socket: Socket, peer: TlsPeer, refusal: Buffer): (chunk: Buffer) => void {
+function tlsOver(
+  socket: Socket,
+  peer: Pick<TlsPeer, 'serverNames' | 'accepted'>,
+  refusal: Buffer,
+): (chunk: Buffer) => void {
   const raw = new Duplex({
     read() {},
     write(chunk, _encoding, done) {
@@ -155,11 +160,8 @@ function tlsOver(socket: Socket, peer: TlsPeer, refusal: Buffer): (chunk: Buffer
 /** A TLS peer of `engine` on 127.0.0.1. */
 export async function tlsPeer(engine: 'postgresql' | 'mysql'): Promise<TlsPeer> {
   const { greeting, preamble, answer, refusal } = ENGINES[engine];
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
+  const seen: Pick<TlsPeer, 'serverNames' | 'accepted'> = { serverNames: [], accepted: 0 };
+  const listening = await listenPeer((socket) => {
     if (greeting) socket.write(greeting);
     let pending = Buffer.alloc(0);
     let feed: ((chunk: Buffer) => void) | undefined;
@@ -168,21 +170,9 @@ export async function tlsPeer(engine: 'postgresql' | 'mysql'): Promise<TlsPeer> 
       pending = Buffer.concat([pending, chunk]);
       if (pending.length < preamble) return;
       if (answer) socket.write(answer);
-      feed = tlsOver(socket, peer, refusal);
+      feed = tlsOver(socket, seen, refusal);
       if (pending.length > preamble) feed(pending.subarray(preamble));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  const peer: TlsPeer = {
-    port: address.port,
-    serverNames: [],
-    accepted: 0,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-  return peer;
+  return Object.assign(seen, listening);
 }

@@ -11,14 +11,22 @@ export type RollbackKey =
   | { reversible: true; key: string[]; reason: null }
   | { reversible: false; key: null; reason: string };
 
-/** `schema.table` or `table` as the parser named it, to the model's table (PostgreSQL: `public` by default). */
-export function findTable(model: SchemaModel, name: string): TableModel | undefined {
-  const [first, second] = name.split('.');
+/**
+ * Whether a catalog object (`schema`, `name`) is the one `schema.table` or `table` means, as the
+ * parser named it: PostgreSQL resolves an unqualified name in `public`; MySQL has one database.
+ */
+export function namedBy(model: SchemaModel, named: string, object: { schema: string | null; name: string }) {
+  const [first, second] = named.split('.');
   const schema = second === undefined ? null : first!;
-  const table = second ?? first!;
-  return model.tables.find(
-    (t) => t.name === table && (model.dialect === 'mysql' || (t.schema ?? 'public') === (schema ?? 'public')),
+  return (
+    object.name === (second ?? first!) &&
+    (model.dialect === 'mysql' || (object.schema ?? 'public') === (schema ?? 'public'))
   );
+}
+
+/** The model's table a statement names. */
+export function findTable(model: SchemaModel, name: string): TableModel | undefined {
+  return model.tables.find((t) => namedBy(model, name, t));
 }
 
 /** The keys that identify one row each, the primary key first. */

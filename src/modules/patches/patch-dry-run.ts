@@ -8,6 +8,7 @@ import type { TargetHandle, TargetTransaction } from '../../dialects/dialect.ts'
 import { TargetError } from '../../dialects/errors.ts';
 import type { DialectName } from '../../engine/schema/model.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
+import { quoteName } from './patch-images.ts';
 
 export const SAMPLE_ROWS = 20;
 
@@ -32,10 +33,6 @@ export interface DryRunResult {
   total_affected_rows: number;
 }
 
-function quote(dialect: DialectName, name: string): string {
-  return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
-}
-
 /** `($1, $2)` / `(?, ?)` placeholders for `count` values starting after `offset` values. */
 function placeholders(dialect: DialectName, count: number, offset: number): string {
   const marks = Array.from({ length: count }, (_, i) => (dialect === 'mysql' ? '?' : `$${offset + i + 1}`));
@@ -54,7 +51,7 @@ async function rowsByKey(
   rows: Record<string, unknown>[],
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const columns = `(${key.map((c) => quote(dialect, c)).join(', ')})`;
+  const columns = `(${key.map((c) => quoteName(dialect, c)).join(', ')})`;
   const tuples = rows.map((_, i) => placeholders(dialect, key.length, i * key.length)).join(', ');
   const params = rows.flatMap((row) => key.map((c) => row[c]));
   return (await tx.query(`SELECT * FROM ${statement.table_sql} WHERE ${columns} IN (${tuples})`, params))

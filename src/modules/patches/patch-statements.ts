@@ -2,7 +2,7 @@
 // statement checked against the connection's schema (its table exists and is a table) and given
 // its rollback key. Both refusals are 422 on `body.sql`, naming the statement.
 import { type PatchStatement, parsePatch } from '../../engine/patch/parse-patch.ts';
-import { keyOnModel } from '../../engine/patch/rollback-key.ts';
+import { keyOnModel, namedBy } from '../../engine/patch/rollback-key.ts';
 import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
 import { invalid } from '../../http/errors.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
@@ -20,14 +20,8 @@ export async function parsedStatements(
 
 /** What `name` is when it is a view or foreign table of the schema (no images, no keys), else null. */
 function notATable(model: SchemaModel, name: string): string | null {
-  const [first, second] = name.split('.');
-  const bare = second ?? first!;
-  const schema = second === undefined ? null : first!;
   const found = model.unmanaged.find(
-    (u) =>
-      ['view', 'materialized_view', 'foreign_table'].includes(u.kind) &&
-      u.name === bare &&
-      (model.dialect === 'mysql' || (u.schema ?? 'public') === (schema ?? 'public')),
+    (u) => ['view', 'materialized_view', 'foreign_table'].includes(u.kind) && namedBy(model, name, u),
   );
   return found?.kind ?? null;
 }
