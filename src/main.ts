@@ -5,7 +5,8 @@ import pino from 'pino';
 import { buildApp, LOG_REDACT } from './app.ts';
 import { bootstrapAdmin, createAdmin } from './bootstrap.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { AppError } from './http/errors.ts';
+import { cliActor } from './core/actors.ts';
+import { AppError } from './core/errors.ts';
 import {
   createRedisRateLimitStore,
   type RateLimitStore,
@@ -13,7 +14,7 @@ import {
 } from './http/rate-limit-store.ts';
 import type { App } from './http/types.ts';
 import { createDriftAlertQueue, createJobs, createRunQueue, registerJobHandlers } from './jobs/index.ts';
-import { cliActor, createAuditService } from './modules/audit/audit.service.ts';
+import { createAuditService } from './modules/audit/audit.service.ts';
 import { createBillingService } from './modules/billing/billing.service.ts';
 import { PLAN_IDS, PLANS, rateLimitsOf } from './modules/billing/plans.ts';
 import { createPasswordHasher } from './security/passwords.ts';

@@ -4,12 +4,13 @@
 // anonymous or when the credentials failed), the signed double-submit CSRF check for mutating
 // session requests, and the scope and organization-role part of the route's declared action.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../core/actors.ts';
+import { AppError, forbidden, unauthenticated } from '../core/errors.ts';
 import { findKeyByPrefix, touchKey } from '../modules/api-keys/api-keys.repo.ts';
 import { findLiveSession, touchSession } from '../modules/auth/auth.repo.ts';
-import { decide, type Principal } from '../security/policy.ts';
+import { decide } from '../security/policy.ts';
 import { hmac, randomToken, safeEqual, sha256 } from '../security/tokens.ts';
 import type { Db } from '../store/db.ts';
-import { AppError, forbidden, unauthenticated } from './errors.ts';
 
 export const SESSION_COOKIE = 'session';
 export const CSRF_COOKIE = 'csrf_token';

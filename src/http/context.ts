@@ -1,8 +1,9 @@
 // What a handler knows about its caller, typed once: the principal set by authentication, the route's
 // declared action, and the actor passed to services for authorization and audit.
 import type { FastifyRequest } from 'fastify';
-import type { Action, Principal } from '../security/policy.ts';
-import { unauthenticated } from './errors.ts';
+import type { Actor, AnonymousActor, Principal } from '../core/actors.ts';
+import { unauthenticated } from '../core/errors.ts';
+import type { Action } from '../security/policy.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -14,19 +15,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
-}
-
-/** Who did something, from where: what services need for authorization and the audit log. */
-export interface Actor {
-  principal: Principal;
-  ip: string;
-  userAgent: string | null;
-}
-
-export interface AnonymousActor {
-  principal: null;
-  ip: string;
-  userAgent: string | null;
 }
 
 export function actorOf(request: FastifyRequest): Actor {

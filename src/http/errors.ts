@@ -1,51 +1,10 @@
-// The error model of API §2. Services throw AppError with a code from a closed set; the HTTP layer
+// The error model of API §2 on the wire. Services throw AppError (src/core/errors.ts); the HTTP layer
 // maps the code to a status through one table the compiler checks, and writes `{detail}`.
 // Framework errors (validation, JSON, body size, media type) are translated here to the same shapes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, conflict } from '../core/errors.ts';
 import { isUniqueViolation } from '../store/errors.ts';
-import { type ValidationItem, validationItems } from './validation.ts';
-
-const STATUS = {
-  unauthenticated: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  validation: 422,
-  rate_limited: 429,
-  internal: 500,
-  target_unavailable: 502,
-} as const satisfies Record<string, number>;
-
-export type AppErrorCode = keyof typeof STATUS;
-
-export class AppError extends Error {
-  readonly code: AppErrorCode;
-  readonly detail: string | ValidationItem[];
-  readonly headers: Record<string, string>;
-
-  constructor(code: AppErrorCode, detail: string | ValidationItem[], headers: Record<string, string> = {}) {
-    super(typeof detail === 'string' ? detail : 'Validation failed');
-    this.code = code;
-    this.detail = detail;
-    this.headers = headers;
-  }
-
-  get status(): number {
-    return STATUS[this.code];
-  }
-}
-
-export const notFound = (resource: string) => new AppError('not_found', `${resource} not found`);
-export const conflict = (detail: string) => new AppError('conflict', detail);
-export const forbidden = (detail: string) => new AppError('forbidden', detail);
-export const unauthenticated = (detail = 'Not authenticated') =>
-  new AppError('unauthenticated', detail, { 'WWW-Authenticate': 'Bearer' });
-
-/** A 422 about one field, in the validation shape: `invalid(['body', 'email'], 'msg', 'value_error')`. */
-export const invalid = (loc: (string | number)[], msg: string, type = 'value_error') =>
-  new AppError('validation', [{ loc, msg, type }]);
+import { validationItems } from './validation.ts';
 
 function asAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {
   // Services check for duplicates first; the unique index settles the race between two requests.

@@ -3,7 +3,8 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp } from '../../test/support/app.ts';
 import { createTestRedisStore, redisAvailable, type TestRedisStore } from '../../test/support/rate-limits.ts';
-import { cliActor, createAuditService } from '../modules/audit/audit.service.ts';
+import { cliActor } from '../core/actors.ts';
+import { createAuditService } from '../modules/audit/audit.service.ts';
 import { createBillingService } from '../modules/billing/billing.service.ts';
 import { createMemoryRateLimitStore, type RateLimitStore } from './rate-limit-store.ts';
 

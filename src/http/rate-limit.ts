@@ -16,9 +16,9 @@
 // CORS preflights are answered by @fastify/cors before these hooks run and are not counted: browsers
 // send them on their own, without credentials.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../core/actors.ts';
+import { AppError } from '../core/errors.ts';
 import { ANONYMOUS_LIMITS, type RateLimits, rateLimitsOf, SCIM_LIMITS } from '../modules/billing/plans.ts';
-import type { Principal } from '../security/policy.ts';
-import { AppError } from './errors.ts';
 import type { ConsumeResult, Counter, RateLimitStore } from './rate-limit-store.ts';
 
 /** A stricter limit of one endpoint, counted per client IP or per user (anonymous callers: per IP). */

@@ -5,12 +5,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
-
-export interface ValidationItem {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+import type { ValidationItem } from '../core/errors.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;

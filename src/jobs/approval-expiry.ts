@@ -3,9 +3,10 @@
 // Every 15 minutes: a grant stops counting at `expires_at` whatever the job does (the authorization
 // checks the time); the job writes the transition down and cancels what waited.
 
+import type { SystemActor } from '../core/actors.ts';
 import { expireEndedGrantsNow } from '../modules/access-requests/grant-expiry.ts';
 import { expireDueApprovals } from '../modules/approvals/approval-expiry.ts';
-import { createAuditService, type SystemActor } from '../modules/audit/audit.service.ts';
+import { createAuditService } from '../modules/audit/audit.service.ts';
 import type { Db } from '../store/db.ts';
 import { ensureQueue, type Jobs, type JobsLogger } from './boss.ts';
 import { jobNames } from './names.ts';

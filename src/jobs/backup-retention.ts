@@ -8,11 +8,12 @@
 // Bounded: at most `batchSize` patches a pass, oldest first, a few connections at a time. A
 // connection that fails is logged and its patches wait for the next pass; the others go on.
 import type { TargetsConfig } from '../config.ts';
+import type { SystemActor } from '../core/actors.ts';
+import { AppError } from '../core/errors.ts';
 import type { TargetHandle } from '../dialects/dialect.ts';
 import type { TargetDialect } from '../dialects/index.ts';
 import type { DialectName } from '../engine/schema/model.ts';
-import { AppError } from '../http/errors.ts';
-import { createAuditService, type SystemActor } from '../modules/audit/audit.service.ts';
+import { createAuditService } from '../modules/audit/audit.service.ts';
 import type { ConnectionsService } from '../modules/connections/connections.service.ts';
 import { createTargetAccess } from '../modules/connections/target-access.ts';
 import type { Resolver } from '../modules/connections/target-guard.ts';

@@ -2,23 +2,8 @@
 // they need; the HTTP layer checks the scope and the organization role, and services ask for the
 // project role once they know which project a resource belongs to. Permissions are the user's
 // current roles intersected with the API key's scopes: a key never exceeds its owner.
-import type { OrgRole, Plan, ProjectRole, Scope } from '../store/tables.ts';
-
-export interface Principal {
-  userId: string;
-  orgId: string;
-  orgRole: OrgRole;
-  email: string;
-  via: 'session' | 'api_key';
-  /** The key's scopes; a session has every scope. */
-  scopes: readonly Scope[] | null;
-  sessionId: string | null;
-  apiKeyId: string | null;
-  /** The organization's plan, read with the credentials: rate limits and features need no query. */
-  plan: Plan;
-  /** The organization's own rate limits (Enterprise); null fields mean the plan's default. */
-  customLimits: { perMinute: number | null; perHour: number | null };
-}
+import type { Principal } from '../core/actors.ts';
+import type { OrgRole, ProjectRole, Scope } from '../core/vocabulary.ts';
 
 /**
  * What a decision reads of a principal. A run's requester, checked again when an approval releases

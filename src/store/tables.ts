@@ -1,17 +1,52 @@
 // Row types of the service store, as Kysely sees them. snake_case like the SQL.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type {
+  AccessRequestStatus,
+  ActorType,
+  ApprovalDecisionValue,
+  ApprovalKind,
+  ApprovalStatus,
+  AuditOutcome,
+  ConnectionDialect,
+  DriftSeverity,
+  DriftStatus,
+  Environment,
+  MigrationStatus,
+  OrgRole,
+  PatchStatus,
+  Plan,
+  PolicyOperation,
+  ProjectRole,
+  RunKind,
+  RunStatus,
+  Scope,
+} from '../core/vocabulary.ts';
+
+export type {
+  AccessRequestStatus,
+  ActorType,
+  ApprovalDecisionValue,
+  ApprovalKind,
+  ApprovalStatus,
+  AuditOutcome,
+  ConnectionDialect,
+  DriftSeverity,
+  DriftStatus,
+  Environment,
+  MigrationStatus,
+  OrgRole,
+  PatchStatus,
+  Plan,
+  PolicyOperation,
+  ProjectRole,
+  RunKind,
+  RunStatus,
+  Scope,
+};
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json<T> = ColumnType<T, string, string>;
-
-export type OrgRole = 'owner' | 'admin' | 'member';
-export type ProjectRole = 'admin' | 'developer' | 'viewer';
-export type Scope = 'read' | 'write' | 'admin';
-export type AuditOutcome = 'success' | 'failure' | 'denied';
-export type ActorType = 'user' | 'api_key' | 'system' | 'anonymous';
-/** Billing plans; what each allows is in src/modules/billing/plans.ts. */
-export type Plan = 'starter' | 'pro' | 'enterprise';
 
 export interface OrganizationsTable {
   id: string;
@@ -105,16 +140,6 @@ export interface ApiKeysTable {
   last_used_at: NullableTimestamp;
 }
 
-export type PolicyOperation =
-  | 'patch_execute'
-  | 'patch_rollback'
-  | 'migration_apply'
-  | 'migration_rollback'
-  | 'seed_run'
-  | 'anonymize_run'
-  | 'bridge_run';
-export type Environment = 'development' | 'staging' | 'production';
-
 export interface PolicyRule {
   operation: PolicyOperation;
   environments: Environment[];
@@ -140,7 +165,6 @@ export interface ProjectMembersTable {
   created_at: Timestamp;
 }
 
-export type ConnectionDialect = 'postgresql' | 'mysql';
 export type SslMode = 'disable' | 'require' | 'verify-full';
 
 export interface ConnectionsTable {
@@ -197,9 +221,6 @@ export interface AuditLogTable {
   seq: Generated<string>;
 }
 
-export type RunKind = PolicyOperation | 'drift_check';
-export type RunStatus = 'queued' | 'awaiting_approval' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-
 export interface RunsTable {
   id: string;
   org_id: string;
@@ -223,11 +244,6 @@ export interface RunsTable {
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
 }
-
-/** What an approval is for: an operation of the policy, or a just-in-time access request. */
-export type ApprovalKind = PolicyOperation | 'access_request';
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'cancelled' | 'expired';
-export type ApprovalDecisionValue = 'approve' | 'reject';
 
 export interface ApprovalsTable {
   id: string;
@@ -256,8 +272,6 @@ export interface ApprovalDecisionsTable {
   decided_at: Timestamp;
 }
 
-export type AccessRequestStatus = 'pending' | 'active' | 'expired' | 'rejected' | 'revoked';
-
 export interface AccessRequestsTable {
   id: string;
   org_id: string;
@@ -278,9 +292,6 @@ export interface AccessRequestsTable {
   revoked_by: string | null;
 }
 
-export type DriftStatus = 'pending' | 'acknowledged';
-/** Highest severity of a drift report; `cosmetic` alone never alerts (src/engine/schema/severity.ts). */
-export type DriftSeverity = 'critical' | 'moderate' | 'minor' | 'cosmetic';
 /** none: nothing to tell (cosmetic only); pending: the e-mail is still to be sent; sent. */
 export type DriftAlertState = 'none' | 'pending' | 'sent';
 
@@ -305,8 +316,6 @@ export interface DriftReportsTable {
   acknowledged_by: string | null;
   comment: string | null;
 }
-
-export type MigrationStatus = 'draft' | 'applying' | 'applied' | 'failed' | 'rolled_back';
 
 /** A stored migration statement: what the API shows, and what apply, lint and the drop check need. */
 export interface StoredMigrationStatement {
@@ -347,8 +356,6 @@ export interface MigrationsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
-
-export type PatchStatus = 'draft' | 'executing' | 'executed' | 'failed' | 'rolled_back';
 
 /**
  * A parsed statement of a patch (src/engine/patch/parse-patch.ts) with its rollback key

@@ -1,6 +1,7 @@
 // Services called directly in tests (the approval gate, runs) need the actor a route would build:
 // this is the one of a signed-in client, with a session's full scopes.
-import type { Actor } from '../../src/http/context.ts';
+
+import type { Actor } from '../../src/core/actors.ts';
 import type { Client } from './app.ts';
 
 export function actorOf(client: Client, orgId: string): Actor {

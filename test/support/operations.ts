@@ -1,7 +1,7 @@
 // The approval gate as an operation module uses it (gate, then run, then send), for the tests of
 // approvals and access: the gate and the runs service on a test app, and a wait for a run's status.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Actor } from '../../src/http/context.ts';
+import type { Actor } from '../../src/core/actors.ts';
 import { createApprovalGate, type GateDecision } from '../../src/modules/approvals/approval-gate.ts';
 import { createAuditService } from '../../src/modules/audit/audit.service.ts';
 import { createRunsService } from '../../src/modules/runs/runs.service.ts';

@@ -1,10 +1,11 @@
 // What happens to an access request when its approval is decided or runs out: granted (active for
 // its duration), rejected, or expired undecided. Called by the approvals module inside the
 // transaction of the approval's own change, so both commit (and are audited) together.
-import type { Actor } from '../../http/context.ts';
+
+import type { Actor, SystemActor } from '../../core/actors.ts';
 import type { Db } from '../../store/db.ts';
 import type { AccessRequest, Approval } from '../../store/tables.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { activateAccessRequest, endPendingAccessRequest } from './access-requests.repo.ts';
 
 export function accessRequestEvent(

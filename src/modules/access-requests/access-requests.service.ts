@@ -4,8 +4,8 @@
 // the role counts in every authorization until `expires_at` (src/modules/projects/projects.access.ts).
 // The holder or a project admin may revoke a grant early. Members see the project's requests.
 import { createHash, randomUUID } from 'node:crypto';
-import type { Actor } from '../../http/context.ts';
-import { AppError, conflict, forbidden, invalid, notFound } from '../../http/errors.ts';
+import type { Actor } from '../../core/actors.ts';
+import { AppError, conflict, forbidden, invalid, notFound } from '../../core/errors.ts';
 import { projectRoleAtLeast } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

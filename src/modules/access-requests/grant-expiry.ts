@@ -1,7 +1,9 @@
 // Marks grants whose time ran out as expired, with an audit entry each. The authorization already
 // ignores a grant past its `expires_at`; this makes the record (and the audit trail) say so.
+
+import type { SystemActor } from '../../core/actors.ts';
 import type { Db } from '../../store/db.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { accessRequestEvent } from './access-request-transitions.ts';
 import { expireEndedGrants } from './access-requests.repo.ts';
 

@@ -1,8 +1,8 @@
 // API keys: `ak_<prefix>_<secret>`, the secret shown once and stored as a hash. A key acts for its
 // owner with at most its scopes, and a key can only create keys with scopes it has itself.
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../http/context.ts';
-import { forbidden, invalid, notFound } from '../../http/errors.ts';
+import type { Actor } from '../../core/actors.ts';
+import { forbidden, invalid, notFound } from '../../core/errors.ts';
 import { hasScope, highestScope } from '../../security/policy.ts';
 import { randomBase62, sha256 } from '../../security/tokens.ts';
 import type { Db } from '../../store/db.ts';

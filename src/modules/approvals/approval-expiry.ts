@@ -1,7 +1,9 @@
 // Expires pending approvals whose time ran out (7 days; 24 hours for access requests): the runs
 // waiting on them are cancelled and their access requests expire. Run by the `approval_expiry` job.
+
+import type { SystemActor } from '../../core/actors.ts';
 import type { Db } from '../../store/db.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { resolveApproval } from './approval-transitions.ts';
 import { duePendingApprovals, lockApproval } from './approvals.repo.ts';
 

@@ -9,8 +9,8 @@
 //   const run = await runs.create(trx, actor, { …, awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null });
 // and, in the code that edits a patch or migration: `await gate.voidApprovals(trx, actor, subjectId)`.
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../http/context.ts';
-import { conflict } from '../../http/errors.ts';
+import type { Actor } from '../../core/actors.ts';
+import { conflict } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Approval, Environment, PolicyOperation, PolicyRule } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';

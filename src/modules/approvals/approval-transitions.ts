@@ -2,11 +2,12 @@
 // from it in the same transaction: runs waiting on it start (granted) or are cancelled (rejected,
 // expired, voided); an access request becomes a grant or ends. Every step is audited. A granted
 // run starts only if its requester may still do it (src/modules/runs/run-requester.ts).
-import type { Actor } from '../../http/context.ts';
+
+import type { Actor, SystemActor } from '../../core/actors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Approval, ApprovalStatus, Run } from '../../store/tables.ts';
 import { onAccessApprovalResolved } from '../access-requests/access-request-transitions.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { requesterRefusal } from '../runs/run-requester.ts';
 import {
   cancelRunsOfApproval,

@@ -3,8 +3,9 @@
 // rejection rejects. The requester may approve their own request only where the policy rule allowed
 // it when the approval was created; anyone who may decide may reject, the requester included (a
 // withdrawal). Runs released by a grant are handed to the queue after the commit.
-import type { Actor } from '../../http/context.ts';
-import { AppError, conflict, forbidden, notFound } from '../../http/errors.ts';
+
+import type { Actor } from '../../core/actors.ts';
+import { AppError, conflict, forbidden, notFound } from '../../core/errors.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorOf } from '../../../test/support/actors.ts';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
 import { operations, waitForRun } from '../../../test/support/operations.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../core/errors.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;

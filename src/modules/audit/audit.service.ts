@@ -1,6 +1,6 @@
 // Writing and reading the audit trail. `record` is called by every service inside the transaction of
 // the change it describes, so a change and its audit entry commit or vanish together.
-import type { Actor, AnonymousActor } from '../../http/context.ts';
+import type { Actor, AnonymousActor, SystemActor } from '../../core/actors.ts';
 import type { Db } from '../../store/db.ts';
 import type { PageRequest } from '../../store/paging.ts';
 import { paginate } from '../../store/paging.ts';
@@ -16,22 +16,6 @@ export interface AuditEvent {
   /** For anonymous actors (a failed login): the organization the event belongs to, when known. */
   orgId?: string | null;
 }
-
-/** The service itself, on an operator's command (the CLI) or a schedule: actor type `system`. */
-export interface SystemActor {
-  principal: null;
-  system: string;
-  ip: string;
-  userAgent: string | null;
-}
-
-/** An operator's command line: `cliActor('set-plan')`. */
-export const cliActor = (command: string): SystemActor => ({
-  principal: null,
-  system: `cli ${command}`,
-  ip: 'local',
-  userAgent: null,
-});
 
 function actorTypeOf(actor: Actor | AnonymousActor | SystemActor): ActorType {
   if (actor.principal) return actor.principal.via === 'api_key' ? 'api_key' : 'user';

@@ -2,8 +2,8 @@
 // login; the cookie holds a random token whose hash is the only thing stored. Wrong e-mail and wrong
 // password get the same answer in about the same time.
 import { randomUUID } from 'node:crypto';
-import type { Actor, AnonymousActor } from '../../http/context.ts';
-import { forbidden, invalid, notFound, unauthenticated } from '../../http/errors.ts';
+import type { Actor, AnonymousActor } from '../../core/actors.ts';
+import { forbidden, invalid, notFound, unauthenticated } from '../../core/errors.ts';
 import type { PasswordHasher } from '../../security/passwords.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
 import type { Db } from '../../store/db.ts';

@@ -3,8 +3,8 @@
 // these paths; the callback clears it whatever happens.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { AppError } from '../../core/errors.ts';
 import { anonymousActorOf } from '../../http/context.ts';
-import { AppError } from '../../http/errors.ts';
 import { errors } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { NewSession } from './auth.service.ts';

@@ -6,8 +6,8 @@
 // links to an existing user only through an e-mail the provider has verified. Every outcome is audited
 // with a reason, never with a code, token or cookie value.
 import { randomUUID } from 'node:crypto';
-import type { AnonymousActor } from '../../http/context.ts';
-import { AppError, forbidden } from '../../http/errors.ts';
+import type { AnonymousActor } from '../../core/actors.ts';
+import { AppError, forbidden } from '../../core/errors.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { safeEqual } from '../../security/tokens.ts';
 import type { Db } from '../../store/db.ts';

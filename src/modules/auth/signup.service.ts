@@ -1,7 +1,8 @@
 // Self-service signup: a new organization on the Starter plan (the organizations' default) with the
 // new user as its owner, signed in at once. Refused while SIGNUP=closed.
-import type { AnonymousActor } from '../../http/context.ts';
-import { AppError, forbidden } from '../../http/errors.ts';
+
+import type { AnonymousActor } from '../../core/actors.ts';
+import { AppError, forbidden } from '../../core/errors.ts';
 import type { OrgsService } from '../orgs/orgs.service.ts';
 import type { AuthService, NewSession } from './auth.service.ts';
 

@@ -3,8 +3,8 @@
 // box; recovery codes and partial tokens are stored as SHA-256 only. Every code check runs with the
 // user's row locked, so two requests can never both spend the same TOTP step or recovery code.
 import { randomInt, randomUUID } from 'node:crypto';
-import type { Actor, AnonymousActor } from '../../http/context.ts';
-import { conflict, invalid, unauthenticated } from '../../http/errors.ts';
+import type { Actor, AnonymousActor } from '../../core/actors.ts';
+import { conflict, invalid, unauthenticated } from '../../core/errors.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import { randomToken, sha256 } from '../../security/tokens.ts';
 import type { Db } from '../../store/db.ts';

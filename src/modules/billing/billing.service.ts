@@ -2,10 +2,12 @@
 // plan is set by an operator (`npm run cli -- set-plan`); payment-provider events will call the same
 // function. The change is audited as a system action and applies from the next request on, since the
 // plan is read with the credentials of every request.
-import { AppError, conflict, invalid } from '../../http/errors.ts';
+
+import type { SystemActor } from '../../core/actors.ts';
+import { AppError, conflict, invalid } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Organization } from '../../store/tables.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { findOrgsByIdOrName, updateOrgPlan } from './billing.repo.ts';
 import { isPlan, PLAN_IDS, PLANS, rateLimitsOf } from './plans.ts';
 

@@ -5,9 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/support/app.ts';
-import { AppError } from '../../http/errors.ts';
+import { cliActor } from '../../core/actors.ts';
+import { AppError } from '../../core/errors.ts';
 import { openStore } from '../../store/db.ts';
-import { cliActor, createAuditService } from '../audit/audit.service.ts';
+import { createAuditService } from '../audit/audit.service.ts';
 import { type BillingService, createBillingService, type SetPlanInput } from './billing.service.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');

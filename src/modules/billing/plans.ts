@@ -1,7 +1,8 @@
 // Billing plans: the one table of what each plan allows (API §4: rate limits; API §7: Enterprise-only
 // drift detection). Everything that depends on the plan reads it from here, so a new plan or feature
 // is one edit. The organization's plan travels on every request's principal (no extra query).
-import { forbidden } from '../../http/errors.ts';
+
+import { forbidden } from '../../core/errors.ts';
 import type { Plan } from '../../store/tables.ts';
 
 export type { Plan };

@@ -2,8 +2,9 @@
 // not found" when it does not exist, belongs to another organization or to a project the caller has
 // no role in (existence does not leak); 403 when the role or the key's scope is too low. Modules whose
 // resources hang off a connection (snapshots, drift, patches) go through here.
-import type { Actor } from '../../http/context.ts';
-import { AppError, notFound } from '../../http/errors.ts';
+
+import type { Actor } from '../../core/actors.ts';
+import { AppError, notFound } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Project } from '../../store/tables.ts';

@@ -3,11 +3,11 @@
 // modules reach a target only through `introspect` here (or the pools), never with a driver.
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
+import type { Actor } from '../../core/actors.ts';
+import { AppError, conflict, invalid } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import type { TargetHandle, TestResult } from '../../dialects/index.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import type { Actor } from '../../http/context.ts';
-import { AppError, conflict, invalid } from '../../http/errors.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';

@@ -3,9 +3,10 @@
 // admins of every project. A report's alert is sent once: the report records it, so a retried or
 // repeated job finds it sent and stops. A failure to send throws, for the job to retry.
 
+import type { SystemActor } from '../../core/actors.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import type { Db } from '../../store/db.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { findAlertRecipients, findAlertSubject, findReportById, markAlertSent } from './drift.repo.ts';
 import { composeDriftAlert } from './drift-alert-message.ts';
 

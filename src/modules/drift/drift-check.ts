@@ -4,6 +4,8 @@
 // outcome), bounded by the target's statement timeout, and is recorded afterwards as a finished
 // `drift_check` run (API §7), so a crash mid-check never leaves a run "running".
 import { randomUUID } from 'node:crypto';
+import type { Actor, SystemActor } from '../../core/actors.ts';
+import { AppError, notFound } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import {
   diffSchemas,
@@ -12,11 +14,9 @@ import {
   type SchemaModel,
   summarizeDiff,
 } from '../../engine/schema/index.ts';
-import type { Actor } from '../../http/context.ts';
-import { AppError, notFound } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, DriftReport, Plan, Snapshot } from '../../store/tables.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { requireFeature } from '../billing/plans.ts';
 import { lockConnection } from '../connections/connections.repo.ts';
 import { insertFinishedRun } from '../runs/runs.repo.ts';

@@ -4,9 +4,9 @@
 // pass's result, and the others go on. The pass also sends again the alerts still pending, whose
 // job was lost between a check's commit and its send.
 
-import { AppError } from '../../http/errors.ts';
+import type { SystemActor } from '../../core/actors.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
-import type { SystemActor } from '../audit/audit.service.ts';
 import { connectionIdsOnPlan, findConnectionWithPlan, reportsAwaitingAlert } from './drift.repo.ts';
 import type { DriftAlertQueue, DriftChecker } from './drift-check.ts';
 

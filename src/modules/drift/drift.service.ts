@@ -1,8 +1,9 @@
 // Drift detection as the API offers it (API §6, Enterprise only): a connection's drift status with
 // the first-visit baseline, the manual check, reports and their acknowledgement. The plan is checked
 // before anything is looked up, so a Starter or Pro organization learns nothing but the 403.
-import type { Actor } from '../../http/context.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+
+import type { Actor } from '../../core/actors.ts';
+import { conflict, notFound } from '../../core/errors.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

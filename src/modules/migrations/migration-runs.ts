@@ -3,13 +3,14 @@
 // PostgreSQL in one transaction, MySQL statement by statement (not rolled back on failure). The
 // run reports what was applied and what was not; on success the target is introspected again and
 // the residual diff against the source (within the compare's table scope) is recorded.
+
+import { conflict, notFound } from '../../core/errors.ts';
 import type { ApplyResult } from '../../dialects/index.ts';
 import type { ExecutableStatement } from '../../engine/migration/index.ts';
 import { scopeModel, type TableScope } from '../../engine/migration/index.ts';
 import { diffSchemas, isEmptyDiff } from '../../engine/schema/diff.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import { conflict, notFound } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, MigrationStatus, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';

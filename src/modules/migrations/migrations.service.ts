@@ -2,12 +2,12 @@
 // migration; review and edit it; apply it and roll it back as runs behind the approval gate. The
 // target work itself happens in the run handlers (migration-runs.ts).
 import { randomUUID } from 'node:crypto';
+import type { Actor } from '../../core/actors.ts';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { analyzeSql, type Migration, planMigration, type TableStats } from '../../engine/migration/index.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import type { Actor } from '../../http/context.ts';
-import { AppError, conflict, invalid, notFound } from '../../http/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

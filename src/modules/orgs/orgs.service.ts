@@ -1,8 +1,8 @@
 // The caller's organization, and the creation of a new organization with its first owner (the
 // `create-admin` command and the first start from ADMIN_EMAIL/ADMIN_PASSWORD).
 import { randomUUID } from 'node:crypto';
-import type { Actor, AnonymousActor } from '../../http/context.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import type { Actor, AnonymousActor } from '../../core/actors.ts';
+import { conflict, notFound } from '../../core/errors.ts';
 import type { PasswordHasher } from '../../security/passwords.ts';
 import type { Db } from '../../store/db.ts';
 import type { Organization, User } from '../../store/tables.ts';

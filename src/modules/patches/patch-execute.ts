@@ -4,11 +4,12 @@
 // writing its images and, when `expected_rows` was given and the total differs, rolls everything
 // back: nothing changed, the run fails, the images are dropped. After a commit the patch is
 // `executed` and a snapshot of the connection is taken.
+
+import { AppError, conflict, notFound } from '../../core/errors.ts';
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { findTable, keyOnModel } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import { AppError, conflict, notFound } from '../../http/errors.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { unsuccessfulRunIds } from '../runs/runs.repo.ts';

@@ -2,10 +2,11 @@
 // since the patch, then restores in one transaction, last statement first, with the tables'
 // triggers paused where the engine allows (paused-triggers.ts), and checks the rows where a
 // trigger fired.
+
+import { AppError, conflict, notFound } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { findTable } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import { AppError, conflict, notFound } from '../../http/errors.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { backupTable, writableColumns } from './patch-images.ts';

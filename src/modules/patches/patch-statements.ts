@@ -1,10 +1,11 @@
 // A patch's SQL as it is saved (API §9): parsed into statements by the engine's parser, then each
 // statement checked against the connection's schema (its table exists and is a table) and given
 // its rollback key. Both refusals are 422 on `body.sql`, naming the statement.
+
+import { invalid } from '../../core/errors.ts';
 import { type PatchStatement, parsePatch } from '../../engine/patch/parse-patch.ts';
 import { keyOnModel, namedBy } from '../../engine/patch/rollback-key.ts';
 import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
-import { invalid } from '../../http/errors.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
 
 /** Parses the SQL or throws 422 naming the refused statement. */

@@ -3,10 +3,10 @@
 // (the tables exist; whether each statement can be rolled back, and by which key), listed, read,
 // edited (which voids the approvals of the old content) and deleted.
 import { createHash, randomUUID } from 'node:crypto';
+import type { Actor } from '../../core/actors.ts';
+import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
 import type { PatchStatement } from '../../engine/patch/parse-patch.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
-import type { Actor } from '../../http/context.ts';
-import { AppError, conflict, invalid, notFound } from '../../http/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

@@ -3,8 +3,9 @@
 // belong to a project goes through here. The role counted is the membership raised by the caller's
 // active just-in-time grants (src/modules/access-requests): a grant limited to one connection counts
 // only when the resource is that connection, so connection-scoped resources pass `connectionId`.
-import type { Actor } from '../../http/context.ts';
-import { AppError } from '../../http/errors.ts';
+
+import type { Actor } from '../../core/actors.ts';
+import { AppError } from '../../core/errors.ts';
 import {
   type Action,
   decideOnProject,

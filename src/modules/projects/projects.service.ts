@@ -1,8 +1,8 @@
 // Projects, their members and their approval policy. Any organization member may create a project
 // and becomes its admin; organization owners and admins act as admins of every project.
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../http/context.ts';
-import { conflict, invalid, notFound } from '../../http/errors.ts';
+import type { Actor } from '../../core/actors.ts';
+import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

@@ -3,8 +3,9 @@
 // only on a `queued` run, and a run whose process died is failed as "interrupted" by the sweep,
 // never restarted. A run whose requester may no longer do it is cancelled before it starts.
 // Handlers notice a cancellation at their progress checkpoints.
+
+import { AppError } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { AppError } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
 import { requesterRefusal } from './run-requester.ts';

@@ -3,8 +3,8 @@
 // inside a store transaction would wait on it on PGlite). A run whose send was lost stays queued
 // and is sent again by the executor's sweep.
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../http/context.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import type { Actor } from '../../core/actors.ts';
+import { conflict, notFound } from '../../core/errors.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
-import type { Actor } from '../../http/context.ts';
-import { AppError } from '../../http/errors.ts';
+import type { Actor } from '../../core/actors.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
 import { createAuditService } from '../audit/audit.service.ts';
 import type { RunHandlers } from './runs.executor.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { makeSchema, makeTable } from '../../../test/support/schema-models.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { createAuditService } from '../audit/audit.service.ts';
 import { createSnapshotAfterPatch } from './snapshot-after-patch.ts';
 import { createSnapshotsService } from './snapshots.service.ts';

@@ -3,8 +3,9 @@
 // service made. A patch changes data, not schema, so this snapshot is never the baseline and
 // raises no drift by itself; and a target that fails now must not turn a committed patch into a
 // failed run, so a failure is logged and answered with null.
+
+import type { SystemActor } from '../../core/actors.ts';
 import type { Snapshot } from '../../store/tables.ts';
-import type { SystemActor } from '../audit/audit.service.ts';
 import type { SnapshotsService } from './snapshots.service.ts';
 
 const PATCH_ACTOR: SystemActor = { principal: null, system: 'patch_execute', ip: 'local', userAgent: null };

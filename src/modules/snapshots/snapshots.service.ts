@@ -3,13 +3,13 @@
 // point for other modules (drift checks, patch execution); it introspects first, outside any store
 // transaction, and stores nothing when the target fails.
 import { randomUUID } from 'node:crypto';
+import type { Actor, SystemActor } from '../../core/actors.ts';
+import { notFound } from '../../core/errors.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
-import type { Actor } from '../../http/context.ts';
-import { notFound } from '../../http/errors.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Snapshot } from '../../store/tables.ts';
-import type { AuditService, SystemActor } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import { lockConnection } from '../connections/connections.repo.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';

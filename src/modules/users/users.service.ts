@@ -2,8 +2,8 @@
 // organization always keeps an active owner, only owners hand out or take away the owner role, and
 // nobody locks themselves out by accident.
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../../http/context.ts';
-import { conflict, forbidden, notFound } from '../../http/errors.ts';
+import type { Actor } from '../../core/actors.ts';
+import { conflict, forbidden, notFound } from '../../core/errors.ts';
 import type { PasswordHasher } from '../../security/passwords.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';

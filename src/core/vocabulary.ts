@@ -1,0 +1,80 @@
+// The closed sets of values the service speaks in (roles, scopes, plans, run kinds, statuses), each
+// written once: the TypeBox schemas enumerate these arrays, the store's row types and the code use
+// the types derived from them, so the three can never disagree.
+
+export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+export const PROJECT_ROLES = ['admin', 'developer', 'viewer'] as const;
+export type ProjectRole = (typeof PROJECT_ROLES)[number];
+
+/** API key scopes: `admin` implies `write` implies `read`. */
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Billing plans; what each allows is in src/core/plans.ts. */
+export const PLAN_IDS = ['starter', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLAN_IDS)[number];
+
+export const ENVIRONMENTS = ['development', 'staging', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export const DIALECTS = ['postgresql', 'mysql'] as const;
+export type ConnectionDialect = (typeof DIALECTS)[number];
+
+export const AUDIT_OUTCOMES = ['success', 'failure', 'denied'] as const;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+export const ACTOR_TYPES = ['user', 'api_key', 'system', 'anonymous'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** The operations an approval policy can list (API §5): each is also a run kind. */
+export const POLICY_OPERATIONS = [
+  'patch_execute',
+  'patch_rollback',
+  'migration_apply',
+  'migration_rollback',
+  'seed_run',
+  'anonymize_run',
+  'bridge_run',
+] as const;
+export type PolicyOperation = (typeof POLICY_OPERATIONS)[number];
+
+/** Every kind of run (API §7); a module registers the handler of each kind it owns. */
+export const RUN_KINDS = [...POLICY_OPERATIONS, 'drift_check'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export const RUN_STATUSES = [
+  'queued',
+  'awaiting_approval',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** What an approval is for: an operation of the policy, or a just-in-time access request. */
+export const APPROVAL_KINDS = [...POLICY_OPERATIONS, 'access_request'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'cancelled', 'expired'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+export const APPROVAL_DECISIONS = ['approve', 'reject'] as const;
+export type ApprovalDecisionValue = (typeof APPROVAL_DECISIONS)[number];
+
+export const ACCESS_REQUEST_STATUSES = ['pending', 'active', 'expired', 'rejected', 'revoked'] as const;
+export type AccessRequestStatus = (typeof ACCESS_REQUEST_STATUSES)[number];
+
+export const MIGRATION_STATUSES = ['draft', 'applying', 'applied', 'failed', 'rolled_back'] as const;
+export type MigrationStatus = (typeof MIGRATION_STATUSES)[number];
+
+export const PATCH_STATUSES = ['draft', 'executing', 'executed', 'failed', 'rolled_back'] as const;
+export type PatchStatus = (typeof PATCH_STATUSES)[number];
+
+export const DRIFT_STATUSES = ['pending', 'acknowledged'] as const;
+export type DriftStatus = (typeof DRIFT_STATUSES)[number];
+
+export const DRIFT_SEVERITIES = ['critical', 'moderate', 'minor', 'cosmetic'] as const;
+export type DriftSeverity = (typeof DRIFT_SEVERITIES)[number];
