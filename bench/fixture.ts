@@ -19,9 +19,11 @@ import {
   UpdateQueryNode,
 } from 'kysely';
 import { buildApp } from '../src/app.ts';
-import { createAdmin } from '../src/bootstrap.ts';
+import { compose } from '../src/compose.ts';
+import { loadConfig } from '../src/config.ts';
 import type { App } from '../src/http/types.ts';
 import { updateOrgPlan } from '../src/modules/billing/billing.repo.ts';
+import { createAdmin } from '../src/modules/orgs/first-admin.ts';
 import { createPasswordHasher } from '../src/security/passwords.ts';
 import type { Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
@@ -99,23 +101,17 @@ export async function startServer(store: Store): Promise<Server> {
   const queries = new QueryCounter();
   const db = store.db.withPlugin(queries);
   const passwords = await createPasswordHasher(CHEAP_ARGON2);
-  const app = await buildApp({
-    config: {
-      logLevel: 'silent',
-      corsOrigins: [],
-      trustedProxies: [],
-      cookieSecure: false,
-      sessionTtlHours: 24,
-      signupOpen: false,
-      publicUrl: 'http://localhost:8000',
-      oauth: {},
-    },
-    db,
+  const composition = await compose({
+    config: { ...loadConfig({}), logLevel: 'silent', cookieSecure: false, signupOpen: false },
+    // The bench starts no run.
+    jobs: 'none',
+    store: { ...store, db },
+    migrate: false,
     secretKey: randomBytes(32),
     passwords,
-    // The bench starts no run.
-    runQueue: { enqueue: async () => {} },
   });
+  const app = await buildApp(composition);
+  app.addHook('onClose', () => composition.close());
   // The comparison routes, on the same instance (so behind the same global hooks: request id, helmet,
   // CORS) but outside /api/v1: no authentication, no store, no schema. In the bench only.
   // The bare route answers 17 bytes; the static one the API's own answer (about 4.5 KB), prepared
@@ -128,11 +124,7 @@ export async function startServer(store: Store): Promise<Server> {
   await app.ready();
 
   const email = 'owner@bench.example';
-  const { org } = await createAdmin(
-    db,
-    { argon2: CHEAP_ARGON2 },
-    { email, password: PASSWORD, orgName: 'Bench org' },
-  );
+  const { org } = await createAdmin(composition.orgs, { email, password: PASSWORD, orgName: 'Bench org' });
   // An Enterprise organization with limits no bench reaches: the limiter runs on every request, as in
   // production, without refusing the load.
   await updateOrgPlan(

@@ -1,5 +1,5 @@
 // The service of the patch bench (bench/patch.ts): the test harness's app with its runs worked by the
-// real job handlers, wired as test/support/worker-runs.ts wires them, with two differences. The
+// modules' run handlers, as a worker process has them, with two differences. The
 // statement limit is an hour, not the default minute, so a large patch is measured, not cut off. And
 // the target dialects are wrapped to time what the service asks of the target database: each
 // introspection and each transaction, and each statement inside a transaction. The wrapper adds a
@@ -7,10 +7,7 @@
 import { TARGET_DEFAULTS } from '../src/config.ts';
 import { dialects as realDialects, type TargetDialect, type TargetHandle } from '../src/dialects/index.ts';
 import type { DialectName } from '../src/engine/schema/model.ts';
-import { createTargetRunHandlers } from '../src/jobs/target-runs.ts';
-import type { RunHandler, RunHandlers } from '../src/modules/runs/runs.executor.ts';
-import type { RunKind } from '../src/store/tables.ts';
-import { createTestApp, SECRET_KEY, type TestApp } from '../test/support/app.ts';
+import { createTestApp, type TestApp } from '../test/support/app.ts';
 
 /** What a patch run may take, statement by statement, in the bench. */
 export const BENCH_STATEMENT_TIMEOUT_MS = 3_600_000;
@@ -99,33 +96,10 @@ export function tracedDialects(trace: TraceStep[]): Record<DialectName, TargetDi
 }
 
 /** The app (API and worker in this process), its target calls recorded into `trace`. */
-export async function createPatchBenchApp(trace: TraceStep[]): Promise<TestApp> {
-  const dialects = tracedDialects(trace);
-  const targets = { ...TARGET_DEFAULTS, statementTimeoutMs: BENCH_STATEMENT_TIMEOUT_MS };
-  const kinds: RunKind[] = ['patch_execute', 'patch_rollback'];
-  let handlers: RunHandlers = {};
-  const delegate =
-    (kind: RunKind): RunHandler =>
-    (run, context) =>
-      handlers[kind]!(run, context);
-  const t = await createTestApp({
-    targets,
-    dialects,
-    runHandlers: Object.fromEntries(kinds.map((kind) => [kind, delegate(kind)])),
+export function createPatchBenchApp(trace: TraceStep[]): Promise<TestApp> {
+  return createTestApp({
+    targets: { ...TARGET_DEFAULTS, statementTimeoutMs: BENCH_STATEMENT_TIMEOUT_MS },
+    dialects: tracedDialects(trace),
+    work: true,
   });
-  const built = createTargetRunHandlers({
-    db: t.store.db,
-    now: t.now,
-    secretKey: SECRET_KEY,
-    targets,
-    dialects,
-  });
-  handlers = built.handlers;
-  return {
-    ...t,
-    async close() {
-      await built.close();
-      await t.close();
-    },
-  };
 }

@@ -23,6 +23,8 @@ export interface Config {
   /** Public address of the web application, used in links sent by e-mail. */
   publicUrl: string;
   admin: { email: string; password: string; org: string } | undefined;
+  /** ADMIN_PASSWORD: with ADMIN_EMAIL the first start's administrator, alone `create-admin`'s password. */
+  adminPassword: string | undefined;
   argon2: { memoryKib: number; iterations: number };
   sessionTtlHours: number;
   /** Whether `serve` also works the job queue (the single-process default). */
@@ -178,8 +180,9 @@ export function loadConfig(env: Env = process.env): Config {
 
   const adminEmail = read('ADMIN_EMAIL');
   const adminPassword = read('ADMIN_PASSWORD');
-  if ((adminEmail === undefined) !== (adminPassword === undefined)) {
-    throw new ConfigError('ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
+  // ADMIN_PASSWORD alone is how `create-admin` takes its password (never on the command line).
+  if (adminEmail !== undefined && adminPassword === undefined) {
+    throw new ConfigError('ADMIN_EMAIL needs ADMIN_PASSWORD');
   }
 
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
@@ -220,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     logLevel,
     publicUrl,
+    adminPassword,
     admin:
       adminEmail && adminPassword
         ? { email: adminEmail, password: adminPassword, org: read('ADMIN_ORG') ?? 'Default' }

@@ -1,38 +1,32 @@
-// Process entry: `serve` (default), `worker`, `migrate`, `create-admin`, `set-plan`, `openapi`.
+// Process entry: `serve` (default), `worker`, `migrate`, `openapi`, and the modules' operator commands
+// (`create-admin`, `set-plan`, …). Every process is built by the composition root (src/compose.ts).
 // Configuration errors and a busy embedded store end the process with one clear line.
-import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { buildApp, LOG_REDACT } from './app.ts';
-import { bootstrapAdmin, createAdmin } from './bootstrap.ts';
+
+import { createInterface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
+import { buildApp } from './app.ts';
+import { askRunningService, runCommand, serveControlSocket } from './cli/control-socket.ts';
+import { compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { cliActor } from './core/actors.ts';
 import { AppError } from './core/errors.ts';
-import {
-  createRedisRateLimitStore,
-  type RateLimitStore,
-  RedisUnavailableError,
-} from './http/rate-limit-store.ts';
-import type { App } from './http/types.ts';
-import { createDriftAlertQueue, createJobs, createRunQueue, registerJobHandlers } from './jobs/index.ts';
-import { createAuditService } from './modules/audit/audit.service.ts';
-import { createBillingService } from './modules/billing/billing.service.ts';
-import { PLAN_IDS, PLANS, rateLimitsOf } from './modules/billing/plans.ts';
-import { createPasswordHasher } from './security/passwords.ts';
-import { resolveSecretKey } from './security/secret-key.ts';
+import { RedisUnavailableError } from './http/rate-limit-store.ts';
+import type { Command } from './modules/module.ts';
+import { bootstrapAdmin } from './modules/orgs/first-admin.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
-import { openStore, type Store, storeLocation } from './store/db.ts';
+import { openStore, storeLocation } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 
-const USAGE = `Usage: npm run cli -- <command>
-  serve                      start the API (and the job worker, unless JOBS_IN_SERVER=false)
-  worker                     work the job queue only (needs DATABASE_URL)
-  migrate                    apply the store migrations
-  create-admin --email E --password P --org NAME [--name N]
-                             create an organization and its owner
-  set-plan --org ID|NAME --plan ${PLAN_IDS.join('|')} [--per-minute N] [--per-hour N]
-                             set an organization's plan; Enterprise may have its own rate
-                             limits (limits not given go back to the plan's default)
-  openapi                    print the OpenAPI description`;
+/** A stop that takes longer than this (a stuck pool, a hung target) ends the process anyway. */
+const SHUTDOWN_TIMEOUT_MS = 25_000;
+
+class UsageError extends Error {}
+
+/** `migrate` asked of a running service: it migrated the store before it began to serve. */
+const MIGRATED_AT_START: Command = {
+  name: 'migrate',
+  usage: 'migrate',
+  run: async () => 'The store is up to date: the running service migrated it when it started',
+};
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
@@ -43,155 +37,35 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       return worker(config);
     case 'migrate':
-      return withStore(config, async (store) => {
-        const applied = await migrateToLatest(store.db);
-        console.log(applied.length ? `Applied ${applied.join(', ')}` : 'The store is up to date');
-      });
-    case 'create-admin':
-      return withStore(config, async (store) => {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            email: { type: 'string' },
-            password: { type: 'string' },
-            org: { type: 'string' },
-            name: { type: 'string' },
-          },
-        });
-        if (!values.email || !values.password || !values.org)
-          throw new UsageError('create-admin needs --email, --password and --org');
-        await migrateToLatest(store.db);
-        const { org, owner } = await createAdmin(store.db, config, {
-          email: values.email,
-          password: values.password,
-          orgName: values.org,
-          name: values.name,
-        });
-        console.log(`Created organization "${org.name}" (${org.id}) with owner ${owner.email}`);
-      });
-    case 'set-plan':
-      return withStore(config, (store) => setPlan(store, rest));
-    case 'openapi': {
-      const app = await buildApp({
-        config: { ...config, logLevel: 'silent' },
-        db: undefined as never,
-        secretKey: Buffer.alloc(32),
-        passwords: undefined as never,
-        runQueue: undefined as never,
-      });
-      await app.ready();
-      process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
-      return;
-    }
+      return migrate(config);
+    case 'openapi':
+      return printOpenApi(config);
+    case 'help':
+    case '--help':
+      return console.log(await usage(config));
     default:
-      throw new UsageError(`Unknown command "${command}"\n${USAGE}`);
-  }
-}
-
-class UsageError extends Error {}
-
-async function setPlan(store: Store, args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      org: { type: 'string' },
-      plan: { type: 'string' },
-      'per-minute': { type: 'string' },
-      'per-hour': { type: 'string' },
-    },
-  });
-  if (!values.org || !values.plan) throw new UsageError(`set-plan needs --org and --plan\n${USAGE}`);
-  const count = (name: 'per-minute' | 'per-hour'): number | undefined => {
-    const raw = values[name];
-    if (raw === undefined) return undefined;
-    if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be a positive integer (got "${raw}")`);
-    return Number(raw);
-  };
-  const perMinute = count('per-minute');
-  const perHour = count('per-hour');
-  await migrateToLatest(store.db);
-  const now = () => new Date();
-  const billing = createBillingService({
-    db: store.db,
-    audit: createAuditService({ db: store.db, now }),
-    now,
-  });
-  const org = await billing.setPlan(cliActor('set-plan'), {
-    org: values.org,
-    plan: values.plan,
-    perMinute,
-    perHour,
-  });
-  const limits = rateLimitsOf(org.plan, {
-    perMinute: org.rate_limit_per_minute,
-    perHour: org.rate_limit_per_hour,
-  });
-  const custom = org.rate_limit_per_minute !== null || org.rate_limit_per_hour !== null;
-  console.log(
-    `Organization "${org.name}" (${org.id}) is on the ${PLANS[org.plan].name} plan: ` +
-      `${limits.perMinute} requests per minute and ${limits.perHour} per hour per user` +
-      (custom ? ' (its own limits)' : ''),
-  );
-}
-
-async function withStore(config: Config, work: (store: Store) => Promise<void>): Promise<void> {
-  const store = await openStore(storeLocation(config));
-  try {
-    await work(store);
-  } finally {
-    await store.close();
+      return operatorCommand(config, command, rest);
   }
 }
 
 async function serve(config: Config): Promise<void> {
-  const store = await openStore(storeLocation(config));
-  await migrateToLatest(store.db);
-  const secretKey = resolveSecretKey(config);
-  const passwords = await createPasswordHasher(config.argon2);
-  let app: App | undefined;
-  const rateLimitStore = config.redisUrl ? await connectRedis(config.redisUrl, () => app?.log) : undefined;
-  const logger = createLogger(config);
-  // The queue runs in every serve process, to send runs; it works them only with JOBS_IN_SERVER.
-  const jobs = createJobs({ store, logger });
-  await jobs.start();
-  app = await buildApp({
-    config,
-    db: store.db,
-    secretKey,
-    passwords,
-    rateLimitStore,
-    logger,
-    runQueue: createRunQueue(jobs),
-    driftAlerts: createDriftAlertQueue(jobs),
-  });
-  await bootstrapAdmin(store.db, config, app.log);
-  const closeHandlers = config.jobsInServer
-    ? await registerJobHandlers(jobs, { db: store.db, logger, config, secretKey })
-    : undefined;
-  onShutdown(async () => {
+  const composition = await compose({ config, jobs: config.jobsInServer ? 'work' : 'send' });
+  const app = await buildApp(composition);
+  await bootstrapAdmin(composition.db, composition.orgs, config.admin, composition.logger);
+  // With the embedded store, this process is the only one that may open it: the CLI asks here.
+  const closeSocket = config.databaseUrl
+    ? undefined
+    : await serveControlSocket(
+        config.dataDir,
+        [...commandsOf(composition.modules), MIGRATED_AT_START],
+        composition.logger,
+      );
+  onShutdown(composition.logger, async () => {
+    await closeSocket?.();
     await app.close();
-    await rateLimitStore?.close();
-    await jobs.stop();
-    await closeHandlers?.();
-    await store.close();
+    await composition.close();
   });
   await app.listen({ port: config.port, host: config.host });
-}
-
-/** The shared rate-limit counters; connection trouble is logged at most once a minute. */
-async function connectRedis(
-  url: string,
-  log: () => { warn(o: object, msg: string): void } | undefined,
-): Promise<RateLimitStore> {
-  let lastLogged = 0;
-  return createRedisRateLimitStore({
-    url,
-    onError: (error) => {
-      if (Date.now() - lastLogged < 60_000) return;
-      lastLogged = Date.now();
-      log()?.warn({ err: error }, 'Redis (rate-limit counters) unreachable: requests are not counted');
-    },
-  });
 }
 
 async function worker(config: Config): Promise<void> {
@@ -200,41 +74,142 @@ async function worker(config: Config): Promise<void> {
       'DATABASE_URL is required by `worker`: the embedded store belongs to the `serve` process, which works the jobs itself',
     );
   }
+  const composition = await compose({ config, jobs: 'work' });
+  composition.logger.info({}, 'worker started');
+  onShutdown(composition.logger, () => composition.close());
+}
+
+async function migrate(config: Config): Promise<void> {
+  const answer = config.databaseUrl ? undefined : await askRunningService(config.dataDir, 'migrate', []);
+  if (answer) return console.log(answer.output);
   const store = await openStore(storeLocation(config));
-  await migrateToLatest(store.db);
-  const logger = createLogger(config);
-  const jobs = createJobs({ store, logger });
-  await jobs.start();
-  const closeHandlers = await registerJobHandlers(jobs, {
-    db: store.db,
-    logger,
-    config,
-    secretKey: resolveSecretKey(config),
-  });
-  logger.info('worker started');
-  onShutdown(async () => {
-    await jobs.stop();
-    await closeHandlers();
+  try {
+    const applied = await migrateToLatest(store.db);
+    console.log(applied.length ? `Applied ${applied.join(', ')}` : 'The store is up to date');
+  } finally {
     await store.close();
+  }
+}
+
+/** The real app on an empty in-memory store: the description needs the routes, not the data. */
+async function printOpenApi(config: Config): Promise<void> {
+  const composition = await compose({
+    config: { ...config, logLevel: 'silent', redisUrl: undefined },
+    jobs: 'none',
+    store: await openStore({ kind: 'pglite-memory' }),
+    migrate: false,
+    secretKey: Buffer.alloc(32),
   });
+  try {
+    const app = await buildApp(composition);
+    await app.ready();
+    process.stdout.write(`${JSON.stringify(app.swagger(), null, 2)}\n`);
+    await app.close();
+  } finally {
+    await composition.close();
+    await composition.store.close();
+  }
 }
 
-function createLogger(config: Config) {
-  return pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
+/**
+ * A module's command: asked of the running service when one holds the embedded store (its socket
+ * answers), otherwise run here on the store directly.
+ */
+async function operatorCommand(config: Config, name: string, args: string[]): Promise<void> {
+  const commands = await listCommands(config);
+  const command = commands.find((c) => c.name === name);
+  if (!command) throw new UsageError(`Unknown command "${name}"\n${await usage(config)}`);
+  const fullArgs = await withSecret(config, command, args);
+  let answer = config.databaseUrl ? undefined : await askRunningService(config.dataDir, name, fullArgs);
+  if (!answer) {
+    const direct = await compose({ config: { ...config, logLevel: 'warn' }, jobs: 'none' });
+    try {
+      answer = await runCommand(commandsOf(direct.modules), name, fullArgs);
+    } finally {
+      await direct.close();
+    }
+  }
+  if (!answer.ok) throw new UsageError(answer.output);
+  console.log(answer.output);
 }
 
-function onShutdown(stop: () => Promise<void>): void {
-  const handler = () => {
+/** The command's secret option from the configuration (environment) or a terminal prompt, if absent. */
+async function withSecret(config: Config, command: Command, args: string[]): Promise<string[]> {
+  const secret = command.secret;
+  if (!secret || args.some((arg) => arg === `--${secret.option}` || arg.startsWith(`--${secret.option}=`)))
+    return args;
+  const value = secret.fromConfig(config) ?? (await promptHidden(secret.prompt));
+  return value === undefined ? args : [...args, `--${secret.option}`, value];
+}
+
+/** Reads a line from the terminal without echoing it; undefined when stdin is not a terminal. */
+async function promptHidden(question: string): Promise<string | undefined> {
+  if (!process.stdin.isTTY) return undefined;
+  process.stdout.write(question);
+  const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const reader = createInterface({ input: process.stdin, output: muted, terminal: true });
+  try {
+    return await reader.question('');
+  } finally {
+    reader.close();
+    process.stdout.write('\n');
+  }
+}
+
+function commandsOf(modules: readonly { commands?: Command[] }[]): Command[] {
+  return modules.flatMap((module) => module.commands ?? []);
+}
+
+/** The commands the modules declare, read without opening any store. */
+async function listCommands(config: Config): Promise<Command[]> {
+  const composition = await compose({
+    config: { ...config, logLevel: 'silent', redisUrl: undefined },
+    jobs: 'none',
+    store: await openStore({ kind: 'pglite-memory' }),
+    migrate: false,
+    secretKey: Buffer.alloc(32),
+  });
+  await composition.close();
+  await composition.store.close();
+  return commandsOf(composition.modules);
+}
+
+async function usage(config: Config): Promise<string> {
+  const commands = await listCommands(config);
+  return [
+    'Usage: npm run cli -- <command>',
+    '  serve        start the API (and the job worker, unless JOBS_IN_SERVER=false)',
+    '  worker       work the job queue only (needs DATABASE_URL)',
+    '  migrate      apply the store migrations',
+    '  openapi      print the OpenAPI description',
+    ...commands.map((command) => `  ${command.usage}`),
+    'Commands work while the service runs: with the embedded store they are answered by it.',
+  ].join('\n');
+}
+
+/**
+ * SIGTERM and SIGINT stop the process gracefully: no new requests or jobs, running ones finish or
+ * are handed back, pools and the store close. A stop that hangs, or a second signal, ends it at once.
+ */
+function onShutdown(logger: { error(obj: object, msg: string): void }, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    setTimeout(() => {
+      logger.error({ signal }, `shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms: exiting`);
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
     stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error(error);
+        logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
@@ -245,10 +220,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof RedisUnavailableError
   )
     console.error(error.message);
-  else if (error instanceof AppError)
-    console.error(
-      typeof error.detail === 'string' ? error.detail : error.detail.map((d) => d.msg).join('\n'),
-    );
+  else if (error instanceof AppError) console.error(error.text);
   else console.error(error);
   process.exit(1);
 });

@@ -6,11 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../core/actors.ts';
 import { AppError, forbidden, unauthenticated } from '../core/errors.ts';
-import { findKeyByPrefix, touchKey } from '../modules/api-keys/api-keys.repo.ts';
-import { findLiveSession, touchSession } from '../modules/auth/auth.repo.ts';
 import { decide } from '../security/policy.ts';
-import { hmac, randomToken, safeEqual, sha256 } from '../security/tokens.ts';
-import type { Db } from '../store/db.ts';
+import { hmac, randomToken, safeEqual } from '../security/tokens.ts';
 
 export const SESSION_COOKIE = 'session';
 export const CSRF_COOKIE = 'csrf_token';
@@ -18,8 +15,6 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 const API_KEY = /^ak_([0-9A-Za-z]{8})_([0-9A-Za-z]{32,128})$/;
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** last_used_at and last_seen_at are written at most this often, to keep writes off the hot path. */
-const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * A CSRF token for a session: a random value and an HMAC binding it to the session id (OWASP's
@@ -37,10 +32,19 @@ function isCsrfTokenOf(secretKey: Buffer, sessionId: string, token: string): boo
   );
 }
 
+/**
+ * Who a credential belongs to, read fresh from the store (src/modules/auth/credentials.ts). Each
+ * throws `unauthenticated` for a credential that is unknown, expired, revoked or whose owner may not
+ * sign in.
+ */
+export interface CredentialLookup {
+  session(token: string): Promise<Principal>;
+  apiKey(prefix: string, secret: string): Promise<Principal>;
+}
+
 export interface AuthDeps {
-  db: Db;
+  credentials: CredentialLookup;
   secretKey: Buffer;
-  now: () => Date;
   /** Counts the request once its caller is known, and may answer 429 (src/http/rate-limit.ts). */
   limitRate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
@@ -90,54 +94,15 @@ async function identify(
 
 async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Principal | null> {
   const header = request.headers.authorization;
-  if (header !== undefined) return authenticateKey(header, deps);
-  const token = request.cookies[SESSION_COOKIE];
-  if (!token) return null;
-  const now = deps.now();
-  const session = await findLiveSession(deps.db, sha256(token), now);
-  if (!session) throw unauthenticated('Session expired or revoked');
-  if (now.getTime() - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS)
-    await touchSession(deps.db, session.id, now);
-  return {
-    userId: session.user_id,
-    orgId: session.org_id,
-    orgRole: session.org_role,
-    email: session.email,
-    via: 'session',
-    scopes: null,
-    sessionId: session.id,
-    apiKeyId: null,
-    plan: session.plan,
-    customLimits: { perMinute: session.rate_limit_per_minute, perHour: session.rate_limit_per_hour },
-  };
-}
-
-async function authenticateKey(header: string, deps: AuthDeps): Promise<Principal> {
-  const [scheme, credential = ''] = header.split(' ', 2);
-  const match = scheme?.toLowerCase() === 'bearer' ? API_KEY.exec(credential) : null;
-  if (!match) throw unauthenticated('Invalid API key');
-  const [, prefix = '', secret = ''] = match;
-  const key = await findKeyByPrefix(deps.db, prefix);
-  if (!key || !safeEqual(key.secret_hash, sha256(secret))) throw unauthenticated('Invalid API key');
-  const now = deps.now();
-  if (key.revoked_at) throw unauthenticated('API key revoked');
-  if (key.expires_at && key.expires_at <= now) throw unauthenticated('API key expired');
-  if (!key.owner_can_sign_in) throw unauthenticated('API key owner is deactivated');
-  if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
-    await touchKey(deps.db, key.id, now);
+  if (header !== undefined) {
+    const [scheme, credential = ''] = header.split(' ', 2);
+    const match = scheme?.toLowerCase() === 'bearer' ? API_KEY.exec(credential) : null;
+    if (!match) throw unauthenticated('Invalid API key');
+    const [, prefix = '', secret = ''] = match;
+    return deps.credentials.apiKey(prefix, secret);
   }
-  return {
-    userId: key.user_id,
-    orgId: key.org_id,
-    orgRole: key.org_role,
-    email: key.email,
-    via: 'api_key',
-    scopes: key.scopes,
-    sessionId: null,
-    apiKeyId: key.id,
-    plan: key.plan,
-    customLimits: { perMinute: key.rate_limit_per_minute, perHour: key.rate_limit_per_hour },
-  };
+  const token = request.cookies[SESSION_COOKIE];
+  return token ? deps.credentials.session(token) : null;
 }
 
 function checkCsrf(request: FastifyRequest, principal: Principal, secretKey: Buffer): void {

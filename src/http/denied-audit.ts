@@ -3,24 +3,22 @@
 // costs the caller no time; a failure to record is logged, never answered. Calls without valid
 // credentials (401) have no actor to name: the rate limiter counts those per client IP.
 import type { FastifyInstance } from 'fastify';
-import type { AuditService } from '../modules/audit/audit.service.ts';
-import type { Db } from '../store/db.ts';
+import type { Actor } from '../core/actors.ts';
 import { actorOf } from './context.ts';
 
-export function registerDeniedAudit(app: FastifyInstance, deps: { db: Db; audit: AuditService }): void {
+/** Writes one `request.denied` entry (the audit service, handed in by the composition root). */
+export type DeniedRecorder = (actor: Actor, details: Record<string, unknown>) => Promise<void>;
+
+export function registerDeniedAudit(app: FastifyInstance, recordDenied: DeniedRecorder): void {
   app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode !== 403 || !request.principal) return;
     try {
-      await deps.audit.record(deps.db, actorOf(request), {
-        action: 'request.denied',
-        outcome: 'denied',
-        details: {
-          method: request.method,
-          route: request.routeOptions.url ?? null,
-          path: request.url.split('?')[0],
-          required: request.routeOptions.config.action ?? null,
-          request_id: request.id,
-        },
+      await recordDenied(actorOf(request), {
+        method: request.method,
+        route: request.routeOptions.url ?? null,
+        path: request.url.split('?')[0],
+        required: request.routeOptions.config.action ?? null,
+        request_id: request.id,
       });
     } catch (error) {
       request.log.warn({ err: error }, 'a denied request could not be audited');

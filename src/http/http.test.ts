@@ -2,10 +2,11 @@ import { Writable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/support/app.ts';
-import { buildApp, LOG_REDACT } from '../app.ts';
+import { createTestApp, type TestApp, testConfig } from '../../test/support/app.ts';
+import { buildApp } from '../app.ts';
+import { compose, LOG_REDACT } from '../compose.ts';
 import { createPasswordHasher } from '../security/passwords.ts';
-import { type Db, openStore, type Store } from '../store/db.ts';
+import { openStore, type Store } from '../store/db.ts';
 import type { App } from './types.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -46,8 +47,8 @@ interface LogLine {
   err?: { message?: string; stack?: string };
 }
 
-/** An app built like the harness builds it, on `db`, with its log lines captured, not yet ready. */
-async function buildOwnApp(db: Db): Promise<{ app: App; logs: string[] }> {
+/** An app built like the harness builds it, on `store`, with its log lines captured, not yet ready. */
+async function buildOwnApp(store: Store): Promise<{ app: App; logs: string[] }> {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -55,24 +56,17 @@ async function buildOwnApp(db: Db): Promise<{ app: App; logs: string[] }> {
       done();
     },
   });
-  const app = await buildApp({
-    config: {
-      logLevel: 'info',
-      corsOrigins: [],
-      trustedProxies: [],
-      cookieSecure: false,
-      sessionTtlHours: 24,
-      signupOpen: true,
-      publicUrl: 'http://localhost:8000',
-      oauth: {},
-    },
-    db,
+  const composition = await compose({
+    config: testConfig({}),
+    jobs: 'none',
+    store,
+    migrate: false,
     secretKey: Buffer.alloc(32, 7),
     passwords: await createPasswordHasher({ memoryKib: 64, iterations: 1 }),
     logger: pino({ level: 'info', redact: { paths: LOG_REDACT, censor: '[redacted]' } }, sink),
-    // No run is started by these tests.
-    runQueue: { enqueue: async () => {} },
   });
+  const app = await buildApp(composition);
+  app.addHook('onClose', () => composition.close());
   return { app, logs };
 }
 
@@ -204,7 +198,7 @@ describe('http: the error model, request ids, health and the OpenAPI description
   });
 
   it('answers 500 {"detail":"Internal Server Error"} and logs the error with the request id', async () => {
-    const { app, logs } = await buildOwnApp(t.store.db);
+    const { app, logs } = await buildOwnApp(t.store);
     app.get('/boom', async () => {
       throw new Error('kaboom: connection to 10.1.2.3 refused, password=hunter2');
     });
@@ -246,7 +240,7 @@ describe('http: the error model, request ids, health and the OpenAPI description
     let app: App | undefined;
     try {
       store = await openStore({ kind: 'pglite-memory' });
-      ({ app } = await buildOwnApp(store.db));
+      ({ app } = await buildOwnApp(store));
       await app.ready();
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode).toBe(503);

@@ -18,7 +18,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../core/actors.ts';
 import { AppError } from '../core/errors.ts';
-import { ANONYMOUS_LIMITS, type RateLimits, rateLimitsOf, SCIM_LIMITS } from '../modules/billing/plans.ts';
+import { ANONYMOUS_LIMITS, type RateLimits, rateLimitsOf, SCIM_LIMITS } from '../core/plans.ts';
 import type { ConsumeResult, Counter, RateLimitStore } from './rate-limit-store.ts';
 
 /** A stricter limit of one endpoint, counted per client IP or per user (anonymous callers: per IP). */

@@ -8,12 +8,18 @@ import {
   type TestPgDatabase,
   testPgUrl,
 } from '../../test/support/databases.ts';
-import { TARGET_DEFAULTS } from '../config.ts';
+import { compose } from '../compose.ts';
+import { loadConfig, TARGET_DEFAULTS } from '../config.ts';
+import { APPROVAL_EXPIRY_CRON, APPROVAL_EXPIRY_JOB } from '../modules/approvals/expiry-pass.ts';
+import { SESSION_CLEANUP_JOB } from '../modules/auth/session-cleanup.ts';
+import { DRIFT_CHECK_JOB } from '../modules/drift/drift.module.ts';
+import { MODULES } from '../modules/index.ts';
+import { BACKUP_RETENTION_JOB } from '../modules/patches/backup-retention.ts';
+import { SNAPSHOT_RETENTION_JOB } from '../modules/snapshots/snapshot-retention.ts';
 import { type Db, openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
-import { APPROVAL_EXPIRY_CRON } from './approval-expiry.ts';
 import { createJobs, type Jobs, type JobsLogger } from './boss.ts';
-import { jobNames, registerJobHandlers } from './index.ts';
+import { workJobs } from './index.ts';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -123,6 +129,38 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     cleanups = [];
   });
 
+  /** Every module's jobs on `jobs`, as a `worker` process registers them. */
+  async function registerJobHandlers(
+    jobs: Jobs,
+    deps: {
+      db: Db;
+      logger: JobsLogger;
+      config: Partial<typeof JOB_CONFIG> & typeof JOB_CONFIG;
+      now?: () => Date;
+      store: Store;
+    },
+  ) {
+    const now = deps.now ?? (() => new Date());
+    const composition = await compose({
+      config: { ...loadConfig({}), ...deps.config },
+      jobs: 'none',
+      store: deps.store,
+      migrate: false,
+      secretKey: SECRET_KEY,
+    });
+    cleanups.push(() => composition.close());
+    const modules = MODULES.map((module) => module({ ...composition, logger: deps.logger, now }));
+    await workJobs(jobs, {
+      db: deps.db,
+      logger: deps.logger,
+      now,
+      modules,
+      runKinds: composition.runKinds,
+      schedules: true,
+      pollingIntervalSeconds: 0.5,
+    });
+  }
+
   async function started(): Promise<{
     store: Store;
     jobs: Jobs;
@@ -142,31 +180,24 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     const { store, jobs, logger } = await started();
     const now = new Date();
     const { ids } = await seedSessions(store.db, now);
-    await registerJobHandlers(jobs, {
-      db: store.db,
-      logger,
-      config: JOB_CONFIG,
-      secretKey: SECRET_KEY,
-      now: () => now,
-      pollingIntervalSeconds: 0.5,
-    });
+    await registerJobHandlers(jobs, { db: store.db, store, logger, config: JOB_CONFIG, now: () => now });
 
     const schedules = await jobs.boss.getSchedules();
     const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
     expect(schedules.map((s) => ({ name: s.name, cron: s.cron, timezone: s.timezone })).sort(byName)).toEqual(
       [
-        { name: jobNames.sessionCleanup, cron: CRON, timezone: 'UTC' },
-        { name: jobNames.approvalExpiry, cron: APPROVAL_EXPIRY_CRON, timezone: 'UTC' },
-        { name: jobNames.driftCheck, cron: CRON, timezone: 'UTC' },
-        { name: jobNames.backupRetention, cron: CRON, timezone: 'UTC' },
-        { name: jobNames.snapshotRetention, cron: CRON, timezone: 'UTC' },
+        { name: SESSION_CLEANUP_JOB, cron: CRON, timezone: 'UTC' },
+        { name: APPROVAL_EXPIRY_JOB, cron: APPROVAL_EXPIRY_CRON, timezone: 'UTC' },
+        { name: DRIFT_CHECK_JOB, cron: CRON, timezone: 'UTC' },
+        { name: BACKUP_RETENTION_JOB, cron: CRON, timezone: 'UTC' },
+        { name: SNAPSHOT_RETENTION_JOB, cron: CRON, timezone: 'UTC' },
       ].sort(byName),
     );
 
-    const id = await jobs.boss.send(jobNames.sessionCleanup);
+    const id = await jobs.boss.send(SESSION_CLEANUP_JOB);
     expect(id).toEqual(expect.any(String));
     const job = await waitFor('the session_cleanup job to finish', async () => {
-      const [found] = await jobs.boss.findJobs(jobNames.sessionCleanup, { id: id ?? '' });
+      const [found] = await jobs.boss.findJobs(SESSION_CLEANUP_JOB, { id: id ?? '' });
       return found && ['completed', 'failed'].includes(found.state) ? found : undefined;
     });
     expect({ state: job.state, output: job.output }).toEqual({
@@ -178,7 +209,7 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     expect(left.map((row) => row.id).sort()).toEqual([ids.expiredRecently, ids.live].sort());
     expect(logger.lines).toContainEqual({
       level: 'info',
-      obj: { job: jobNames.sessionCleanup, deleted: 2, challenges_deleted: 1 },
+      obj: { job: SESSION_CLEANUP_JOB, deleted: 2, challenges_deleted: 1 },
       msg: 'dead sessions deleted',
     });
     expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
@@ -187,16 +218,16 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
   it('registers again (a restart, a new release) without duplicating, and updates what changed', async () => {
     const { store, jobs, logger } = await started();
     // The queue as an older release might have left it.
-    await jobs.boss.createQueue(jobNames.sessionCleanup, { policy: 'stately', retryLimit: 0 });
-    const deps = { db: store.db, logger, config: JOB_CONFIG, secretKey: SECRET_KEY };
+    await jobs.boss.createQueue(SESSION_CLEANUP_JOB, { policy: 'stately', retryLimit: 0 });
+    const deps = { db: store.db, store, logger, config: JOB_CONFIG };
     await registerJobHandlers(jobs, deps);
     await registerJobHandlers(jobs, {
       ...deps,
       config: { ...JOB_CONFIG, sessionCleanupCron: '*/5 * * * *' },
     });
-    const schedules = await jobs.boss.getSchedules(jobNames.sessionCleanup);
+    const schedules = await jobs.boss.getSchedules(SESSION_CLEANUP_JOB);
     expect(schedules.map((s) => s.cron)).toEqual(['*/5 * * * *']);
-    const queue = await jobs.boss.getQueue(jobNames.sessionCleanup);
+    const queue = await jobs.boss.getQueue(SESSION_CLEANUP_JOB);
     expect({
       policy: queue?.policy,
       retryLimit: queue?.retryLimit,

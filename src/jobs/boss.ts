@@ -2,6 +2,7 @@
 // request is as durable as the request's data. Its tables live in their own schema (`pgboss`), which
 // pg-boss creates and migrates itself on start; the store's migrations never touch it.
 import { type ConstructorOptions, type DatabaseOptions, fromPglite, PgBoss, type Queue } from 'pg-boss';
+import type { JobSender } from '../modules/module.ts';
 import type { Store } from '../store/db.ts';
 
 /** The part of a pino logger the queue uses; Fastify's logger fits. */
@@ -55,6 +56,15 @@ export function createJobs({
     },
     async stop() {
       await boss.stop({ graceful: true, timeout: STOP_TIMEOUT_MS });
+    },
+  };
+}
+
+/** Sends jobs to pg-boss's queues. */
+export function jobSender(jobs: Jobs): JobSender {
+  return {
+    async send(queue, data, options = {}) {
+      await jobs.boss.send(queue, data, options);
     },
   };
 }

@@ -1,111 +1,57 @@
-// Background work on the job queue (pg-boss on the service store): queue names, the queue's wiring
-// and one file per job. Handlers do their work through module services and repos, never through
-// HTTP; `serve` (when it works jobs, the single-process default) and `worker` register them here.
+// Background work on the job queue (pg-boss on the service store): the queue's plumbing only. What
+// runs is declared by the modules (their run kinds, schedules and queues, src/modules/module.ts);
+// this registers each with pg-boss, in every process that works jobs (`serve` in the single-process
+// default, `worker`). Idempotent across processes and restarts: each registers the same.
 import { hostname } from 'node:os';
-import type { Config } from '../config.ts';
+import type { Logger, Module } from '../modules/module.ts';
+import type { RunKinds } from '../modules/runs/run-kinds.ts';
 import { createRunExecutor, type RunHandlers } from '../modules/runs/runs.executor.ts';
 import type { Db } from '../store/db.ts';
-import { registerApprovalExpiry } from './approval-expiry.ts';
-import { registerBackupRetention } from './backup-retention.ts';
-import type { Jobs, JobsLogger } from './boss.ts';
-import { type DriftJobsConfig, type DriftJobsDeps, registerDriftJobs } from './drift.ts';
+import type { Jobs } from './boss.ts';
 import { registerRunWorker } from './run-queue.ts';
-import { registerSessionCleanup } from './session-cleanup.ts';
-import { registerSnapshotRetention } from './snapshot-retention.ts';
-import { createTargetRunHandlers } from './target-runs.ts';
+import { registerQueueWorker, registerSchedule } from './schedule.ts';
 
-export { createJobs, type Jobs, type JobsLogger, type JobsTuning } from './boss.ts';
-export { createDriftAlertQueue } from './drift-alert.ts';
-export { jobNames } from './names.ts';
-export { createRunQueue } from './run-queue.ts';
+export { createJobs, type Jobs, type JobsLogger, type JobsTuning, jobSender } from './boss.ts';
+export { createRunQueue, RUN_QUEUE } from './run-queue.ts';
 
 /** A running run is failed as interrupted when its process has not beaten for this long. */
 const RUN_STALE_AFTER_MS = 60_000;
 
-/**
- * Creates every queue, (re)stores every schedule and starts a worker per queue. Call it after
- * `jobs.start()`. Idempotent across processes and restarts: each of them registers the same.
- * Returns what closes the handlers' own resources (the target pools of drift, migrations and backup
- * retention): call it after `jobs.stop()`.
- */
-export async function registerJobHandlers(
-  jobs: Jobs,
-  {
-    db,
-    logger,
-    config,
-    now = () => new Date(),
-    pollingIntervalSeconds,
-    runHandlers = {},
-    ...drift
-  }: {
-    db: Db;
-    logger: JobsLogger;
-    config: Pick<Config, 'sessionCleanupCron' | 'backupRetention' | 'snapshotRetention'> & DriftJobsConfig;
-    now?: () => Date;
-    /** The handler of each run kind (patches, migrations, …). */
-    runHandlers?: RunHandlers;
-    /** Overrides every worker's idle polling interval. */
-    pollingIntervalSeconds?: number;
-  } & Pick<DriftJobsDeps, 'secretKey' | 'dialects' | 'resolveHost'>,
-): Promise<() => Promise<void>> {
-  await registerSessionCleanup(jobs, {
-    db,
-    logger,
-    now,
-    cron: config.sessionCleanupCron,
-    pollingIntervalSeconds,
-  });
-  const targetRuns = createTargetRunHandlers({
-    db,
-    now,
-    secretKey: drift.secretKey,
-    targets: config.targets,
-    dialects: drift.dialects,
-    resolveHost: drift.resolveHost,
-    logger,
-  });
+export interface WorkOptions {
+  db: Db;
+  logger: Logger;
+  now: () => Date;
+  modules: readonly Module[];
+  runKinds: RunKinds;
+  /** Works only these handlers instead of the modules' (a process that works some kinds). */
+  runHandlers?: RunHandlers;
+  /** Registers the modules' schedules too (every process that works jobs does; some tests do not). */
+  schedules: boolean;
+  /** Overrides every worker's idle polling interval. */
+  pollingIntervalSeconds?: number;
+}
+
+/** Starts working runs, queues and schedules; returns what stops the run heartbeat. */
+export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => void> {
+  const { db, logger, now, modules, pollingIntervalSeconds } = options;
+  const handlers: RunHandlers =
+    options.runHandlers ??
+    Object.fromEntries(modules.flatMap((m) => m.runKinds ?? []).map((r) => [r.kind, r.handler]));
   const executor = createRunExecutor({
     db,
-    handlers: { ...targetRuns.handlers, ...runHandlers },
+    kinds: options.runKinds,
+    handlers,
     logger,
     now,
     workerId: `${hostname()}:${process.pid}`,
     staleAfterMs: RUN_STALE_AFTER_MS,
   });
-  await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds });
-  await registerApprovalExpiry(jobs, { db, logger, now, pollingIntervalSeconds });
-  const closeDrift = await registerDriftJobs(jobs, {
-    ...drift,
-    db,
-    logger,
-    now,
-    config,
-    pollingIntervalSeconds,
-  });
-  await registerSnapshotRetention(jobs, {
-    db,
-    logger,
-    now,
-    cron: config.snapshotRetention.cron,
-    retentionDays: config.snapshotRetention.days,
-    pollingIntervalSeconds,
-  });
-  const closeBackupRetention = await registerBackupRetention(jobs, {
-    db,
-    logger,
-    now,
-    cron: config.backupRetention.cron,
-    retentionDays: config.backupRetention.days,
-    secretKey: drift.secretKey,
-    targets: config.targets,
-    dialects: drift.dialects,
-    resolveHost: drift.resolveHost,
-    pollingIntervalSeconds,
-  });
-  return async () => {
-    await closeDrift();
-    await targetRuns.close();
-    await closeBackupRetention();
-  };
+  const stopHeartbeat = await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds });
+  // Queues first, so that a schedule's first pass finds the queues it sends to.
+  for (const queue of modules.flatMap((m) => m.queues ?? []))
+    await registerQueueWorker(jobs, queue, logger, pollingIntervalSeconds);
+  if (options.schedules)
+    for (const schedule of modules.flatMap((m) => m.schedules ?? []))
+      await registerSchedule(jobs, schedule, logger, pollingIntervalSeconds);
+  return stopHeartbeat;
 }

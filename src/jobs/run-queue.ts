@@ -1,16 +1,18 @@
 // Runs on the job queue: `run_execute` carries only a run id; the run record in the store is the
 // truth (status, progress, result). The queue never retries a run: a failure is the run's outcome.
 // A timer beats for this process's runs and sweeps the runs of dead processes.
+
+import type { JobSender } from '../modules/module.ts';
 import type { RunExecutor } from '../modules/runs/runs.executor.ts';
 import type { RunQueue } from '../modules/runs/runs.service.ts';
-import { ensureQueue, type Jobs, type JobsLogger } from './boss.ts';
-import { jobNames } from './names.ts';
+import { ensureQueue, type Jobs, type JobsLogger, jobSender } from './boss.ts';
 
-export function createRunQueue(jobs: Jobs): RunQueue {
+/** The queue of runs: a job per run id. Stored in pg-boss: a rename is a data migration. */
+export const RUN_QUEUE = 'run_execute';
+
+export function createRunQueue(jobs: JobSender): RunQueue {
   return {
-    async enqueue(runId) {
-      await jobs.boss.send(jobNames.runExecute, { run_id: runId }, { singletonKey: runId });
-    },
+    enqueue: (runId) => jobs.send(RUN_QUEUE, { run_id: runId }, { singletonKey: runId }),
   };
 }
 
@@ -29,8 +31,8 @@ export async function registerRunWorker(
   logger: JobsLogger,
   { concurrency = 4, pollingIntervalSeconds = 2, heartbeatMs = 10_000 }: RunWorkerOptions = {},
 ): Promise<() => void> {
-  const name = jobNames.runExecute;
-  const queue = createRunQueue(jobs);
+  const name = RUN_QUEUE;
+  const queue = createRunQueue(jobSender(jobs));
   await ensureQueue(jobs, name, { policy: 'standard', retryLimit: 0, expireInSeconds: 24 * 3600 });
   await jobs.boss.work<{ run_id: string }>(
     name,

@@ -3,26 +3,17 @@
 // clients that sign in with a session (cookies + CSRF) or an API key and call routes through inject.
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { buildApp, LOG_REDACT } from '../../src/app.ts';
-import { type Config, TARGET_DEFAULTS, type TargetsConfig } from '../../src/config.ts';
+import { buildApp } from '../../src/app.ts';
+import { type Composition, compose, LOG_REDACT } from '../../src/compose.ts';
+import { type Config, loadConfig, TARGET_DEFAULTS, type TargetsConfig } from '../../src/config.ts';
 import type { TargetDialect } from '../../src/dialects/dialect.ts';
 import type { DialectName } from '../../src/engine/schema/model.ts';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.ts';
 import type { App } from '../../src/http/types.ts';
-import {
-  createDriftAlertQueue,
-  createJobs,
-  createRunQueue,
-  type Jobs,
-  type JobsTuning,
-} from '../../src/jobs/index.ts';
-import { registerRunWorker } from '../../src/jobs/run-queue.ts';
-import { createAuditService } from '../../src/modules/audit/audit.service.ts';
+import { type Jobs, type JobsTuning, RUN_QUEUE } from '../../src/jobs/index.ts';
 import type { Resolver } from '../../src/modules/connections/target-guard.ts';
-import type { DriftAlertQueue } from '../../src/modules/drift/drift-check.ts';
-import { createOrgsService } from '../../src/modules/orgs/orgs.service.ts';
-import { createRunExecutor, type RunHandlers } from '../../src/modules/runs/runs.executor.ts';
-import type { RunQueue } from '../../src/modules/runs/runs.service.ts';
+import { DRIFT_ALERT_JOB } from '../../src/modules/drift/drift.module.ts';
+import type { RunHandlers } from '../../src/modules/runs/runs.executor.ts';
 import { insertUser } from '../../src/modules/users/users.repo.ts';
 import { createPasswordHasher } from '../../src/security/passwords.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
@@ -58,13 +49,13 @@ export interface Client {
 export interface TestApp {
   app: App;
   store: Store;
+  /** The graph the app was built from (shared services, modules). */
+  composition: Composition;
   /** Run ids sent to the queue (when runs are not worked for real). */
   enqueued: string[];
-  /** The queue the app sends runs to. */
-  runQueue: RunQueue;
   /** Drift report ids whose alert the app queued (whether or not `jobs` works them). */
   alertsEnqueued: string[];
-  /** pg-boss on the test store, when `runHandlers` or `jobs` asked for it. */
+  /** pg-boss on the test store, when `work`, `runHandlers` or `jobs` asked for it. */
   jobs: Jobs | undefined;
   /** Log lines written by the app, as text. */
   logs: string[];
@@ -106,10 +97,12 @@ export interface TestAppOptions {
    */
   rateLimitStore?: (now: () => Date) => RateLimitStore;
   /**
-   * Work runs for real: pg-boss on the test store, with these handlers. Without it, runs are only
-   * recorded as sent (`enqueued`), for suites that do not execute them.
+   * Work runs for real: pg-boss on the test store, with these handlers. Without it (or `work`),
+   * runs are only recorded as sent (`enqueued`), for suites that do not execute them.
    */
   runHandlers?: RunHandlers;
+  /** Work runs for real with the modules' own handlers, as a `worker` process does. */
+  work?: boolean;
   /**
    * pg-boss on the test store (exposed as `jobs`, started, with these settings) even without
    * `runHandlers`; drift alerts then go to its `send_drift_alert` queue besides `alertsEnqueued`.
@@ -122,6 +115,23 @@ export interface TestAppOptions {
   dialects?: Record<DialectName, TargetDialect>;
   /** How connection hosts resolve for the address guard; the system resolver by default. */
   resolveHost?: Resolver;
+}
+
+/** The configuration of test apps: the defaults, with what the options change. */
+export function testConfig(options: TestAppOptions): Config {
+  const defaults = loadConfig({});
+  return {
+    ...defaults,
+    logLevel: 'info',
+    cookieSecure: false,
+    sessionTtlHours: 24,
+    signupOpen: options.signupOpen ?? true,
+    publicUrl: options.publicUrl ?? 'http://localhost:8000',
+    corsOrigins: options.corsOrigins ?? [],
+    trustedProxies: options.trustedProxies ?? [],
+    oauth: options.oauth ?? {},
+    targets: { ...TARGET_DEFAULTS, ...options.targets },
+  };
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -142,66 +152,39 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const logger = pino({ level: 'info', redact: { paths: LOG_REDACT, censor: '[redacted]' } }, sink);
   const passwords = await createPasswordHasher({ memoryKib: 64, iterations: 1 });
   const enqueued: string[] = [];
-  let jobs: Jobs | undefined;
-  let runQueue: RunQueue = {
-    async enqueue(runId) {
-      enqueued.push(runId);
-    },
-  };
-  if (options.runHandlers || options.jobs) {
-    jobs = createJobs({ store, logger, tuning: options.jobs?.tuning });
-    await jobs.start();
-  }
-  if (jobs && options.runHandlers) {
-    const executor = createRunExecutor({
-      db: store.db,
-      handlers: options.runHandlers,
-      logger,
-      now,
-      workerId: 'test-worker',
-      staleAfterMs: 60_000,
-    });
-    await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds: 0.5 });
-    runQueue = createRunQueue(jobs);
-  }
   const alertsEnqueued: string[] = [];
-  const alertQueue = jobs && options.jobs ? createDriftAlertQueue(jobs) : undefined;
-  const driftAlerts: DriftAlertQueue = {
-    async enqueue(reportId) {
-      alertsEnqueued.push(reportId);
-      await alertQueue?.enqueue(reportId);
-    },
-  };
-  const app = await buildApp({
-    config: {
-      logLevel: 'info',
-      corsOrigins: options.corsOrigins ?? [],
-      trustedProxies: options.trustedProxies ?? [],
-      cookieSecure: false,
-      sessionTtlHours: 24,
-      signupOpen: options.signupOpen ?? true,
-      publicUrl: options.publicUrl ?? 'http://localhost:8000',
-      oauth: options.oauth ?? {},
-      ...(options.targets && { targets: { ...TARGET_DEFAULTS, ...options.targets } }),
-    },
-    ...(options.dialects && { dialects: options.dialects }),
-    ...(options.resolveHost && { resolveHost: options.resolveHost }),
-    db: store.db,
-    secretKey: SECRET_KEY,
-    passwords,
-    now,
+  const work = options.work === true || options.runHandlers !== undefined;
+  const composition = await compose({
+    config: testConfig(options),
+    // Runs are worked for real only when asked; otherwise they are recorded as sent (`enqueued`).
+    jobs: work ? 'work' : options.jobs ? 'send' : 'none',
+    store,
+    migrate: false,
     logger,
-    rateLimitStore: (options.rateLimitStore ?? createUncountedRateLimitStore)(now),
-    runQueue,
-    driftAlerts,
-  });
-  await app.ready();
-  const orgs = createOrgsService({
-    db: store.db,
-    audit: createAuditService({ db: store.db, now }),
-    passwords,
     now,
+    passwords,
+    secretKey: SECRET_KEY,
+    rateLimitStore: (options.rateLimitStore ?? createUncountedRateLimitStore)(now),
+    dialects: options.dialects,
+    resolveHost: options.resolveHost,
+    jobsTuning: options.jobs?.tuning,
+    pollingIntervalSeconds: 0.5,
+    runHandlers: options.runHandlers,
+    // A schedule firing in the middle of a suite that moves the clock would act on its data.
+    schedules: false,
+    wrapSender: (sender) => ({
+      async send(queue, data, sendOptions) {
+        const id = (data as { run_id?: string; report_id?: string }).run_id;
+        if (queue === RUN_QUEUE && id) enqueued.push(id);
+        if (queue === DRIFT_ALERT_JOB) alertsEnqueued.push(String((data as { report_id: string }).report_id));
+        if (work || (options.jobs && queue !== RUN_QUEUE)) await sender.send(queue, data, sendOptions);
+      },
+    }),
   });
+  const jobs = composition.queue;
+  const app = await buildApp(composition);
+  await app.ready();
+  const { orgs } = composition;
 
   function client(user: User, auth: { cookies?: Record<string, string>; bearer?: string }): Client {
     const request = async (
@@ -252,6 +235,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   return {
     app,
     store,
+    composition,
     logs,
     now,
     advance: (ms) => {
@@ -296,12 +280,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     anonymous: client({} as User, {}),
     enqueued,
-    runQueue,
     alertsEnqueued,
     jobs,
     async close() {
       await app.close();
-      await jobs?.stop();
+      await composition.close();
       await store.close();
       await pgDatabase?.drop();
     },

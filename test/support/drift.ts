@@ -2,10 +2,10 @@
 // settings drift's jobs are registered with, their drift_check runs, and a logger that keeps lines.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
+import type { Config } from '../../src/config.ts';
 import { TARGET_DEFAULTS } from '../../src/config.ts';
-import type { JobsLogger } from '../../src/jobs/boss.ts';
-import type { DriftJobsConfig } from '../../src/jobs/drift.ts';
 import { updateOrgPlan } from '../../src/modules/billing/billing.repo.ts';
+import type { Logger as JobsLogger } from '../../src/modules/module.ts';
 import type { Plan } from '../../src/store/tables.ts';
 import type { TestApp } from './app.ts';
 import { connectionBody } from './connections.ts';
@@ -47,7 +47,7 @@ export function driftJobConfig(overrides: {
   smtpUrl?: string;
   checkCron?: string;
   checkConcurrency?: number;
-}): DriftJobsConfig {
+}): Partial<Config> {
   return {
     drift: { checkCron: overrides.checkCron ?? YEARLY, checkConcurrency: overrides.checkConcurrency ?? 2 },
     smtpUrl: overrides.smtpUrl,

@@ -2,9 +2,7 @@
 // approvals and access: the gate and the runs service on a test app, and a wait for a run's status.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actor } from '../../src/core/actors.ts';
-import { createApprovalGate, type GateDecision } from '../../src/modules/approvals/approval-gate.ts';
-import { createAuditService } from '../../src/modules/audit/audit.service.ts';
-import { createRunsService } from '../../src/modules/runs/runs.service.ts';
+import type { GateDecision } from '../../src/modules/approvals/approval-gate.ts';
 import type { Environment, PolicyOperation, Run } from '../../src/store/tables.ts';
 import type { Client, Response, TestApp } from './app.ts';
 
@@ -24,9 +22,7 @@ export async function waitForRun(
 
 /** The gate, the runs service and the way an operation module uses them, on a test app. */
 export function operations(t: TestApp) {
-  const audit = createAuditService({ db: t.store.db, now: t.now });
-  const gate = createApprovalGate({ audit, now: t.now });
-  const runs = createRunsService({ db: t.store.db, audit, queue: t.runQueue, now: t.now });
+  const { gate, runs } = t.composition;
   return {
     gate,
     /** What an operation's endpoint does: the gate, then the run (waiting or queued), then the send. */

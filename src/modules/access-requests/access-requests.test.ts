@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorOf } from '../../../test/support/actors.ts';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
-import { createApprovalExpiry } from '../../jobs/approval-expiry.ts';
+import { createApprovalExpiry } from '../approvals/expiry-pass.ts';
 import { requireProject } from '../projects/projects.access.ts';
 
 const MINUTE = 60_000;
@@ -66,6 +66,7 @@ describe('just-in-time access requests', () => {
     otherViewer = await member('viewer');
     expire = createApprovalExpiry({
       db: t.store.db,
+      audit: t.composition.audit,
       logger: { info() {}, warn() {}, error() {} },
       now: t.now,
     });

@@ -10,7 +10,7 @@ import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
-import { createApprovalExpiry } from '../../jobs/approval-expiry.ts';
+import { createApprovalExpiry } from '../approvals/expiry-pass.ts';
 
 const API = '/api/v1';
 const MINUTE = 60_000;
@@ -45,7 +45,7 @@ describe('just-in-time access to a production connection, end to end', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    ({ t, orgId, owner, projectId } = await createWorkerProject(['patch_execute'], {
+    ({ t, orgId, owner, projectId } = await createWorkerProject({
       org: 'Payments Inc',
       project: 'Payouts',
     }));
@@ -62,6 +62,7 @@ describe('just-in-time access to a production connection, end to end', () => {
     developer = await member('viewer');
     expire = createApprovalExpiry({
       db: t.store.db,
+      audit: t.composition.audit,
       logger: { info() {}, warn() {}, error() {} },
       now: t.now,
     });

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorOf } from '../../../test/support/actors.ts';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
 import { operations } from '../../../test/support/operations.ts';
-import { createApprovalExpiry, registerApprovalExpiry } from '../../jobs/approval-expiry.ts';
-import { createJobs, jobNames } from '../../jobs/index.ts';
+import { scheduleOf } from '../../../test/support/schedules.ts';
+import { createJobs } from '../../jobs/index.ts';
+import { registerSchedule } from '../../jobs/schedule.ts';
+import { APPROVAL_EXPIRY_JOB, createApprovalExpiry } from './expiry-pass.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -26,7 +28,7 @@ describe('approval expiry', () => {
   it('expires pending approvals after 7 days and cancels their runs (handler called directly)', async () => {
     const logs: object[] = [];
     const logger = { info: (obj: object) => logs.push(obj), warn() {}, error() {} };
-    const expire = createApprovalExpiry({ db: t.store.db, logger, now: t.now });
+    const expire = createApprovalExpiry({ db: t.store.db, audit: t.composition.audit, logger, now: t.now });
     const actor = actorOf(owner, orgId);
     const old = await ops.start(actor, { projectId, subjectId: crypto.randomUUID(), contentHash: 'a' });
     t.advance(6 * DAY);
@@ -59,13 +61,7 @@ describe('approval expiry', () => {
     await jobs.start();
     try {
       // Once a year: only the job this test sends runs.
-      await registerApprovalExpiry(jobs, {
-        db: t.store.db,
-        logger,
-        now: t.now,
-        cron: '7 3 1 1 *',
-        pollingIntervalSeconds: 0.5,
-      });
+      await registerSchedule(jobs, { ...scheduleOf(t, APPROVAL_EXPIRY_JOB), cron: '7 3 1 1 *' }, logger, 0.5);
       const pending = await ops.start(actorOf(owner, orgId), {
         projectId,
         subjectId: crypto.randomUUID(),
@@ -73,11 +69,11 @@ describe('approval expiry', () => {
       });
       t.advance(7 * DAY + 60_000);
       owner = await t.login(owner.user.email);
-      const id = await jobs.boss.send(jobNames.approvalExpiry);
+      const id = await jobs.boss.send(APPROVAL_EXPIRY_JOB);
       const deadline = Date.now() + 15_000;
       let job: { state: string; output: unknown } | undefined;
       while (Date.now() < deadline) {
-        const [found] = await jobs.boss.findJobs(jobNames.approvalExpiry, { id: id ?? '' });
+        const [found] = await jobs.boss.findJobs(APPROVAL_EXPIRY_JOB, { id: id ?? '' });
         if (found && ['completed', 'failed'].includes(found.state)) {
           job = found;
           break;

@@ -17,7 +17,7 @@ import {
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryPostgres } from '../../../test/support/target-query.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
-import { createApprovalExpiry } from '../../jobs/approval-expiry.ts';
+import { createApprovalExpiry } from './expiry-pass.ts';
 
 const API = '/api/v1';
 const MINUTE = 60_000;
@@ -40,13 +40,14 @@ describe('a run released by an approval is checked against its requester', { ski
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    ({ t, orgId, owner, projectId } = await createWorkerProject(['patch_execute', 'migration_apply'], {
+    ({ t, orgId, owner, projectId } = await createWorkerProject({
       org: 'Release Inc',
       project: 'Payouts',
     }));
     admin = await member('admin');
     expire = createApprovalExpiry({
       db: t.store.db,
+      audit: t.composition.audit,
       logger: { info() {}, warn() {}, error() {} },
       now: t.now,
     });

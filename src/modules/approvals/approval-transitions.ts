@@ -8,6 +8,7 @@ import type { Db } from '../../store/db.ts';
 import type { Approval, ApprovalStatus, Run } from '../../store/tables.ts';
 import { onAccessApprovalResolved } from '../access-requests/access-request-transitions.ts';
 import type { AuditService } from '../audit/audit.service.ts';
+import type { RunKinds } from '../runs/run-kinds.ts';
 import { requesterRefusal } from '../runs/run-requester.ts';
 import {
   cancelRunsOfApproval,
@@ -37,6 +38,8 @@ export function approvalEvent(action: string, approval: Approval, details?: Reco
 export interface TransitionDeps {
   audit: AuditService;
   now: () => Date;
+  /** The registered run kinds: a granted approval releases a run only if its requester still may. */
+  runKinds?: RunKinds;
 }
 
 /**
@@ -46,7 +49,7 @@ export interface TransitionDeps {
  */
 export async function resolveApproval(
   trx: Db,
-  { audit, now }: TransitionDeps,
+  { audit, now, runKinds }: TransitionDeps,
   actor: Actor | SystemActor,
   approval: Approval,
   to: Exclude<ApprovalStatus, 'pending'>,
@@ -61,7 +64,8 @@ export async function resolveApproval(
     return [];
   }
   if (to === 'approved') {
-    const released = await releaseRuns(trx, audit, actor, moved, at);
+    if (!runKinds) throw new Error('Granting an approval needs the registered run kinds');
+    const released = await releaseRuns(trx, { audit, runKinds }, actor, moved, at);
     // The waiting runs are the execution this approval was for; with none left (cancelled while
     // waiting, or their requester no longer allowed), the approval stays usable for the next gate
     // call on the same content, which checks its own caller's rights.
@@ -82,14 +86,14 @@ export async function resolveApproval(
  */
 async function releaseRuns(
   trx: Db,
-  audit: AuditService,
+  { audit, runKinds }: { audit: AuditService; runKinds: RunKinds },
   actor: Actor | SystemActor,
   approval: Approval,
   at: Date,
 ): Promise<Run[]> {
   const released: Run[] = [];
   for (const run of await lockRunsOfApproval(trx, approval.id)) {
-    const refusal = await requesterRefusal(trx, run);
+    const refusal = await requesterRefusal(trx, run, runKinds);
     if (refusal === null) {
       const queued = await queueWaitingRun(trx, run.id);
       if (!queued) continue;

@@ -12,6 +12,7 @@ import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Approval, Run } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
+import type { RunKinds } from '../runs/run-kinds.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { approvalEvent, resolveApproval } from './approval-transitions.ts';
 import {
@@ -32,6 +33,8 @@ export function createApprovalsService(deps: {
   db: Db;
   audit: AuditService;
   runs: Pick<RunsService, 'enqueue'>;
+  /** The registered run kinds, for the requester check of the runs a granted approval releases. */
+  runKinds: RunKinds;
   now: () => Date;
 }) {
   const { db, audit, runs, now } = deps;

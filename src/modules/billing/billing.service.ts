@@ -5,11 +5,11 @@
 
 import type { SystemActor } from '../../core/actors.ts';
 import { AppError, conflict, invalid } from '../../core/errors.ts';
+import { isPlan, PLAN_IDS, PLANS, rateLimitsOf } from '../../core/plans.ts';
 import type { Db } from '../../store/db.ts';
 import type { Organization } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { findOrgsByIdOrName, updateOrgPlan } from './billing.repo.ts';
-import { isPlan, PLAN_IDS, PLANS, rateLimitsOf } from './plans.ts';
 
 /** The largest limit the store's integer columns hold. */
 const MAX_LIMIT = 2_147_483_647;

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor, SystemActor } from '../../core/actors.ts';
 import { AppError, notFound } from '../../core/errors.ts';
+import { requireFeature } from '../../core/plans.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import {
   diffSchemas,
@@ -17,7 +18,6 @@ import {
 import type { Db } from '../../store/db.ts';
 import type { Connection, DriftReport, Plan, Snapshot } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { requireFeature } from '../billing/plans.ts';
 import { lockConnection } from '../connections/connections.repo.ts';
 import { insertFinishedRun } from '../runs/runs.repo.ts';
 import { findBaseline, hasBaseline, setBaseline } from '../snapshots/snapshots.repo.ts';

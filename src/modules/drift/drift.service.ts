@@ -4,12 +4,12 @@
 
 import type { Actor } from '../../core/actors.ts';
 import { conflict, notFound } from '../../core/errors.ts';
+import { requireFeature } from '../../core/plans.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { DriftReport, Snapshot } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { requireFeature } from '../billing/plans.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import { lockConnection } from '../connections/connections.repo.ts';
 import { requireProject } from '../projects/projects.access.ts';

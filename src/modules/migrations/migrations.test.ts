@@ -54,7 +54,7 @@ describe('schema migrations', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    ({ t, owner, projectId } = await createWorkerProject(['migration_apply', 'migration_rollback'], {
+    ({ t, owner, projectId } = await createWorkerProject({
       org: 'Acme',
       project: 'Migrations',
     }));

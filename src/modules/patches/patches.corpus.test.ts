@@ -114,7 +114,7 @@ describe('data patches on the corpus schemas', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    ({ t, owner, projectId } = await createWorkerProject(['patch_execute', 'patch_rollback'], {
+    ({ t, owner, projectId } = await createWorkerProject({
       org: 'Corpus patches',
       project: 'Corpus patches',
     }));

@@ -65,7 +65,7 @@ describe('patch rollback on tables with generated, identity and trigger-maintain
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    ({ t, owner, projectId } = await createWorkerProject(['patch_execute', 'patch_rollback'], {
+    ({ t, owner, projectId } = await createWorkerProject({
       org: 'Hard tables',
       project: 'Hard tables',
     }));

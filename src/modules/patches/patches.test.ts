@@ -37,7 +37,7 @@ describe('data patches', () => {
   const databases: { drop(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    ({ t, owner, projectId } = await createWorkerProject(['patch_execute', 'patch_rollback'], {
+    ({ t, owner, projectId } = await createWorkerProject({
       org: 'Acme',
       project: 'Patches',
     }));

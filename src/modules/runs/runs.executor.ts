@@ -8,6 +8,7 @@ import { AppError } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
+import type { RunKinds } from './run-kinds.ts';
 import { requesterRefusal } from './run-requester.ts';
 import {
   claimRun,
@@ -53,6 +54,9 @@ export type RunExecutor = ReturnType<typeof createRunExecutor>;
 
 export function createRunExecutor(deps: {
   db: Db;
+  /** The registered kinds: what their requester needs when the run starts. */
+  kinds: RunKinds;
+  /** What works each kind (the registered handlers, unless a process works only some). */
   handlers: RunHandlers;
   logger: RunExecutorLogger;
   now: () => Date;
@@ -83,7 +87,7 @@ export function createRunExecutor(deps: {
       }
       // Rights are checked when a run is asked for, and again when it starts: whoever asked may have
       // lost them while it waited in the queue (run-requester.ts).
-      const refusal = await requesterRefusal(db, run);
+      const refusal = await requesterRefusal(db, run, deps.kinds);
       if (refusal !== null) {
         await finishRun(db, run.id, { status: 'cancelled', error: refusal }, now());
         return;

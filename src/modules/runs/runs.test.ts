@@ -3,9 +3,7 @@ import { type Client, createTestApp, type TestApp } from '../../../test/support/
 import type { Actor } from '../../core/actors.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
-import { createAuditService } from '../audit/audit.service.ts';
 import type { RunHandlers } from './runs.executor.ts';
-import { createRunsService } from './runs.service.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -48,13 +46,7 @@ describe('runs', () => {
     },
   };
 
-  const runsService = () =>
-    createRunsService({
-      db: t.store.db,
-      audit: createAuditService({ db: t.store.db, now: t.now }),
-      queue: t.runQueue,
-      now: t.now,
-    });
+  const runsService = () => t.composition.runs;
 
   /** Records a queued run by `as` (the owner by default); `send: false` keeps it from the queue. */
   async function startRun(kind: RunKind, project = projectId, as = actor, send = true): Promise<Run> {
@@ -182,6 +174,7 @@ describe('runs', () => {
     const { createRunExecutor } = await import('./runs.executor.ts');
     const executor = createRunExecutor({
       db: t.store.db,
+      kinds: t.composition.runKinds,
       handlers: {},
       logger: { error() {}, info() {} },
       now: t.now,

@@ -2,8 +2,8 @@
 // drift detection). Everything that depends on the plan reads it from here, so a new plan or feature
 // is one edit. The organization's plan travels on every request's principal (no extra query).
 
-import { forbidden } from '../../core/errors.ts';
-import type { Plan } from '../../store/tables.ts';
+import { forbidden } from './errors.ts';
+import { PLAN_IDS, type Plan } from './vocabulary.ts';
 
 export type { Plan };
 
@@ -40,7 +40,7 @@ export const PLANS = {
   },
 } as const satisfies Record<Plan, PlanDefinition>;
 
-export const PLAN_IDS = Object.keys(PLANS) as Plan[];
+export { PLAN_IDS };
 
 /** Anonymous calls are counted per client IP with the Starter values (API §4). */
 export const ANONYMOUS_LIMITS: RateLimits = PLANS.starter.limits;

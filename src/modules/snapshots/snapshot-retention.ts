@@ -3,10 +3,11 @@
 // grows by a snapshot per connection per day for ever. Kept whatever their age: a connection's
 // baseline, its newest snapshot, and those a drift report compares (deleting them would take the
 // report along). Daily, in batches, so that a first pass over years of snapshots stays short.
-import { pruneSnapshots } from '../modules/snapshots/snapshots.repo.ts';
-import type { Db } from '../store/db.ts';
-import { ensureQueue, type Jobs, type JobsLogger } from './boss.ts';
-import { jobNames } from './names.ts';
+import type { Db } from '../../store/db.ts';
+import type { Logger } from '../module.ts';
+import { pruneSnapshots } from './snapshots.repo.ts';
+
+export const SNAPSHOT_RETENTION_JOB = 'snapshot_retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Snapshots one statement deletes; a pass repeats it until fewer are left. */
@@ -16,7 +17,7 @@ const MAX_BATCHES = 100;
 
 export interface SnapshotRetentionDeps {
   db: Db;
-  logger: JobsLogger;
+  logger: Logger;
   /** SNAPSHOT_RETENTION_DAYS. */
   retentionDays: number;
   now?: () => Date;
@@ -38,38 +39,9 @@ export function createSnapshotRetention({
       if (count < BATCH) break;
     }
     logger.info(
-      { job: jobNames.snapshotRetention, deleted, retention_days: retentionDays },
+      { job: SNAPSHOT_RETENTION_JOB, deleted, retention_days: retentionDays },
       'old snapshots deleted',
     );
     return { deleted };
   };
-}
-
-export async function registerSnapshotRetention(
-  jobs: Jobs,
-  {
-    cron,
-    pollingIntervalSeconds = 10,
-    ...deps
-  }: SnapshotRetentionDeps & { cron: string; pollingIntervalSeconds?: number },
-): Promise<void> {
-  const name = jobNames.snapshotRetention;
-  const prune = createSnapshotRetention(deps);
-  // `stately` like the other cleanups: passes never pile up behind a slow one or across workers.
-  await ensureQueue(jobs, name, {
-    policy: 'stately',
-    retryLimit: 3,
-    retryDelay: 60,
-    retryBackoff: true,
-    expireInSeconds: 30 * 60,
-  });
-  await jobs.boss.schedule(name, cron, null, { tz: 'UTC' });
-  await jobs.boss.work(name, { pollingIntervalSeconds }, async () => {
-    try {
-      return await prune();
-    } catch (error) {
-      deps.logger.error({ err: error, job: name }, 'snapshot retention failed');
-      throw error;
-    }
-  });
 }

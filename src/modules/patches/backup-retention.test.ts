@@ -3,20 +3,15 @@
 // see which backup tables are left; and a connection gone unreachable, which must not hold up the
 // patches of the others.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client, TestApp } from '../../test/support/app.ts';
-import { SECRET_KEY } from '../../test/support/app.ts';
-import { connectionBody } from '../../test/support/connections.ts';
-import { type TargetEngine, targetEngines } from '../../test/support/engines.ts';
-import { waitForRun } from '../../test/support/operations.ts';
-import { freePort, targetConfig } from '../../test/support/targets.ts';
-import { createTestAppWithWorker } from '../../test/support/worker-runs.ts';
-import { TARGET_DEFAULTS } from '../config.ts';
-import { createAuditService } from '../modules/audit/audit.service.ts';
-import { createTargetAccess } from '../modules/connections/target-access.ts';
-import { backupTable, imagesOf } from '../modules/patches/patch-images.ts';
-import { createSecretBox } from '../security/secret-box.ts';
+import type { Client, TestApp } from '../../../test/support/app.ts';
+import { connectionBody } from '../../../test/support/connections.ts';
+import { type TargetEngine, targetEngines } from '../../../test/support/engines.ts';
+import { waitForRun } from '../../../test/support/operations.ts';
+import { freePort, targetConfig } from '../../../test/support/targets.ts';
+import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import type { Logger as JobsLogger } from '../module.ts';
 import { type BackupRetentionResult, createBackupRetention } from './backup-retention.ts';
-import type { JobsLogger } from './boss.ts';
+import { backupTable, imagesOf } from './patch-images.ts';
 
 const API = '/api/v1';
 const DAY = 24 * 60 * 60 * 1000;
@@ -70,41 +65,32 @@ for (const engine of ENGINES) {
     let url: string;
     let connectionId: string;
     let database: { url: string; drop(): Promise<void> } | undefined;
-    let closeTargets: (() => Promise<void>) | undefined;
     let logger: ReturnType<typeof recordingLogger>;
-    let connections: ReturnType<typeof createTargetAccess>['connections'];
+    let connections: TestApp['composition']['connections'];
     let pass: (now: Date) => Promise<BackupRetentionResult>;
 
     beforeAll(async () => {
-      t = await createTestAppWithWorker(['patch_execute', 'patch_rollback']);
+      t = await createTestAppWithWorker();
       owner = (await t.createOrg('Acme')).owner;
       projectId = (await owner.post(`${API}/projects`, { name: 'Retention' })).body.id;
       database = await engine.create();
       url = database.url;
       await engine.load(url, engine.schema);
       connectionId = await addConnection('main');
-      // The job's own target access, as registerBackupRetention builds it in a worker.
-      const access = createTargetAccess({
-        db: t.store.db,
-        audit: createAuditService({ db: t.store.db, now: t.now }),
-        box: createSecretBox(SECRET_KEY),
-        now: t.now,
-        targets: { ...TARGET_DEFAULTS, connectTimeoutMs: 3_000 },
-      });
-      closeTargets = access.close;
-      connections = access.connections;
+      // The process's one target access, which the job shares with the API.
+      connections = t.composition.connections;
       logger = recordingLogger();
       pass = (now) =>
         createBackupRetention({
           db: t.store.db,
           connections,
+          audit: t.composition.audit,
           logger,
           retentionDays: 30,
           now: () => now,
         })();
     });
     afterAll(async () => {
-      await closeTargets?.();
       await t?.close();
       await database?.drop();
     });
@@ -198,6 +184,7 @@ for (const engine of ENGINES) {
       // It starts between the pass's list of due patches and their drop.
       const racing = createBackupRetention({
         db: t.store.db,
+        audit: t.composition.audit,
         connections: {
           withTarget: connections.withTarget,
           async findById(id) {

@@ -3,9 +3,14 @@
 // judged each on their own.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, createTestApp, type TestApp } from '../../test/support/app.ts';
-import { connectionBody } from '../../test/support/connections.ts';
-import { createTestPgDatabase, pgAvailable, reportSkipped, testPgUrl } from '../../test/support/databases.ts';
+import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
+import { connectionBody } from '../../../test/support/connections.ts';
+import {
+  createTestPgDatabase,
+  pgAvailable,
+  reportSkipped,
+  testPgUrl,
+} from '../../../test/support/databases.ts';
 import { createSnapshotRetention } from './snapshot-retention.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

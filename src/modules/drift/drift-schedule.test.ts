@@ -3,15 +3,15 @@
 // log line when no SMTP server is configured. Real PostgreSQL target.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, SECRET_KEY, type TestApp } from '../../test/support/app.ts';
-import { loadPostgresSql } from '../../test/support/corpus.ts';
+import { createTestApp, type TestApp } from '../../../test/support/app.ts';
+import { loadPostgresSql } from '../../../test/support/corpus.ts';
 import {
   createTestPgDatabase,
   pgAvailable,
   reportSkipped,
   type TestPgDatabase,
   testPgUrl,
-} from '../../test/support/databases.ts';
+} from '../../../test/support/databases.ts';
 import {
   driftJobConfig,
   driftRunsOf,
@@ -19,14 +19,13 @@ import {
   PUBLIC_URL,
   recordingLogger,
   waitFor,
-} from '../../test/support/drift.ts';
-import { freePort } from '../../test/support/targets.ts';
-import { createMailer } from '../mail/mailer.ts';
-import { createAuditService } from '../modules/audit/audit.service.ts';
-import { createDriftAlertSender } from '../modules/drift/drift-alert.ts';
-import { createJobs, type Jobs } from './boss.ts';
-import { registerDriftJobs } from './drift.ts';
-import { jobNames } from './names.ts';
+} from '../../../test/support/drift.ts';
+import { registerModuleJobs } from '../../../test/support/schedules.ts';
+import { freePort } from '../../../test/support/targets.ts';
+import { createJobs, type Jobs } from '../../jobs/boss.ts';
+import { createMailer } from '../../mail/mailer.ts';
+import { DRIFT_CHECK_JOB, driftModule } from './drift.module.ts';
+import { createDriftAlertSender } from './drift-alert.ts';
 
 const API = '/api/v1';
 const SHORT_CRON = '*/2 * * * * *';
@@ -39,7 +38,6 @@ describe('the drift_check schedule, lost alerts and the outbox', { skip: !pgUp }
   let t: TestApp;
   let jobs: Jobs;
   let pg: TestPgDatabase;
-  let closeJobs: () => Promise<void>;
   const logger = recordingLogger();
 
   beforeAll(async () => {
@@ -50,9 +48,8 @@ describe('the drift_check schedule, lost alerts and the outbox', { skip: !pgUp }
     pg = (await createTestPgDatabase())!;
   });
   afterAll(async () => {
-    await jobs?.boss.unschedule(jobNames.driftCheck).catch(() => {});
+    await jobs?.boss.unschedule(DRIFT_CHECK_JOB).catch(() => {});
     await jobs?.stop();
-    await closeJobs?.();
     await t?.close();
     await pg?.drop();
   });
@@ -69,7 +66,7 @@ describe('the drift_check schedule, lost alerts and the outbox', { skip: !pgUp }
     expect(t.alertsEnqueued).toEqual([report.id]);
     const failing = createDriftAlertSender({
       db: t.store.db,
-      audit: createAuditService({ db: t.store.db, now: t.now }),
+      audit: t.composition.audit,
       mailer: createMailer({
         smtpUrl: `smtp://127.0.0.1:${await freePort()}`,
         from: 'dbops <alerts@example.com>',
@@ -83,21 +80,17 @@ describe('the drift_check schedule, lost alerts and the outbox', { skip: !pgUp }
     });
     await expect(failing(report.id)).rejects.toThrow();
 
-    closeJobs = await registerDriftJobs(jobs, {
-      db: t.store.db,
+    await registerModuleJobs(t, driftModule, jobs, {
       logger,
-      now: t.now,
-      secretKey: SECRET_KEY,
       config: driftJobConfig({ checkCron: SHORT_CRON }),
-      pollingIntervalSeconds: 0.5,
     });
-    const schedules = await jobs.boss.getSchedules(jobNames.driftCheck);
+    const schedules = await jobs.boss.getSchedules(DRIFT_CHECK_JOB);
     expect(schedules.map((s) => ({ cron: s.cron, timezone: s.timezone }))).toEqual([
       { cron: SHORT_CRON, timezone: 'UTC' },
     ]);
     // A scheduled pass (nobody sent it): the same drift files nothing new, the lost alert is queued.
     const scheduled = await waitFor('a scheduled drift_check to complete', async () => {
-      const found = await jobs.boss.findJobs(jobNames.driftCheck);
+      const found = await jobs.boss.findJobs(DRIFT_CHECK_JOB);
       return found.find((job) => job.state === 'completed');
     });
     expect(scheduled.output).toMatchObject({

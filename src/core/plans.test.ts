@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../core/errors.ts';
+import { AppError } from './errors.ts';
 import {
   ANONYMOUS_LIMITS,
   isPlan,

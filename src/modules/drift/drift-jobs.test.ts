@@ -5,15 +5,15 @@
 // outbox are in drift-schedule.test.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, createTestApp, SECRET_KEY, type TestApp } from '../../test/support/app.ts';
-import { loadMysqlSql, loadPostgresSql } from '../../test/support/corpus.ts';
+import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
+import { loadMysqlSql, loadPostgresSql } from '../../../test/support/corpus.ts';
 import {
   createTestPgDatabase,
   pgAvailable,
   reportSkipped,
   type TestPgDatabase,
   testPgUrl,
-} from '../../test/support/databases.ts';
+} from '../../../test/support/databases.ts';
 import {
   driftJobConfig,
   driftRunsOf,
@@ -21,18 +21,20 @@ import {
   PUBLIC_URL,
   recordingLogger,
   waitFor,
-} from '../../test/support/drift.ts';
+} from '../../../test/support/drift.ts';
 import {
   createTestMysqlDatabase,
   mysqlAvailable,
   type TestMysqlDatabase,
   testMysqlUrl,
-} from '../../test/support/mysql.ts';
-import { startSmtpServer, type TestSmtpServer } from '../../test/support/smtp.ts';
-import { freePort } from '../../test/support/targets.ts';
-import { createDriftPass, DRIFT_CHECK_ACTOR } from '../modules/drift/drift-pass.ts';
-import { createDriftJobHandlers, type DriftJobHandlers, registerDriftJobs } from './drift.ts';
-import { jobNames } from './names.ts';
+} from '../../../test/support/mysql.ts';
+import { queueOf, registerModuleJobs, scheduleIn } from '../../../test/support/schedules.ts';
+import { startSmtpServer, type TestSmtpServer } from '../../../test/support/smtp.ts';
+import { freePort } from '../../../test/support/targets.ts';
+import type { Module } from '../module.ts';
+import { DRIFT_ALERT_JOB, DRIFT_CHECK_JOB, driftModule } from './drift.module.ts';
+import { createDriftChecker } from './drift-check.ts';
+import { createDriftPass, DRIFT_CHECK_ACTOR } from './drift-pass.ts';
 
 const API = '/api/v1';
 
@@ -47,8 +49,7 @@ describe('drift jobs', { skip: !pgUp }, () => {
   let pg: TestPgDatabase;
   let maria: TestMysqlDatabase | undefined;
   let acme: Awaited<ReturnType<typeof orgOnPlan>>;
-  let handlers: DriftJobHandlers;
-  let closeJobs: () => Promise<void>;
+  let drift: Module;
   let ordersId: string;
   let admins: string[];
   const logger = recordingLogger();
@@ -81,21 +82,13 @@ describe('drift jobs', { skip: !pgUp }, () => {
     await orgOnPlan(t, 'Elsewhere');
     admins = [acme.owner, orgAdmin, projectAdmin].map((c) => c.user.email).sort();
 
-    const deps = {
-      db: t.store.db,
+    drift = await registerModuleJobs(t, driftModule, t.jobs!, {
       logger,
-      now: t.now,
-      secretKey: SECRET_KEY,
       config: driftJobConfig({ smtpUrl: smtp.url }),
-      pollingIntervalSeconds: 0.5,
-    };
-    closeJobs = await registerDriftJobs(t.jobs!, deps);
-    handlers = createDriftJobHandlers(t.jobs!, deps);
+    });
   });
   afterAll(async () => {
-    await handlers?.close();
     await t?.close();
-    await closeJobs?.();
     await smtp?.close();
     await pg?.drop();
     await maria?.drop();
@@ -150,7 +143,7 @@ describe('drift jobs', { skip: !pgUp }, () => {
     expect(mail!.html).not.toContain('tag<b>');
 
     const job = await waitFor('the alert job to complete', async () => {
-      const [found] = await t.jobs!.boss.findJobs(jobNames.sendDriftAlert, { id: reportId });
+      const [found] = await t.jobs!.boss.findJobs(DRIFT_ALERT_JOB, { id: reportId });
       return found?.state === 'completed' ? found : undefined;
     });
     expect(job.output).toEqual({ status: 'sent', via: 'smtp', recipients: admins });
@@ -164,9 +157,12 @@ describe('drift jobs', { skip: !pgUp }, () => {
     // The same drift again, by hand and by the daily pass: no new report, no second e-mail.
     const again = await acme.owner.post(`${API}/connections/${ordersId}/drift/check`);
     expect(again.body.report.id).toBe(reportId);
-    const pass = await handlers.pass();
+    const pass = await scheduleIn(drift, DRIFT_CHECK_JOB).run();
     expect(pass).toMatchObject({ new_reports: 0, alerts_requeued: 0 });
-    expect(await handlers.sendAlert(reportId)).toEqual({ status: 'skipped', reason: 'sent' });
+    expect(await queueOf(drift, DRIFT_ALERT_JOB).work({ report_id: reportId })).toEqual({
+      status: 'skipped',
+      reason: 'sent',
+    });
     await sleep(1_500);
     expect(smtp.received).toHaveLength(1);
   });
@@ -183,7 +179,7 @@ describe('drift jobs', { skip: !pgUp }, () => {
     const starter = await orgOnPlan(t, 'Starter org', 'starter');
     const notChecked = [await pro.connect(pg.url), await starter.connect(pg.url)];
 
-    const result = await handlers.pass();
+    const result = await scheduleIn(drift, DRIFT_CHECK_JOB).run();
     const acmeConnections = mariaId ? 3 : 2;
     expect(result).toMatchObject({
       connections: acmeConnections,
@@ -222,7 +218,10 @@ describe('drift jobs', { skip: !pgUp }, () => {
       .where('id', '=', ordersId)
       .executeTakeFirstOrThrow();
     await expect(
-      handlers.checker.check(connection, DRIFT_CHECK_ACTOR, { plan: 'pro' }),
+      createDriftChecker({
+        ...t.composition,
+        alerts: { enqueue: async () => {} },
+      }).check(connection, DRIFT_CHECK_ACTOR, { plan: 'pro' }),
     ).rejects.toMatchObject({
       code: 'forbidden',
       detail: 'Drift detection requires the Enterprise plan',
@@ -273,7 +272,7 @@ describe('drift jobs', { skip: !pgUp }, () => {
   });
 
   it('keeps the alert job retried with back-off', async () => {
-    const queue = await t.jobs!.boss.getQueue(jobNames.sendDriftAlert);
+    const queue = await t.jobs!.boss.getQueue(DRIFT_ALERT_JOB);
     expect({
       retryLimit: queue?.retryLimit,
       retryBackoff: queue?.retryBackoff,

@@ -7,27 +7,20 @@
 // rollback caught by a drop fails whole (it restores in one transaction), it never restores half.
 // Bounded: at most `batchSize` patches a pass, oldest first, a few connections at a time. A
 // connection that fails is logged and its patches wait for the next pass; the others go on.
-import type { TargetsConfig } from '../config.ts';
-import type { SystemActor } from '../core/actors.ts';
-import { AppError } from '../core/errors.ts';
-import type { TargetHandle } from '../dialects/dialect.ts';
-import type { TargetDialect } from '../dialects/index.ts';
-import type { DialectName } from '../engine/schema/model.ts';
-import { createAuditService } from '../modules/audit/audit.service.ts';
-import type { ConnectionsService } from '../modules/connections/connections.service.ts';
-import { createTargetAccess } from '../modules/connections/target-access.ts';
-import type { Resolver } from '../modules/connections/target-guard.ts';
-import { backupTablesOf } from '../modules/patches/patch-images.ts';
-import {
-  markBackupsDropped,
-  patchesWithBackupsDue,
-  patchWithBackupsDue,
-} from '../modules/patches/patches.repo.ts';
-import { createSecretBox } from '../security/secret-box.ts';
-import type { Db } from '../store/db.ts';
-import type { Patch } from '../store/tables.ts';
-import { ensureQueue, type Jobs, type JobsLogger } from './boss.ts';
-import { jobNames } from './names.ts';
+
+import { systemActor } from '../../core/actors.ts';
+import { AppError } from '../../core/errors.ts';
+import type { TargetHandle } from '../../dialects/dialect.ts';
+import type { DialectName } from '../../engine/schema/model.ts';
+import type { Db } from '../../store/db.ts';
+import type { Patch } from '../../store/tables.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import type { Logger } from '../module.ts';
+import { backupTablesOf } from './patch-images.ts';
+import { markBackupsDropped, patchesWithBackupsDue, patchWithBackupsDue } from './patches.repo.ts';
+
+export const BACKUP_RETENTION_JOB = 'backup_retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Patches one pass handles at most; the rest waits for the next pass. */
@@ -39,12 +32,7 @@ const TABLES_PER_DROP = 100;
 /** The failures named in a pass's result (all of them are in the log). */
 const ERRORS_LISTED = 50;
 
-const ACTOR: SystemActor = {
-  principal: null,
-  system: jobNames.backupRetention,
-  ip: 'local',
-  userAgent: null,
-};
+const ACTOR = systemActor(BACKUP_RETENTION_JOB);
 
 export interface BackupRetentionResult {
   /** Patches past their retention that the pass took up. */
@@ -58,7 +46,8 @@ export interface BackupRetentionResult {
 export interface BackupRetentionDeps {
   db: Db;
   connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
-  logger: JobsLogger;
+  logger: Logger;
+  audit: AuditService;
   /** BACKUP_RETENTION_DAYS. */
   retentionDays: number;
   now?: () => Date;
@@ -70,12 +59,11 @@ export function createBackupRetention({
   db,
   connections,
   logger,
+  audit,
   retentionDays,
   now = () => new Date(),
   batchSize = BATCH_SIZE,
 }: BackupRetentionDeps) {
-  const audit = createAuditService({ db, now });
-
   async function dropBackups(patch: Patch, dialect: DialectName, handle: Pick<TargetHandle, 'transaction'>) {
     const tables = backupTablesOf(dialect, patch);
     for (let i = 0; i < tables.length; i += TABLES_PER_DROP) {
@@ -130,7 +118,7 @@ export function createBackupRetention({
       logger.warn(
         {
           err: error,
-          job: jobNames.backupRetention,
+          job: BACKUP_RETENTION_JOB,
           connection_id: connectionId,
           patch_ids: left.map((p) => p.id),
         },
@@ -154,7 +142,7 @@ export function createBackupRetention({
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, groups.length) }, lane));
     logger.info(
-      { job: jobNames.backupRetention, due: result.due, dropped: result.dropped, failed: result.failed },
+      { job: BACKUP_RETENTION_JOB, due: result.due, dropped: result.dropped, failed: result.failed },
       'patch backups past retention dropped',
     );
     return result;
@@ -162,56 +150,3 @@ export function createBackupRetention({
 }
 
 /** Registers `backup_retention`; returns what closes its target pools. */
-export async function registerBackupRetention(
-  jobs: Jobs,
-  {
-    cron,
-    retentionDays,
-    pollingIntervalSeconds = 10,
-    db,
-    logger,
-    now = () => new Date(),
-    ...target
-  }: Omit<BackupRetentionDeps, 'connections' | 'batchSize'> & {
-    /** When to look for backups past retention, a cron expression in UTC (BACKUP_RETENTION_CRON). */
-    cron: string;
-    /** Opens the connection passwords sealed by the API (the same SECRET_KEY). */
-    secretKey: Buffer;
-    targets: TargetsConfig;
-    dialects?: Record<DialectName, TargetDialect>;
-    resolveHost?: Resolver;
-    pollingIntervalSeconds?: number;
-  },
-): Promise<() => Promise<void>> {
-  const name = jobNames.backupRetention;
-  // Its own pools to the targets, like drift's and the runs' (a `worker` has no API to borrow from).
-  const { connections, close } = createTargetAccess({
-    db,
-    audit: createAuditService({ db, now }),
-    box: createSecretBox(target.secretKey),
-    now,
-    targets: target.targets,
-    dialects: target.dialects,
-    resolveHost: target.resolveHost,
-  });
-  const pass = createBackupRetention({ db, connections, logger, now, retentionDays });
-  // `stately` like the other schedules: passes never pile up behind a slow one or across workers.
-  // A pass can wait on connect and statement timeouts of several targets: a generous expiry.
-  await ensureQueue(jobs, name, {
-    policy: 'stately',
-    retryLimit: 3,
-    retryDelay: 60,
-    retryBackoff: true,
-    expireInSeconds: 30 * 60,
-  });
-  await jobs.boss.schedule(name, cron, null, { tz: 'UTC' });
-  await jobs.boss.work(name, { pollingIntervalSeconds }, async () => {
-    try {
-      return await pass();
-    } catch (error) {
-      logger.error({ err: error, job: name }, 'backup retention failed');
-      throw error;
-    }
-  });
-  return close;
-}

@@ -1,0 +1,55 @@
+// Data patches: dry-run, the runs that execute and roll them back, and the daily drop of the
+// backups past BACKUP_RETENTION_DAYS.
+import type { Db } from '../../store/db.ts';
+import type { Run } from '../../store/tables.ts';
+import type { Module, Shared } from '../module.ts';
+import { createSnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
+import { BACKUP_RETENTION_JOB, createBackupRetention } from './backup-retention.ts';
+import { createPatchRunHandlers } from './patch-runs.ts';
+import { findPatch } from './patches.repo.ts';
+import { registerPatchesRoutes } from './patches.routes.ts';
+import { createPatchesService } from './patches.service.ts';
+
+/** The connection a patch run writes to: the patch's. */
+async function connectionOf(db: Db, run: Run): Promise<string | undefined> {
+  if (!run.subject_id) return undefined;
+  return (await findPatch(db, run.org_id, run.subject_id))?.connection_id;
+}
+
+export function patchesModule(shared: Shared): Module {
+  const { config, db, audit, connections, snapshots, gate, runs, logger, now } = shared;
+  const statementTimeoutMs = config.targets.statementTimeoutMs;
+  const patches = createPatchesService({ db, audit, connections, gate, runs, now, statementTimeoutMs });
+  const handlers = createPatchRunHandlers({
+    db,
+    connections,
+    snapshotAfterPatch: createSnapshotAfterPatch({ snapshots, logger }),
+    now,
+    statementTimeoutMs,
+  });
+  return {
+    name: 'patches',
+    routes: (api) => registerPatchesRoutes(api, { patches }),
+    runKinds: [
+      { kind: 'patch_execute', handler: handlers.patch_execute, action: 'patch.execute', connectionOf },
+      { kind: 'patch_rollback', handler: handlers.patch_rollback, action: 'patch.rollback', connectionOf },
+    ],
+    schedules: [
+      {
+        name: BACKUP_RETENTION_JOB,
+        cron: config.backupRetention.cron,
+        run: createBackupRetention({
+          db,
+          connections,
+          audit,
+          logger,
+          now,
+          retentionDays: config.backupRetention.days,
+        }),
+        // A pass can wait on connect and statement timeouts of several targets: a generous expiry.
+        retry: { limit: 3, delaySeconds: 60 },
+        expireInSeconds: 30 * 60,
+      },
+    ],
+  };
+}
