@@ -123,10 +123,18 @@ interface Server {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `node src/main.ts serve`, on the Node that runs this test; resolves once /readyz answers 200. */
-async function startServer(dataDir: string, extra: Record<string, string> = {}): Promise<Server> {
+/**
+ * `node src/main.ts serve` on the Node that runs this test (or `npm start`, as the README says);
+ * resolves once /readyz answers 200.
+ */
+async function startServer(
+  dataDir: string,
+  extra: Record<string, string> = {},
+  via: 'node' | 'npm' = 'node',
+): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, ['src/main.ts', 'serve']];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: childEnv(dataDir, port, extra),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -160,6 +168,16 @@ async function startServer(dataDir: string, extra: Record<string, string> = {}):
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { child, base, output: () => output, exited };
+}
+
+/** Whether any process of the group `pgid` still runs. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Sends SIGTERM and waits (bounded) for the process to end. */
@@ -238,25 +256,15 @@ describe('the embedded store, end to end', () => {
   it('creates an admin, serves, refuses a second process on the store, stops on SIGTERM and keeps the data', async () => {
     const dataDir = tempDataDir();
     const email = `admin-${Date.now().toString(36)}@example.com`;
+    // The password comes from the environment: npm echoes a command line, and `ps` shows it.
     const created = await run(
       'npm',
-      [
-        'exec',
-        '--',
-        'node',
-        'src/main.ts',
-        'create-admin',
-        '--email',
-        email,
-        '--password',
-        PASSWORD,
-        '--org',
-        'E2E Org',
-      ],
-      childEnv(dataDir, await freePort()),
+      ['run', 'cli', '--', 'create-admin', '--email', email, '--org', 'E2E Org'],
+      childEnv(dataDir, await freePort(), { ADMIN_PASSWORD: PASSWORD }),
       60_000,
     );
     expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout + created.stderr).not.toContain(PASSWORD);
     expect(created.stdout).toMatch(
       new RegExp(`Created organization "E2E Org" \\([0-9a-f-]{36}\\) with owner ${email}`),
     );
@@ -295,11 +303,37 @@ describe('the embedded store, end to end', () => {
     expect(listed.body).toMatchObject({ total: 1, page: 1, page_size: 50 });
     expect(listed.body.items.map((p: { id: string }) => p.id)).toEqual([project.body.id]);
 
-    // A second process on the same store stops at once with one line; it neither hangs nor writes.
+    // Operator commands work while the server runs: the server answers them on its socket.
     const second = `second-${Date.now().toString(36)}@example.com`;
+    const secondAdmin = await run(
+      process.execPath,
+      ['src/main.ts', 'create-admin', '--email', second, '--org', 'Second org'],
+      childEnv(dataDir, await freePort(), { ADMIN_PASSWORD: PASSWORD }),
+      20_000,
+    );
+    expect(secondAdmin.code, secondAdmin.stderr).toBe(0);
+    expect(secondAdmin.stdout).toMatch(/Created organization "Second org" \([0-9a-f-]{36}\) with owner/);
+    const plan = await run(
+      process.execPath,
+      ['src/main.ts', 'set-plan', '--org', 'Second org', '--plan', 'pro'],
+      childEnv(dataDir, await freePort()),
+      20_000,
+    );
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('is on the Pro plan: 300 requests per minute');
+    const unknown = await run(
+      process.execPath,
+      ['src/main.ts', 'set-plan', '--org', 'Nobody', '--plan', 'pro'],
+      childEnv(dataDir, await freePort()),
+      20_000,
+    );
+    expect(unknown.code).toBe(1);
+    expect(ownLines(unknown.stderr)).toEqual(['No organization has the id or name "Nobody"']);
+
+    // A second server on the same store stops at once with one line; it neither hangs nor writes.
     const busy = await run(
       process.execPath,
-      ['src/main.ts', 'create-admin', '--email', second, '--password', PASSWORD, '--org', 'Intruder'],
+      ['src/main.ts', 'serve'],
       childEnv(dataDir, await freePort()),
       20_000,
     );
@@ -329,16 +363,35 @@ describe('the embedded store, end to end', () => {
       expect((await call(again.base, 'GET', '/api/v1/projects', { bearer: key.body.secret })).status).toBe(
         200,
       );
-      const intruder = await fetch(`${again.base}/api/v1/auth/login`, {
+      const secondOwner = await fetch(`${again.base}/api/v1/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: second, password: PASSWORD }),
       });
-      expect(intruder.status).toBe(401);
+      expect(secondOwner.status).toBe(200);
     } finally {
       expect(await stopServer(again)).toEqual({ code: 0, signal: null });
     }
   }, 180_000);
+
+  it('stops `npm start` on SIGTERM to npm: the service exits, frees its port and its store', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServer(dataDir, {}, 'npm');
+    const port = Number(new URL(server.base).port);
+    // npm ends as it was told to (it re-raises the signal); what matters is what it leaves behind.
+    await stopServer(server);
+    // Nothing of the process group is left: npm, its shell and the service itself.
+    const deadline = Date.now() + 15_000;
+    while (groupAlive(server.child.pid!) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(groupAlive(server.child.pid!), server.output()).toBe(false);
+    expect(fs.existsSync(path.join(dataDir, 'dbops.lock'))).toBe(false);
+    await new Promise<void>((resolve, reject) => {
+      const probe = net.createServer();
+      probe.once('error', reject);
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+    });
+  }, 120_000);
 
   it('says how to create an admin when the store is empty and ADMIN_EMAIL is not set', async () => {
     const server = await startServer(tempDataDir());
