@@ -1,0 +1,10 @@
+// Column types shared by the store's tables: timestamps written as Date or ISO text, JSON as text.
+import type { ColumnType } from 'kysely';
+
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+export type Json<T> = ColumnType<T, string, string>;
