@@ -113,7 +113,7 @@ export function createMigrationsService(deps: {
       const verdict = await gate.gate(trx, actor, {
         projectId: migration.project_id,
         operation,
-        environment: target.environment,
+        writesTo: target,
         subjectId: migration.id,
         contentHash: contentHash(sql, migration.target_schema_hash),
       });

@@ -241,7 +241,7 @@ export function createPatchesService(deps: {
         const verdict = await gate.gate(trx, actor, {
           projectId: patch.project_id,
           operation: 'patch_execute',
-          environment: connection.environment,
+          writesTo: connection,
           subjectId: patch.id,
           contentHash: contentHash(patch, body, targetSchema),
         });
@@ -293,7 +293,7 @@ export function createPatchesService(deps: {
         const verdict = await gate.gate(trx, actor, {
           projectId: patch.project_id,
           operation: 'patch_rollback',
-          environment: connection.environment,
+          writesTo: connection,
           subjectId: patch.id,
           contentHash: createHash('sha256')
             .update(JSON.stringify([patch.execute_run_id, body.force === true, targetSchema]))
