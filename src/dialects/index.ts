@@ -23,6 +23,7 @@ export type {
   StatementErrorKind,
   TableStats,
 } from './execution.ts';
+export { maskSecret } from './secret-mask.ts';
 
 export const dialects: Record<DialectName, TargetDialect> = {
   postgresql: postgresDialect,
