@@ -6,12 +6,18 @@ import { mysqlDialect } from './mysql/mysql.dialect.ts';
 import { postgresDialect } from './postgres/postgres.dialect.ts';
 
 export type {
+  AliasedTable,
+  DialectCapabilities,
   IntrospectOptions,
   MigrationDialect,
+  ReturningSupport,
+  RowVersions,
+  SqlWriter,
   SslMode,
   TargetConfig,
   TargetDialect,
   TargetHandle,
+  TargetTransaction,
   TestResult,
 } from './dialect.ts';
 export { TargetError, type TargetErrorCause } from './errors.ts';
@@ -19,6 +25,7 @@ export type {
   ApplyOptions,
   ApplyProgress,
   ApplyResult,
+  PausedTriggers,
   StatementError,
   StatementErrorKind,
   TableStats,

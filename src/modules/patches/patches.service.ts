@@ -3,6 +3,7 @@
 // (the tables exist; whether each statement can be rolled back, and by which key), listed, read,
 // edited (which voids the approvals of the old content) and deleted.
 import { createHash, randomUUID } from 'node:crypto';
+import { dialects } from '../../dialects/index.ts';
 import type { PatchStatement } from '../../engine/patch/parse-patch.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Actor } from '../../http/context.ts';
@@ -95,11 +96,11 @@ export function createPatchesService(deps: {
     connection: Connection,
     statements: PatchStatement[],
   ): Promise<StoredPatchStatement[]> {
-    // MySQL images and keys are read in the connection's database: a statement naming another one
-    // would change tables nobody imaged.
+    // Where a qualifier names a database, not a schema (MySQL), images and keys are read in the
+    // connection's database: a statement naming another one would change tables nobody imaged.
     const elsewhere = statements.find(
       (s) =>
-        connection.dialect === 'mysql' &&
+        !dialects[connection.dialect].capabilities.schemasInDatabase &&
         s.table.includes('.') &&
         !s.table.startsWith(`${connection.database}.`),
     );
