@@ -6,8 +6,11 @@
 //
 // Three layers, each where a later addition lands: SqlWriter is pure (quoting, placeholders, the
 // statements whose grammar differs, capabilities), TargetDialect connects, TargetHandle runs work on
-// an open pool. Row streams in and out (COPY, LOAD DATA LOCAL INFILE) belong on the handle, as
-// `readRows`/`writeRows` beside `transaction`, with a capability here saying how the engine loads.
+// an open pool. Session settings are options of that work (TransactionOptions, ApplyOptions: limits
+// per statement, lock waits), which each dialect sets in its own variables and scope. Row streams
+// in and out (COPY, LOAD DATA LOCAL INFILE) belong on the handle, as `readRows`/`writeRows` beside
+// `transaction` (async iterables, back-pressure end to end), with a capability here saying how the
+// engine loads (a copy protocol, a local file stream) and its SqlWriter naming columns as it does.
 import type { DdlRenderer, ExecutableStatement } from '../engine/migration/migration.ts';
 import type { TableRef } from '../engine/migration/operations.ts';
 import type { SqlParser } from '../engine/migration/parsed.ts';
@@ -67,7 +70,7 @@ export interface TargetQueryResult {
 
 /** The connection a TargetHandle.transaction lends to its work. */
 export interface TargetTransaction {
-  /** Runs one statement; parameters are `$1…` on PostgreSQL and `?` on MySQL. Throws a TargetError. */
+  /** Runs one statement; its parameters are marked by the dialect's placeholder(). Throws a TargetError. */
   query(sql: string, params?: unknown[]): Promise<TargetQueryResult>;
 }
 
