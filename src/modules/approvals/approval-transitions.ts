@@ -14,6 +14,7 @@ import {
   lockRunsOfApproval,
   queueWaitingRun,
 } from '../runs/runs.repo.ts';
+import { protectionRefusal } from './approval-protection.ts';
 import { consumeApproval, moveApproval } from './approvals.repo.ts';
 
 const VERB: Record<Exclude<ApprovalStatus, 'pending'>, string> = {
@@ -88,7 +89,7 @@ async function releaseRuns(
 ): Promise<Run[]> {
   const released: Run[] = [];
   for (const run of await lockRunsOfApproval(trx, approval.id)) {
-    const refusal = await requesterRefusal(trx, run);
+    const refusal = (await requesterRefusal(trx, run)) ?? (await protectionRefusal(trx, run, approval));
     if (refusal === null) {
       const queued = await queueWaitingRun(trx, run.id);
       if (!queued) continue;

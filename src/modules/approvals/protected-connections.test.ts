@@ -1,7 +1,9 @@
 // A protected connection (API §6) on the real test servers: with a project policy that asks for no
 // approval at all, every run writing to it (patch execute and rollback, migration apply) waits for
 // an approval by someone other than the requester, and runs once granted. The same writes to an
-// unprotected twin run at once, so the protection, not the policy, is what holds them.
+// unprotected twin run at once, so the protection, not the policy, is what holds them. Protecting a
+// connection also outranks approvals asked before: a waiting run is not released, and an unused
+// self-granted approval is not used, on the requester's word alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -50,6 +52,22 @@ describe('protected connections', () => {
         expect(response.status).toBe(201);
         expect(response.body.protected).toBe(isProtected);
         return response.body.id;
+      }
+
+      /** Runs `work` under a policy where the requester may approve their own migration on development. */
+      async function selfApprovable(work: () => Promise<void>) {
+        const rule = {
+          operation: 'migration_apply',
+          environments: ['development'],
+          required_approvals: 1,
+          allow_self_approval: true,
+        };
+        expect((await owner.put(`${API}/projects/${projectId}/policy`, { rules: [rule] })).status).toBe(200);
+        try {
+          await work();
+        } finally {
+          await owner.put(`${API}/projects/${projectId}/policy`, { rules: [] });
+        }
       }
 
       /** Refused to the requester, granted by the reviewer: the run then starts and finishes. */
@@ -109,34 +127,47 @@ describe('protected connections', () => {
         expect((await owner.get(`${API}/migrations/${compared.body.id}`)).body.status).toBe('applied');
       });
 
-      it('voids an approval granted by the requester alone before the connection was protected', async () => {
-        // Self-approval allowed by policy, on development: the requester grants their own run.
-        expect(
-          (
-            await owner.put(`${API}/projects/${projectId}/policy`, {
-              rules: [
-                {
-                  operation: 'migration_apply',
-                  environments: ['development'],
-                  required_approvals: 1,
-                  allow_self_approval: true,
-                },
-              ],
-            })
-          ).status,
-        ).toBe(200);
-        try {
-          const source = await connection(
-            'create table items (id int primary key, qty int, note int);',
-            false,
+      /** A migration from an unprotected source to an unprotected target, and the target's id. */
+      async function migrationToUnprotected(): Promise<{ migration: string; target: string }> {
+        const source = await connection('create table items (id int primary key, qty int, note int);', false);
+        const target = await connection('create table items (id int primary key, qty int);', false);
+        const compared = await owner.post(`${API}/projects/${projectId}/migrations/compare`, {
+          source_connection_id: source,
+          target_connection_id: target,
+        });
+        expect(compared.status).toBe(201);
+        return { migration: compared.body.id, target };
+      }
+
+      it("does not release a waiting run on its requester's own approval once the connection is protected", async () => {
+        await selfApprovable(async () => {
+          const { migration, target } = await migrationToUnprotected();
+          const waiting = await owner.post(`${API}/migrations/${migration}/apply`, {});
+          expect(waiting.body.status).toBe('awaiting_approval');
+
+          expect((await owner.patch(`${API}/connections/${target}`, { protected: true })).status).toBe(200);
+          // Asked on the terms of then, so the requester may still decide; the run is not released.
+          const self = await owner.patch(`${API}/approvals/${waiting.body.approval_id}`, {
+            decision: 'approve',
+          });
+          expect(self.status).toBe(200);
+          const run = (await owner.get(`${API}/runs/${waiting.body.id}`)).body;
+          expect(run.status).toBe('cancelled');
+          expect(run.error).toMatch(
+            /is protected: the run needs an approval by someone other than its requester/,
           );
-          const target = await connection('create table items (id int primary key, qty int);', false);
-          const migration = (
-            await owner.post(`${API}/projects/${projectId}/migrations/compare`, {
-              source_connection_id: source,
-              target_connection_id: target,
-            })
-          ).body.id as string;
+          expect((await owner.get(`${API}/migrations/${migration}`)).body.status).toBe('draft');
+
+          // Asked again: today's terms, granted by someone else, and it runs.
+          const again = await owner.post(`${API}/migrations/${migration}/apply`, {});
+          expect(again.body.status).toBe('awaiting_approval');
+          expect((await approveByOther(again.body)).status).toBe('succeeded');
+        });
+      });
+
+      it('voids an approval granted by the requester alone before the connection was protected', async () => {
+        await selfApprovable(async () => {
+          const { migration, target } = await migrationToUnprotected();
           const first = await owner.post(`${API}/migrations/${migration}/apply`, {});
           expect(first.body.status).toBe('awaiting_approval');
           // Withdrawn, so the approval stays granted and unused when it is approved.
@@ -155,9 +186,7 @@ describe('protected connections', () => {
           expect((await owner.get(`${API}/approvals/${first.body.approval_id}`)).body.status).toBe(
             'cancelled',
           );
-        } finally {
-          await owner.put(`${API}/projects/${projectId}/policy`, { rules: [] });
-        }
+        });
       });
     });
   }
