@@ -5,8 +5,8 @@
 // A rollback restores rows exactly as they were, so the table's own triggers must not fire while it
 // does: a `last_update` trigger would stamp every restored row with the time of the rollback. Where
 // the engine can (PostgreSQL), the dialect disables them inside the transaction and they are enabled
-// again, each in the mode it had, before the commit. Where it cannot (MySQL), or when the table's
-// owner alone may, the verification reports the rows a trigger changed.
+// again, each in the mode it had, before the commit. Where the engine cannot (MySQL), or the
+// dialect may not (only the table's owner may), the verification reports the rows a trigger changed.
 import { TargetError } from '../../dialects/errors.ts';
 import { dialects } from '../../dialects/index.ts';
 import { findTable } from '../../engine/patch/rollback-key.ts';
