@@ -1,13 +1,23 @@
 // The TargetDialect interface: what the rest of the service may do with a target database, whatever
-// its engine. Modules use dialects only through it (DESIGN §2), never through `pg` or `mysql2`.
+// its engine. Modules use dialects only through it (DESIGN §2), never through `pg` or `mysql2`, and
+// never branch on a dialect's name: where the engines differ, the dialect says how (a method that
+// writes the SQL) or whether (a capability), as Kysely's adapters do.
 // Implementations: ./postgres (PostgreSQL) and ./mysql (MySQL 8, MariaDB 10.6+).
+//
+// Three layers, each where a later addition lands: SqlWriter is pure (quoting, placeholders, the
+// statements whose grammar differs, capabilities), TargetDialect connects, TargetHandle runs work on
+// an open pool. Session settings are options of that work (TransactionOptions, ApplyOptions: limits
+// per statement, lock waits), which each dialect sets in its own variables and scope. Row streams
+// in and out (COPY, LOAD DATA LOCAL INFILE) belong on the handle, as `readRows`/`writeRows` beside
+// `transaction` (async iterables, back-pressure end to end), with a capability here saying how the
+// engine loads (a copy protocol, a local file stream) and its SqlWriter naming columns as it does.
 import type { DdlRenderer, ExecutableStatement } from '../engine/migration/migration.ts';
 import type { TableRef } from '../engine/migration/operations.ts';
 import type { SqlParser } from '../engine/migration/parsed.ts';
 import type { ObjectFilterConfig } from '../engine/schema/filter.ts';
-import type { DialectName, Flavor, SchemaModel } from '../engine/schema/model.ts';
+import type { DialectName, Flavor, SchemaModel, TableModel } from '../engine/schema/model.ts';
 import type { TargetErrorCause } from './errors.ts';
-import type { ApplyOptions, ApplyResult, TableStats } from './execution.ts';
+import type { ApplyOptions, ApplyResult, PausedTriggers, TableStats } from './execution.ts';
 
 export type SslMode = 'disable' | 'require' | 'verify-full';
 
@@ -51,13 +61,16 @@ export interface IntrospectOptions {
 export interface TargetQueryResult {
   /** The rows a SELECT (or RETURNING) produced; empty for DML without them. */
   rows: Record<string, unknown>[];
-  /** Rows an UPDATE, DELETE or INSERT matched or inserted (MySQL: found, not only changed). */
+  /**
+   * Rows an UPDATE, DELETE or INSERT matched or inserted (MySQL: found, not only changed); for a
+   * statement that answers rows (SELECT, RETURNING), how many it answered, on every engine.
+   */
   affectedRows: number;
 }
 
 /** The connection a TargetHandle.transaction lends to its work. */
 export interface TargetTransaction {
-  /** Runs one statement; parameters are `$1…` on PostgreSQL and `?` on MySQL. Throws a TargetError. */
+  /** Runs one statement; its parameters are marked by the dialect's placeholder(). Throws a TargetError. */
   query(sql: string, params?: unknown[]): Promise<TargetQueryResult>;
 }
 
@@ -96,20 +109,103 @@ export interface TargetHandle {
   close(): Promise<void>;
 }
 
-export interface TargetDialect {
+/** A table in a statement, with the alias the rest of the statement calls it by. */
+export interface AliasedTable {
+  /** Quoted SQL naming the table. */
+  table: string;
+  alias: string;
+}
+
+/** Which statements take RETURNING on one flavour of the engine. */
+export interface ReturningSupport {
+  /** `INSERT … RETURNING`: PostgreSQL, MariaDB; not MySQL 8. */
+  insert: boolean;
+  /**
+   * A data-changing statement with RETURNING inside WITH, feeding another statement (PostgreSQL):
+   * the rows a statement changed reach a table in the same pass.
+   */
+  inWith: boolean;
+}
+
+/**
+ * Row versions: every row carries the id of the transaction that last wrote it (PostgreSQL's
+ * `xmin`), so a row written since a transaction is found without a copy of the row as it left it.
+ */
+export interface RowVersions {
+  /** A query answering the current transaction's id as the column `version`. */
+  readonly currentSql: string;
+  /** SQL true when the row aliased `alias` was last written by transaction `version`; null when `version` is not one. */
+  writtenBy(alias: string, version: string): string | null;
+}
+
+/** Engine-wide facts a caller decides by, never by the dialect's name. */
+export interface DialectCapabilities {
+  /** DDL takes part in transactions (PostgreSQL); without, each DDL statement commits by itself (MySQL). */
+  readonly transactionalDdl: boolean;
+  /**
+   * `x.table` names a schema of the connection's database (PostgreSQL); without, it names another
+   * database of the same server (MySQL), outside what the connection was registered for.
+   */
+  readonly schemasInDatabase: boolean;
+  /** Whether a table's triggers can be disabled inside a transaction (see SqlWriter.pauseTriggers). */
+  readonly pausableTriggers: boolean;
+  /** Row versions, or null when the engine has none (MySQL). */
+  readonly rowVersions: RowVersions | null;
+}
+
+/** How this engine's SQL is written: pure (no connection), except pauseTriggers, which runs in `tx`. */
+export interface SqlWriter {
+  readonly capabilities: DialectCapabilities;
+  /** An identifier quoted for this engine's SQL: always one name, never split on dots. */
+  quoteIdent(name: string): string;
+  /** The placeholder of a statement's `position`-th parameter, from 1: `$1` (PostgreSQL), `?` (MySQL). */
+  placeholder(position: number): string;
+  /** What RETURNING the server takes; it depends on the flavour (MariaDB has some, MySQL 8 none). */
+  returning(flavor: Flavor): ReturningSupport;
+  /**
+   * A table of this service's own in the target (DESIGN §4), quoted: PostgreSQL keeps them in the
+   * schema `dbops_backup`, MySQL beside the data with the prefix `_dbops_bak_`.
+   */
+  ownTable(name: string): string;
+  /** What must run once before an ownTable is created (PostgreSQL: its schema). */
+  ownTablesSetup(): string[];
+  /**
+   * Statements creating `into` as an empty table with the columns of `from` (whose model is
+   * `table`), indexed for joins on `key` at most: an index costs a write per copied row.
+   */
+  createEmptyCopy(into: string, from: string, table: TableModel, key: string[]): string[];
+  /** SQL true when two expressions are equal or both null, for values of any type. */
+  sameValue(left: string, right: string): string;
+  /** An UPDATE of `target` setting each of `columns` to the value in the joined `source` row. */
+  updateFrom(target: AliasedTable, source: AliasedTable, on: string, columns: string[]): string;
+  /** A DELETE of the rows of `target` that have a joined `source` row. */
+  deleteJoined(target: AliasedTable, source: AliasedTable, on: string): string;
+  /** `INSERT INTO table (columns) SELECT …` storing every value as given, identity columns included. */
+  insertAsGiven(table: string, columns: string, select: string): string;
+  /**
+   * A statement refreshing the planner statistics of `table` inside a transaction, or null where
+   * that cannot be done without committing it (MySQL's ANALYZE TABLE commits).
+   */
+  analyzeSql(table: string): string | null;
+  /**
+   * Disables the enabled user triggers of `table` (quoted) in `tx` until resumed, where the engine
+   * can; `unsupported` where it cannot (capabilities.pausableTriggers).
+   */
+  pauseTriggers(tx: TargetTransaction, table: string): Promise<PausedTriggers>;
+}
+
+export interface TargetDialect extends SqlWriter {
   readonly name: DialectName;
   /** Connects (one round trip to learn the version and flavour) or throws a TargetError. */
   open(config: TargetConfig): Promise<TargetHandle>;
   /** Connects, asks the version, disconnects. Never throws: failures are in `error`. */
   test(config: TargetConfig): Promise<TestResult>;
-  /** An identifier quoted for this engine's SQL. */
-  quoteIdent(name: string): string;
 }
 
 /**
  * A dialect that also renders migration DDL and parses SQL text of its engine (both pure: no
  * connection needed). The real dialects are these (`migrationDialects` in ./index.ts); plain
- * TargetDialect stays what connections and snapshots need, so their test doubles need nothing more.
+ * TargetDialect stays what connections, snapshots and patches need.
  */
 export interface MigrationDialect extends TargetDialect, DdlRenderer, SqlParser {
   readonly name: DialectName;

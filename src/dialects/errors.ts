@@ -2,8 +2,9 @@
 // show ("authentication failed", "unreachable", …) and a caller can act on (retry on
 // connection_lost, not on authentication_failed). Each dialect classifies its driver's errors by
 // SQLSTATE or errno and Node's socket error codes, never by message text. A TargetError's message
-// never contains the password: server messages do not carry it, and it is redacted anyway in case
-// a driver echoes connection parameters.
+// never contains the password: server messages do not carry it, and it is masked anyway where a
+// driver or a proxy could echo it (secret-mask.ts).
+import { maskSecret } from './secret-mask.ts';
 
 export type TargetErrorCause =
   | 'authentication_failed'
@@ -79,14 +80,10 @@ export function classifySocketCode(code: string): TargetErrorCause | undefined {
   return undefined;
 }
 
-/** The message of a classified error: our summary, then what the server or driver said, redacted. */
+/** The message of a classified error: our summary, then what the server or driver said, masked. */
 export function targetMessage(cause: TargetErrorCause, detail: string | undefined, password: string): string {
   const text = detail ? `${SUMMARY[cause]}: ${detail}` : SUMMARY[cause];
-  return redact(text, password);
-}
-
-export function redact(text: string, secret: string): string {
-  return secret === '' ? text : text.split(secret).join('***');
+  return maskSecret(text, password);
 }
 
 /** The `code` property of a driver or Node error, when it is a string. */

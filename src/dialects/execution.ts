@@ -67,3 +67,14 @@ export interface ApplyResult {
   /** Stopped by the signal: `not_applied` holds what was left. */
   cancelled: boolean;
 }
+
+/** A table's triggers during work that must not fire them (a rollback restoring rows as they were). */
+export type PausedTriggers =
+  /** The table has no enabled user trigger. */
+  | { state: 'none' }
+  /** They are disabled until `resume`, which enables each in the mode it had. */
+  | { state: 'paused'; resume(): Promise<void> }
+  /** They could not be disabled (not the table's owner) and will fire. */
+  | { state: 'firing'; reason: string }
+  /** The engine cannot disable triggers (MySQL): any the table has will fire. */
+  | { state: 'unsupported' };

@@ -6,12 +6,18 @@ import { mysqlDialect } from './mysql/mysql.dialect.ts';
 import { postgresDialect } from './postgres/postgres.dialect.ts';
 
 export type {
+  AliasedTable,
+  DialectCapabilities,
   IntrospectOptions,
   MigrationDialect,
+  ReturningSupport,
+  RowVersions,
+  SqlWriter,
   SslMode,
   TargetConfig,
   TargetDialect,
   TargetHandle,
+  TargetTransaction,
   TestResult,
 } from './dialect.ts';
 export { TargetError, type TargetErrorCause } from './errors.ts';
@@ -19,10 +25,12 @@ export type {
   ApplyOptions,
   ApplyProgress,
   ApplyResult,
+  PausedTriggers,
   StatementError,
   StatementErrorKind,
   TableStats,
 } from './execution.ts';
+export { maskSecret } from './secret-mask.ts';
 
 export const dialects: Record<DialectName, TargetDialect> = {
   postgresql: postgresDialect,

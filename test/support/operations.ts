@@ -34,6 +34,8 @@ export function operations(t: TestApp) {
         contentHash: string;
         operation?: PolicyOperation;
         environment?: Environment;
+        /** Whether the connection written to is protected; not by default, so the policy alone decides. */
+        protected?: boolean;
       },
     ): Promise<{ verdict: GateDecision; run: Run }> {
       const operation = input.operation ?? 'migration_apply';
@@ -41,7 +43,7 @@ export function operations(t: TestApp) {
         const verdict = await gate.gate(trx, actor, {
           projectId: input.projectId,
           operation,
-          environment: input.environment ?? 'production',
+          writesTo: { environment: input.environment ?? 'production', protected: input.protected ?? false },
           subjectId: input.subjectId,
           contentHash: input.contentHash,
         });

@@ -4,7 +4,7 @@
 // survives a ROLLBACK), so a transaction would promise what the server does not keep: on failure the
 // result says exactly which statements took effect and which did not, and nothing is rolled back.
 // The connection is discarded afterwards, so no session setting outlives the apply.
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import type { Flavor } from '../../engine/schema/model.ts';
 import type { TargetError } from '../errors.ts';
 import type {
@@ -16,6 +16,7 @@ import type {
   TableRef,
   TableStats,
 } from '../execution.ts';
+import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
 const KIND_BY_ERRNO: Record<number, StatementErrorKind> = {
   1064: 'syntax', // ER_PARSE_ERROR
@@ -121,9 +122,7 @@ export async function applyMysql(
   }
 }
 
-// One identifier, never split on dots (as the dialect's quoteIdent).
-const quoteName = (name: string) =>
-  (mysql.escapeId as (value: string, forbidQualified: boolean) => string)(name, true);
+const quoteName = mysqlSqlWriter.quoteIdent;
 
 interface StatsRow {
   name: string;

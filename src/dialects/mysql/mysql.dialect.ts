@@ -28,6 +28,7 @@ import { mysqlDdl } from './mysql.ddl.ts';
 import { classifyMysqlError } from './mysql.errors.ts';
 import { buildMysqlModel } from './mysql.model.ts';
 import { parseMysqlSql } from './mysql.sql.ts';
+import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
 export function flavorOf(version: string): Flavor {
   return /mariadb/i.test(version) ? 'mariadb' : 'mysql';
@@ -173,8 +174,9 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
       const run = async (sql: string, params: unknown[] = []) => {
         try {
           const [result] = await connection.query(sql, params);
+          // Rows answered (a SELECT, MariaDB's RETURNING) count as PostgreSQL's rowCount does.
           return Array.isArray(result)
-            ? { rows: result as Record<string, unknown>[], affectedRows: 0 }
+            ? { rows: result as Record<string, unknown>[], affectedRows: result.length }
             : { rows: [], affectedRows: (result as { affectedRows?: number }).affectedRows ?? 0 };
         } catch (error) {
           throw fail(error);
@@ -218,11 +220,10 @@ function test(config: TargetConfig): Promise<TestResult> {
 }
 
 export const mysqlDialect: MigrationDialect = {
+  ...mysqlSqlWriter,
   name: 'mysql',
   open,
   test,
   renderDdl: mysqlDdl.renderDdl,
   parseSql: parseMysqlSql,
-  // The second argument forbids splitting on dots: a name is one identifier, never `db.table`.
-  quoteIdent: (name) => (mysql.escapeId as (value: string, forbidQualified: boolean) => string)(name, true),
 };

@@ -27,6 +27,7 @@ import { postgresDdl } from './postgres.ddl.ts';
 import { classifyPgError } from './postgres.errors.ts';
 import { buildPostgresModel } from './postgres.model.ts';
 import { parsePostgresSql } from './postgres.sql.ts';
+import { postgresSqlWriter } from './postgres.sql-writer.ts';
 
 function sslOptions(config: TargetConfig): pg.PoolConfig['ssl'] {
   // `pg` sends SNI and checks the certificate against `host` when it is a name. When `host` is the
@@ -199,10 +200,10 @@ function test(config: TargetConfig): Promise<TestResult> {
 }
 
 export const postgresDialect: MigrationDialect = {
+  ...postgresSqlWriter,
   name: 'postgresql',
   open,
   test,
-  quoteIdent: (name) => pg.escapeIdentifier(name),
   renderDdl: postgresDdl.renderDdl,
   parseSql: parsePostgresSql,
 };

@@ -4,17 +4,24 @@
 // with an approved approval bound to its exact content (a hash of the SQL text and the target
 // schema hash, computed by the caller). Editing the content voids the approvals of the old one.
 //
+// Every operation names the connection it writes to (`writesTo`): a protected one (API §6) needs an
+// approval by someone other than the requester whatever the policy says, so an operation gets that
+// protection by declaring what it writes to, never by a check of its own (approval-rule.ts). The
+// run names it too (`writesToParam`), so that a run still waiting when the connection becomes
+// protected is not released on its requester's word (approval-protection.ts).
+//
 // Use, inside the transaction that creates the run:
-//   const verdict = await gate.gate(trx, actor, { projectId, operation, environment, subjectId, contentHash });
-//   const run = await runs.create(trx, actor, { …, awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null });
+//   const verdict = await gate.gate(trx, actor, { projectId, operation, writesTo: connection, subjectId, contentHash });
+//   const run = await runs.create(trx, actor, { …, params: { …, ...writesToParam(connection.id) },
+//     awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null });
 // and, in the code that edits a patch or migration: `await gate.voidApprovals(trx, actor, subjectId)`.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { conflict } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
-import type { Approval, Environment, PolicyOperation, PolicyRule } from '../../store/tables.ts';
+import type { Approval, PolicyOperation } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { DEFAULT_POLICY } from '../projects/projects.schemas.ts';
+import { requiredApproval, satisfies, type WriteTarget } from './approval-rule.ts';
 import { approvalEvent, resolveApproval } from './approval-transitions.ts';
 import {
   consumeApproval,
@@ -30,8 +37,8 @@ export interface GateInput {
   projectId: string;
   /** The policy operation (API §5): patch_execute, migration_apply, … */
   operation: PolicyOperation;
-  /** The environment of the target connection. */
-  environment: Environment;
+  /** The connection the operation writes to: its environment picks the policy rule, its protection tightens it. */
+  writesTo: WriteTarget;
   /** The patch, migration, scenario, config or bridge the operation runs. */
   subjectId: string;
   /** Hash of exactly what will run (SQL text and target schema hash). */
@@ -43,17 +50,6 @@ export type GateDecision =
   | { decision: 'proceed'; approvalId: string | null }
   /** Create the run `awaiting_approval` with this approval: it starts when the approval is granted. */
   | { decision: 'await'; approvalId: string };
-
-/** The rule of the policy that applies to this operation on this environment, if any. */
-export function ruleFor(
-  policy: PolicyRule[] | null,
-  operation: PolicyOperation,
-  environment: Environment,
-): PolicyRule | undefined {
-  return (policy ?? DEFAULT_POLICY).find(
-    (rule) => rule.operation === operation && rule.environments.includes(environment),
-  );
-}
 
 export type ApprovalGate = ReturnType<typeof createApprovalGate>;
 
@@ -72,10 +68,20 @@ export function createApprovalGate(deps: { audit: AuditService; now: () => Date 
       for (const stale of live.filter((a) => a.content_hash !== input.contentHash && a.status !== 'rejected'))
         await resolveApproval(trx, deps, actor, stale, 'cancelled', { reason: 'content changed' });
 
-      const rule = ruleFor(await findProjectPolicy(trx, input.projectId), input.operation, input.environment);
+      const rule = requiredApproval(
+        await findProjectPolicy(trx, input.projectId),
+        input.operation,
+        input.writesTo,
+      );
       if (!rule) return { decision: 'proceed', approvalId: null };
 
-      const current: Approval | undefined = live.find((a) => a.content_hash === input.contentHash);
+      let current: Approval | undefined = live.find((a) => a.content_hash === input.contentHash);
+      // Asked or granted before the connection was protected, on weaker terms: it does not count.
+      // (Unprotected writes keep what was asked, as they always have when a policy changes.)
+      if (input.writesTo.protected && current && current.status !== 'rejected' && !satisfies(current, rule)) {
+        await resolveApproval(trx, deps, actor, current, 'cancelled', { reason: 'approval terms tightened' });
+        current = undefined;
+      }
       if (current?.status === 'rejected') {
         throw conflict('The approval for this content was rejected; change it to ask for approval again');
       }
@@ -100,7 +106,7 @@ export function createApprovalGate(deps: { audit: AuditService; now: () => Date 
         requested_by: actor.principal.userId,
         required_approvals: rule.required_approvals,
         allow_self_approval: rule.allow_self_approval,
-        environment: input.environment,
+        environment: input.writesTo.environment,
         content_hash: input.contentHash,
         created_at: at,
         expires_at: new Date(at.getTime() + APPROVAL_TTL_MS),
@@ -113,7 +119,8 @@ export function createApprovalGate(deps: { audit: AuditService; now: () => Date 
         trx,
         actor,
         approvalEvent('approval.request', approval, {
-          environment: input.environment,
+          environment: input.writesTo.environment,
+          protected: input.writesTo.protected,
           required_approvals: approval.required_approvals,
           content_hash: approval.content_hash,
         }),

@@ -16,6 +16,7 @@ import {
   lockRunsOfApproval,
   queueWaitingRun,
 } from '../runs/runs.repo.ts';
+import { protectionRefusal } from './approval-protection.ts';
 import { consumeApproval, moveApproval } from './approvals.repo.ts';
 
 const VERB: Record<Exclude<ApprovalStatus, 'pending'>, string> = {
@@ -93,7 +94,8 @@ async function releaseRuns(
 ): Promise<Run[]> {
   const released: Run[] = [];
   for (const run of await lockRunsOfApproval(trx, approval.id)) {
-    const refusal = await requesterRefusal(trx, run, runKinds);
+    const refusal =
+      (await requesterRefusal(trx, run, runKinds)) ?? (await protectionRefusal(trx, run, approval));
     if (refusal === null) {
       const queued = await queueWaitingRun(trx, run.id);
       if (!queued) continue;

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, invalid } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import type { TargetHandle, TestResult } from '../../dialects/index.ts';
+import { maskSecret, type TargetHandle, type TestResult } from '../../dialects/index.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
@@ -155,10 +155,9 @@ export function createConnectionsService(deps: {
 
   /** A target failure as the API's 502: names the connection and the cause, never the password. */
   function unavailable(connection: Connection, error: TargetError, password: string): AppError {
-    const message = password === '' ? error.message : error.message.split(password).join('***');
     return new AppError(
       'target_unavailable',
-      `Connection "${connection.name}" (${connection.id}) failed: ${error.cause}: ${message}`,
+      `Connection "${connection.name}" (${connection.id}) failed: ${error.cause}: ${maskSecret(error.message, password)}`,
     );
   }
 
@@ -335,10 +334,10 @@ export function createConnectionsService(deps: {
       const { connection } = await requireConnection(db, actor, id, 'connection.test');
       const endpoint = endpointOf(connection);
       const result = await pools.test(connection.dialect, endpoint);
-      const error =
-        result.error && endpoint.password !== ''
-          ? { ...result.error, message: result.error.message.split(endpoint.password).join('***') }
-          : result.error;
+      const error = result.error && {
+        ...result.error,
+        message: maskSecret(result.error.message, endpoint.password),
+      };
       await audit.record(db, actor, {
         ...event('connection.test', connection, {
           ok: result.ok,

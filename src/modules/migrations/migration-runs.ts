@@ -5,7 +5,7 @@
 // the residual diff against the source (within the compare's table scope) is recorded.
 
 import { conflict, notFound } from '../../core/errors.ts';
-import type { ApplyResult } from '../../dialects/index.ts';
+import { type ApplyResult, dialects } from '../../dialects/index.ts';
 import type { ExecutableStatement } from '../../engine/migration/index.ts';
 import { scopeModel, type TableScope } from '../../engine/migration/index.ts';
 import { diffSchemas, isEmptyDiff } from '../../engine/schema/diff.ts';
@@ -66,7 +66,7 @@ export function createMigrationRunHandlers(deps: {
     return result;
   }
 
-  function outcome(statements: { sql: string }[], result: ApplyResult, mysql: boolean) {
+  function outcome(statements: { sql: string }[], result: ApplyResult, transactionalDdl: boolean) {
     const applied = new Set(result.applied);
     return {
       applied: result.applied,
@@ -79,8 +79,8 @@ export function createMigrationRunHandlers(deps: {
               sql: statements[result.failed.index]?.sql ?? null,
               error: result.failed.error,
             },
-      // MySQL DDL commits by itself: what ran stays (API §8).
-      rolled_back: result.failed !== null && !mysql,
+      // Where DDL commits by itself (MySQL), what ran stays (API §8).
+      rolled_back: result.failed !== null && transactionalDdl,
     };
   }
 
@@ -107,7 +107,7 @@ export function createMigrationRunHandlers(deps: {
       await updateMigration(db, migration.id, { status: 'failed', updated_at: now() });
       throw error;
     }
-    const report = outcome(executable, result, target.dialect === 'mysql');
+    const report = outcome(executable, result, dialects[target.dialect].capabilities.transactionalDdl);
     if (result.failed !== null) {
       await updateMigration(db, migration.id, { status: 'failed', updated_at: now() });
       throw new RunFailed(

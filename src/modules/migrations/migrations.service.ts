@@ -13,6 +13,7 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { writesToParam } from '../approvals/approval-protection.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -113,7 +114,7 @@ export function createMigrationsService(deps: {
       const verdict = await gate.gate(trx, actor, {
         projectId: migration.project_id,
         operation,
-        environment: target.environment,
+        writesTo: target,
         subjectId: migration.id,
         contentHash: contentHash(sql, migration.target_schema_hash),
       });
@@ -123,7 +124,7 @@ export function createMigrationsService(deps: {
         subjectId: migration.id,
         total,
         unit: 'statements',
-        params: { migration_id: migration.id },
+        params: { migration_id: migration.id, ...writesToParam(target.id) },
         awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
       });
       await audit.record(

@@ -4,11 +4,10 @@
 // their WHERE selects before running; after an UPDATE the same rows are read again by the
 // statement's rollback key (by the WHERE again when it has none); an INSERT's rows are sampled
 // after it through RETURNING when it is reversible (PostgreSQL without rewrite rules, MariaDB).
-import type { TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
+import type { SqlWriter, TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import type { DialectName } from '../../engine/schema/model.ts';
+import { dialects } from '../../dialects/index.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
-import { quoteName } from './patch-images.ts';
 
 export const SAMPLE_ROWS = 20;
 
@@ -33,10 +32,9 @@ export interface DryRunResult {
   total_affected_rows: number;
 }
 
-/** `($1, $2)` / `(?, ?)` placeholders for `count` values starting after `offset` values. */
-function placeholders(dialect: DialectName, count: number, offset: number): string {
-  const marks = Array.from({ length: count }, (_, i) => (dialect === 'mysql' ? '?' : `$${offset + i + 1}`));
-  return `(${marks.join(', ')})`;
+/** A tuple of placeholders for `count` values starting after `offset` values. */
+function placeholders(sql: SqlWriter, count: number, offset: number): string {
+  return `(${Array.from({ length: count }, (_, i) => sql.placeholder(offset + i + 1)).join(', ')})`;
 }
 
 function selectWhere(statement: StoredPatchStatement): string {
@@ -45,14 +43,14 @@ function selectWhere(statement: StoredPatchStatement): string {
 
 async function rowsByKey(
   tx: TargetTransaction,
-  dialect: DialectName,
+  sql: SqlWriter,
   statement: StoredPatchStatement,
   key: string[],
   rows: Record<string, unknown>[],
 ): Promise<Record<string, unknown>[]> {
   if (rows.length === 0) return [];
-  const columns = `(${key.map((c) => quoteName(dialect, c)).join(', ')})`;
-  const tuples = rows.map((_, i) => placeholders(dialect, key.length, i * key.length)).join(', ');
+  const columns = `(${key.map((c) => sql.quoteIdent(c)).join(', ')})`;
+  const tuples = rows.map((_, i) => placeholders(sql, key.length, i * key.length)).join(', ');
   const params = rows.flatMap((row) => key.map((c) => row[c]));
   return (await tx.query(`SELECT * FROM ${statement.table_sql} WHERE ${columns} IN (${tuples})`, params))
     .rows;
@@ -64,7 +62,7 @@ export async function dryRunPatch(
   statements: StoredPatchStatement[],
   options: { statementTimeoutMs: number },
 ): Promise<DryRunResult> {
-  const dialect = handle.dialect;
+  const sqlWriter = dialects[handle.dialect];
   const results = await handle.transaction(
     async (tx) => {
       const out: DryRunStatement[] = [];
@@ -75,8 +73,8 @@ export async function dryRunPatch(
         // The newline ends a trailing `--` comment.
         // A reversible INSERT is one whose rows RETURNING can give (no rewrite rule, not MySQL 8).
         const sampled = statement.kind === 'insert' && statement.key != null;
-        const sql = sampled ? `${statement.sql}\nRETURNING *` : statement.sql;
-        const executed = await tx.query(sql).catch((error) => {
+        const text = sampled ? `${statement.sql}\nRETURNING *` : statement.sql;
+        const executed = await tx.query(text).catch((error) => {
           if (error instanceof TargetError && (error.cause === 'other' || error.cause === 'timeout'))
             throw new PatchStatementFailed(statement.index, error.message);
           throw error;
@@ -86,12 +84,12 @@ export async function dryRunPatch(
         else if (statement.kind === 'update') {
           const key = statement.key;
           after = key
-            ? await rowsByKey(tx, dialect, statement, key, before)
+            ? await rowsByKey(tx, sqlWriter, statement, key, before)
             : (await tx.query(selectWhere(statement) + limit)).rows;
         }
         out.push({
           index: statement.index,
-          affected_rows: sampled && dialect === 'mysql' ? executed.rows.length : executed.affectedRows,
+          affected_rows: executed.affectedRows,
           sample_before: before,
           sample_after: after,
         });

@@ -8,6 +8,7 @@
 import { AppError, conflict, notFound } from '../../core/errors.ts';
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
+import { dialects } from '../../dialects/index.ts';
 import { findTable, keyOnModel } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
@@ -19,7 +20,7 @@ import {
   createImageSql,
   finishAfterImage,
   imagesOf,
-  PG_BACKUP_SCHEMA,
+  needsFinishedAfterImage,
   runWithImages,
   writableColumns,
 } from './patch-images.ts';
@@ -77,6 +78,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
     )
       throw conflict(`The patch is ${patch.status} and cannot be executed`);
     const dialect = connection.dialect;
+    const sql = dialects[dialect];
     const fail = async (message: string, result: Record<string, unknown>): Promise<never> => {
       await updatePatch(db, patch.id, { status: 'failed', updated_at: now() });
       throw new RunFailed(message, result);
@@ -97,34 +99,32 @@ export function createPatchExecute(deps: PatchRunDeps) {
         assertSchemaAsRequested(run.params, model);
         statements = refreshStatements(patch.statements, model, params.allow_irreversible === true);
         const target = { dialect, flavor: handle.flavor, runId: run.id };
-        // MySQL commits DDL by itself: the empty images are created before the data transaction.
+        // DDL may commit by itself (MySQL): the empty images are created before the data transaction.
         await handle.transaction(
           async (tx) => {
             // An earlier execution that was interrupted (its process killed) may have left images.
             for (const earlier of await unsuccessfulRunIds(db, 'patch_execute', patch.id, run.id))
               await dropTables(tx, backupTablesOf(dialect, patch, earlier));
-            if (dialect === 'postgresql' && images().length > 0)
-              await tx.query(`CREATE SCHEMA IF NOT EXISTS "${PG_BACKUP_SCHEMA}"`);
+            if (images().length > 0) for (const setup of sql.ownTablesSetup()) await tx.query(setup);
             for (const s of statements)
               for (const image of imagesOf(dialect, s))
-                for (const sql of createImageSql(
-                  dialect,
+                for (const create of createImageSql(
+                  sql,
                   backupTable(dialect, run.id, s.index, image),
                   s,
                   findTable(model, s.table)!,
                 ))
-                  await tx.query(sql);
+                  await tx.query(create);
           },
           { commit: true },
         );
         try {
           return await handle.transaction(
             async (tx) => {
-              // The id every row this transaction writes carries as `xmin` (patch-images.ts).
+              // The version every row this transaction writes carries (patch-images.ts).
+              const versions = sql.capabilities.rowVersions;
               const xid =
-                dialect === 'postgresql'
-                  ? String((await tx.query('SELECT txid_current() % 4294967296 AS xid')).rows[0]!.xid)
-                  : null;
+                versions === null ? null : String((await tx.query(versions.currentSql)).rows[0]!.version);
               const counts = { affected: [] as number[], imaged: [] as number[], xid };
               for (const s of statements) {
                 const done = await runWithImages(tx, target, s);
@@ -133,8 +133,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
                 await context.progress(s.index + 1, statements.length);
               }
               for (const s of statements)
-                if (dialect === 'mysql' && s.kind !== 'delete' && s.key !== null)
-                  await finishAfterImage(tx, run.id, s);
+                if (needsFinishedAfterImage(dialect, s)) await finishAfterImage(tx, dialect, run.id, s);
               const total = counts.affected.reduce((a, b) => a + b, 0);
               if (expected !== undefined && total !== expected)
                 throw new ExpectedRowsMismatch(

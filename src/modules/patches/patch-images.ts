@@ -1,21 +1,21 @@
 // The images a patch keeps in the target database to be rolled back (API §9), and the SQL that
 // writes and reads them. Per statement: UPDATE keeps the rows before it (`before`); DELETE the
-// deleted rows (`before`); INSERT the inserted rows (`after`). PostgreSQL writes them in schema
-// `dbops_backup`; MySQL beside the data as `_dbops_bak_…`, having no second schema to write to.
-// Both are named by run id and filtered from introspection and drift.
+// deleted rows (`before`); INSERT the inserted rows (`after`). They are tables of this service's own
+// (the dialect's ownTable: PostgreSQL's schema `dbops_backup`, MySQL's `_dbops_bak_` prefix, having
+// no second schema to write to), named by run id and filtered from introspection and drift.
 //
-// A rollback must find the rows changed since the patch. On PostgreSQL every row the patch wrote
-// carries its transaction id as `xmin` until something else writes it, so a row whose `xmin`
-// differs was changed since: no copy of the updated rows is needed, and the patch costs one
-// extra pass (the before-image) over a plain UPDATE. MySQL has no such column: an UPDATE also
-// keeps the rows as the whole patch left them (`after`) to compare with. DELETE and INSERT images
-// come from the statement's own RETURNING on PostgreSQL (one pass); MariaDB's INSERT … RETURNING
-// gives the inserted keys, whose rows are then copied. The rollback's SQL: patch-restore-plan.ts.
-import type { TargetTransaction } from '../../dialects/dialect.ts';
+// A rollback must find the rows changed since the patch. Where the engine has row versions
+// (PostgreSQL's `xmin`), every row the patch wrote carries its transaction id until something else
+// writes it, so a row whose version differs was changed since: no copy of the updated rows is
+// needed, and the patch costs one extra pass (the before-image) over a plain UPDATE. Without them
+// (MySQL) an UPDATE also keeps the rows as the whole patch left them (`after`) to compare with.
+// DELETE and INSERT images come from the statement's own RETURNING inside WITH where the engine
+// takes it (PostgreSQL, one pass); MariaDB's INSERT … RETURNING gives the inserted keys, whose rows
+// are then copied. The rollback's SQL: patch-restore-plan.ts.
+import type { SqlWriter, TargetTransaction } from '../../dialects/dialect.ts';
+import { dialects } from '../../dialects/index.ts';
 import type { DialectName, Flavor, TableModel } from '../../engine/schema/model.ts';
 import type { Patch, StoredPatchStatement } from '../../store/tables.ts';
-
-export const PG_BACKUP_SCHEMA = 'dbops_backup';
 
 /** Inserted MariaDB keys copied into the after-image per statement. */
 const KEY_BATCH = 1_000;
@@ -30,11 +30,7 @@ export function backupTable(
   image: Image = 'before',
 ): string {
   const id = `${runId.replaceAll('-', '')}_${index}${image === 'after' ? '_after' : ''}`;
-  return dialect === 'mysql' ? `\`_dbops_bak_${id}\`` : `"${PG_BACKUP_SCHEMA}"."${id}"`;
-}
-
-export function quoteName(dialect: DialectName, name: string): string {
-  return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
+  return dialects[dialect].ownTable(id);
 }
 
 /**
@@ -61,7 +57,20 @@ export function imagesOf(
   const keyed = statement.key !== null;
   if (statement.kind === 'delete') return ['before'];
   if (statement.kind === 'insert') return keyed ? ['after'] : [];
-  return keyed && dialect === 'mysql' ? ['before', 'after'] : ['before'];
+  // Without row versions, an updated row is told changed since by comparing it with the after-image.
+  return keyed && dialects[dialect].capabilities.rowVersions === null ? ['before', 'after'] : ['before'];
+}
+
+/** Whether the statement's after-image is brought up to date once the whole patch ran (finishAfterImage). */
+export function needsFinishedAfterImage(
+  dialect: DialectName,
+  statement: Pick<StoredPatchStatement, 'kind' | 'key'>,
+): boolean {
+  return (
+    dialects[dialect].capabilities.rowVersions === null &&
+    statement.kind !== 'delete' &&
+    statement.key !== null
+  );
 }
 
 /** The columns a statement's images hold and a rollback writes: the table's, less generated ones. */
@@ -69,31 +78,14 @@ export function writableColumns(table: TableModel): string[] {
   return table.columns.filter((c) => c.generated === null).map((c) => c.name);
 }
 
-/**
- * The statements creating an empty image of the statement's table. PostgreSQL's LIKE copies the
- * columns only (hash joins need no index). MySQL's copies every index, and each would be paid for
- * on every imaged row; its joins need the key's index, so the image keeps only that one, and any
- * index an AUTO_INCREMENT column needs to be legal.
- */
+/** The statements creating an empty image of the statement's table, indexed for its key's joins at most. */
 export function createImageSql(
-  dialect: DialectName,
+  sql: SqlWriter,
   image: string,
   statement: StoredPatchStatement,
   table: TableModel,
 ): string[] {
-  if (dialect === 'postgresql') return [`CREATE TABLE ${image} (LIKE ${statement.table_sql})`];
-  const key = statement.key ?? [];
-  const autoIncrement = new Set(table.columns.filter((c) => c.auto_increment).map((c) => c.name));
-  const needed = (columns: string[]) =>
-    (columns.length === key.length && columns.every((c, i) => c === key[i])) ||
-    columns.some((c) => autoIncrement.has(c));
-  const extra = table.indexes.filter((index) => !needed(index.columns)).map((index) => index.name);
-  return [
-    `CREATE TABLE ${image} LIKE ${statement.table_sql}`,
-    ...(extra.length === 0
-      ? []
-      : [`ALTER TABLE ${image} ${extra.map((name) => `DROP INDEX ${quoteName('mysql', name)}`).join(', ')}`]),
-  ];
+  return sql.createEmptyCopy(image, statement.table_sql, table, statement.key ?? []);
 }
 
 /**
@@ -106,7 +98,9 @@ export async function runWithImages(
   statement: StoredPatchStatement & { columns: string[] },
 ): Promise<{ affected: number; imaged: number }> {
   const { dialect, runId } = target;
-  const q = (name: string) => quoteName(dialect, name);
+  const sql = dialects[dialect];
+  const q = sql.quoteIdent;
+  const returning = sql.returning(target.flavor);
   const list = statement.columns.map(q).join(', ');
   const image = (which: Image) => backupTable(dialect, runId, statement.index, which);
   const images = imagesOf(dialect, statement);
@@ -120,23 +114,21 @@ export async function runWithImages(
       `WITH changed AS (${statement.sql}\nRETURNING ${list}\n) INSERT INTO ${into} (${list}) SELECT ${list} FROM changed`,
     );
 
-  if (dialect === 'postgresql') {
-    // Without a key the table may have rules, under which RETURNING can fail: copy, then run.
-    if (statement.kind !== 'update' && statement.key !== null) {
-      const { affectedRows } = await returningInto(image(statement.kind === 'delete' ? 'before' : 'after'));
-      return { affected: affectedRows, imaged: affectedRows };
-    }
-    const before = images.includes('before') ? (await copyWhere(image('before'))).affectedRows : 0;
-    return { affected: (await tx.query(statement.sql)).affectedRows, imaged: before };
+  // Without a key the table may have rules, under which RETURNING can fail: copy, then run.
+  if (returning.inWith && statement.kind !== 'update' && statement.key !== null) {
+    const { affectedRows } = await returningInto(image(statement.kind === 'delete' ? 'before' : 'after'));
+    return { affected: affectedRows, imaged: affectedRows };
   }
 
   const key = statement.key ?? [];
-  if (statement.kind === 'insert' && images.includes('after')) {
+  if (statement.kind === 'insert' && images.includes('after') && returning.insert) {
     const tuple = key.map((c) => `t.${q(c)}`).join(', ');
     const keys = (await tx.query(`${statement.sql} RETURNING ${key.map(q).join(', ')}`)).rows;
     for (let start = 0; start < keys.length; start += KEY_BATCH) {
       const batch = keys.slice(start, start + KEY_BATCH);
-      const marks = batch.map(() => `(${key.map(() => '?').join(', ')})`).join(', ');
+      const marks = batch
+        .map((_, row) => `(${key.map((_, k) => sql.placeholder(row * key.length + k + 1)).join(', ')})`)
+        .join(', ');
       await tx.query(
         `INSERT INTO ${image('after')} (${list}) SELECT ${list} FROM ${statement.table_sql} t WHERE (${tuple}) IN (${marks})`,
         batch.flatMap((row) => key.map((c) => row[c])),
@@ -149,29 +141,31 @@ export async function runWithImages(
 }
 
 /**
- * MySQL: brings the after-image of a keyed UPDATE or INSERT to the rows as the whole patch left
- * them, after its last statement, so that a row a later statement changed again is no conflict.
- * An UPDATE's is copied by the keys of its before-image; an INSERT's (copied when it ran, to keep
- * the keys of rows a later statement deletes) is refreshed from the rows that still exist.
+ * Without row versions: brings the after-image of a keyed UPDATE or INSERT to the rows as the whole
+ * patch left them, after its last statement, so that a row a later statement changed again is no
+ * conflict. An UPDATE's is copied by the keys of its before-image; an INSERT's (copied when it ran,
+ * to keep the keys of rows a later statement deletes) is refreshed from the rows that still exist.
  */
 export async function finishAfterImage(
   tx: TargetTransaction,
+  dialect: DialectName,
   runId: string,
   statement: StoredPatchStatement & { columns: string[] },
 ): Promise<void> {
-  const q = (name: string) => quoteName('mysql', name);
+  const sql = dialects[dialect];
+  const q = sql.quoteIdent;
   const key = statement.key ?? [];
   const keyEq = key.map((c) => `t.${q(c)} = b.${q(c)}`).join(' AND ');
-  const after = backupTable('mysql', runId, statement.index, 'after');
+  const after = backupTable(dialect, runId, statement.index, 'after');
   if (statement.kind === 'update')
     await tx.query(
       `INSERT INTO ${after} (${statement.columns.map(q).join(', ')}) ` +
         `SELECT ${statement.columns.map((c) => `t.${q(c)}`).join(', ')} ` +
-        `FROM ${backupTable('mysql', runId, statement.index)} b JOIN ${statement.table_sql} t ON ${keyEq}`,
+        `FROM ${backupTable(dialect, runId, statement.index)} b JOIN ${statement.table_sql} t ON ${keyEq}`,
     );
   const others = statement.columns.filter((c) => !key.includes(c));
   if (statement.kind === 'insert' && others.length > 0)
     await tx.query(
-      `UPDATE ${after} b JOIN ${statement.table_sql} t ON ${keyEq} SET ${others.map((c) => `b.${q(c)} = t.${q(c)}`).join(', ')}`,
+      sql.updateFrom({ table: after, alias: 'b' }, { table: statement.table_sql, alias: 't' }, keyEq, others),
     );
 }

@@ -1,9 +1,10 @@
 // The SQL that rolls back one executed statement of a patch from its images (patch-images.ts): the
 // query listing the rows changed since the patch, the restoring statements, and the check of the
 // restored rows. Pure: it only writes SQL.
+import { dialects } from '../../dialects/index.ts';
 import type { DialectName } from '../../engine/schema/model.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
-import { backupTable, quoteName } from './patch-images.ts';
+import { backupTable } from './patch-images.ts';
 
 /** What rolling back one statement runs: the query listing conflicts, then the restoring statements. */
 export interface RestorePlan {
@@ -24,8 +25,9 @@ export interface RestorePlan {
  * The rollback of one reversible statement, whose images hold `columns`. UPDATE and DELETE put the
  * before-image back (changed rows updated, missing rows inserted); INSERT deletes its rows. A
  * conflict is a row that is not as the patch left it: an updated row written since or gone, a
- * deleted row back, an inserted row written since. On PostgreSQL "written since" is an `xmin`
- * other than the patch's transaction (`xid`); on MySQL a row unequal to the after-image.
+ * deleted row back, an inserted row written since. With row versions (PostgreSQL) "written since"
+ * is a version other than the patch's transaction (`xid`); without (MySQL) a row unequal to the
+ * after-image.
  */
 export function restorePlan(
   dialect: DialectName,
@@ -44,16 +46,18 @@ export function restorePlan(
   const { columns, xid, force, laterDeletes, fixed = [] } = options;
   const key = statement.key;
   if (!key) throw new Error(`Statement ${statement.index} has no key to be rolled back by`);
-  if (dialect === 'postgresql' && !/^\d+$/.test(xid ?? ''))
+  const sql = dialects[dialect];
+  const versions = sql.capabilities.rowVersions;
+  // Undefined without row versions; null when the patch's transaction is not one.
+  const writtenByVersion = versions === null ? undefined : versions.writtenBy('t', xid ?? '');
+  if (writtenByVersion === null)
     throw new Error(`Statement ${statement.index}: the transaction of the patch is not known`);
-  const q = (name: string) => quoteName(dialect, name);
+  const q = sql.quoteIdent;
   const table = statement.table_sql;
   const keyEq = key.map((c) => `t.${q(c)} = b.${q(c)}`).join(' AND ');
   const keyList = key.map((c) => `b.${q(c)}`).join(', ');
-  const same = (c: string) =>
-    dialect === 'mysql' ? `t.${q(c)} <=> b.${q(c)}` : `t.${q(c)}::text IS NOT DISTINCT FROM b.${q(c)}::text`;
-  const unchanged = `(${columns.map(same).join(' AND ')})`;
-  const writtenByPatch = dialect === 'postgresql' ? `(t.xmin = '${xid}'::xid)` : unchanged;
+  const unchanged = `(${columns.map((c) => sql.sameValue(`t.${q(c)}`, `b.${q(c)}`)).join(' AND ')})`;
+  const writtenByPatch = writtenByVersion ?? unchanged;
   const after = backupTable(dialect, runId, statement.index, 'after');
   const before = backupTable(dialect, runId, statement.index);
   const base = { index: statement.index, table: statement.table, tableSql: table };
@@ -63,11 +67,7 @@ export function restorePlan(
       ...base,
       images: [after],
       conflicts: `SELECT ${keyList} FROM ${after} b JOIN ${table} t ON ${keyEq} WHERE NOT ${writtenByPatch} LIMIT 100`,
-      restore: [
-        dialect === 'mysql'
-          ? `DELETE t FROM ${table} t JOIN ${after} b ON ${keyEq}`
-          : `DELETE FROM ${table} AS t USING ${after} b WHERE ${keyEq}`,
-      ],
+      restore: [sql.deleteJoined({ table, alias: 't' }, { table: after, alias: 'b' }, keyEq)],
       verify: `SELECT count(*) AS n FROM ${after} b JOIN ${table} t ON ${keyEq}`,
     };
 
@@ -75,27 +75,26 @@ export function restorePlan(
   const update =
     others.length === 0
       ? []
-      : [
-          dialect === 'mysql'
-            ? `UPDATE ${table} t JOIN ${before} b ON ${keyEq} SET ${others.map((c) => `t.${q(c)} = b.${q(c)}`).join(', ')}`
-            : `UPDATE ${table} AS t SET ${others.map((c) => `${q(c)} = b.${q(c)}`).join(', ')} FROM ${before} b WHERE ${keyEq}`,
-        ];
-  const overriding = dialect === 'postgresql' ? ' OVERRIDING SYSTEM VALUE' : '';
-  const insertMissing =
-    `INSERT INTO ${table} (${columns.map(q).join(', ')})${overriding} SELECT ${columns.map((c) => `b.${q(c)}`).join(', ')} ` +
-    `FROM ${before} b WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${keyEq})`;
+      : [sql.updateFrom({ table, alias: 't' }, { table: before, alias: 'b' }, keyEq, others)];
+  const insertMissing = sql.insertAsGiven(
+    table,
+    columns.map(q).join(', '),
+    `SELECT ${columns.map((c) => `b.${q(c)}`).join(', ')} ` +
+      `FROM ${before} b WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE ${keyEq})`,
+  );
   const deletedByPatch = laterDeletes.map(
     (image) =>
       ` AND NOT EXISTS (SELECT 1 FROM ${image} d WHERE ${key.map((c) => `d.${q(c)} = b.${q(c)}`).join(' AND ')})`,
   );
+  // With row versions the before-image is enough; without, the after-image is compared with.
   const updatedSince =
-    dialect === 'postgresql'
+    versions !== null
       ? `SELECT ${keyList} FROM ${before} b LEFT JOIN ${table} t ON ${keyEq} ` +
         `WHERE (t.${q(key[0]!)} IS NULL${deletedByPatch.join('')}) OR NOT ${writtenByPatch} LIMIT 100`
       : `SELECT ${keyList} FROM ${after} b LEFT JOIN ${table} t ON ${keyEq} WHERE t.${q(key[0]!)} IS NULL OR NOT ${unchanged} LIMIT 100`;
   return {
     ...base,
-    images: statement.kind === 'update' && dialect === 'mysql' ? [before, after] : [before],
+    images: statement.kind === 'update' && versions === null ? [before, after] : [before],
     conflicts:
       statement.kind === 'update'
         ? updatedSince

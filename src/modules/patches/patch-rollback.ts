@@ -1,19 +1,24 @@
 // The run handler of `patch_rollback` (API §9), for the job worker. It lists the rows changed
-// since the patch, then restores in one transaction, last statement first, with the tables'
-// triggers paused where the engine allows (paused-triggers.ts), and checks the rows where a
-// trigger fired.
+// since the patch, then restores in one transaction, last statement first, and checks the rows where
+// a trigger fired.
+//
+// A rollback restores rows exactly as they were, so the table's own triggers must not fire while it
+// does: a `last_update` trigger would stamp every restored row with the time of the rollback. Where
+// the engine can (PostgreSQL), the dialect disables them inside the transaction and they are enabled
+// again, each in the mode it had, before the commit. Where the engine cannot (MySQL), or the
+// dialect may not (only the table's owner may), the verification reports the rows a trigger changed.
 
 import { AppError, conflict, notFound } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
+import { dialects } from '../../dialects/index.ts';
 import { findTable } from '../../engine/patch/rollback-key.ts';
-import type { SchemaModel } from '../../engine/schema/model.ts';
+import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { backupTable, writableColumns } from './patch-images.ts';
 import { type RestorePlan, restorePlan } from './patch-restore-plan.ts';
 import { assertSchemaAsRequested, PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
 import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
-import { pauseTriggers } from './paused-triggers.ts';
 
 /**
  * Restores an executed patch in one transaction, statements in reverse order, by their keys.
@@ -38,6 +43,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
     if (!(await movePatchStatus(db, patch.id, ['executed'], { status: 'executing', updated_at: now() })))
       throw conflict(`The patch is ${patch.status} and cannot be rolled back`);
     const dialect = connection.dialect;
+    const sql = dialects[dialect];
     const reversed = [...patch.statements].reverse();
     await context.progress(0, reversed.length);
     const back = async (message: string, result: Record<string, unknown>): Promise<never> => {
@@ -61,8 +67,10 @@ export function createPatchRollback(deps: PatchRunDeps) {
         return handle.transaction(
           async (tx) => {
             // Fresh images have no statistics: without them the planner hashes the whole table.
-            if (dialect === 'postgresql')
-              for (const image of new Set(plans.flatMap((p) => p.images))) await tx.query(`ANALYZE ${image}`);
+            for (const image of new Set(plans.flatMap((p) => p.images))) {
+              const analyze = sql.analyzeSql(image);
+              if (analyze !== null) await tx.query(analyze);
+            }
             const conflicts: RollbackConflict[] = [];
             for (const plan of plans) {
               const rows = (await tx.query(plan.conflicts)).rows;
@@ -72,17 +80,15 @@ export function createPatchRollback(deps: PatchRunDeps) {
             const restored: RestoredStatement[] = [];
             const warnings: string[] = [];
             for (const [done, plan] of plans.entries()) {
-              const triggers =
-                dialect === 'postgresql'
-                  ? await pauseTriggers(tx, plan.tableSql)
-                  : ({ state: 'none' } as const);
+              const triggers = await sql.pauseTriggers(tx, plan.tableSql);
               if (triggers.state === 'firing')
                 warnings.push(`The triggers of ${plan.table} fired during the restore: ${triggers.reason}`);
               let rows = 0;
-              for (const sql of plan.restore) rows += (await tx.query(sql)).affectedRows;
+              for (const restore of plan.restore) rows += (await tx.query(restore)).affectedRows;
               if (triggers.state === 'paused') await triggers.resume();
               // Without a trigger firing the restore is exact by construction; with one, it is checked.
-              const fired = triggers.state === 'firing' || (dialect === 'mysql' && plan.hasTriggers);
+              const fired =
+                triggers.state === 'firing' || (triggers.state === 'unsupported' && plan.hasTriggers);
               const unequal = fired ? Number((await tx.query(plan.verify)).rows[0]?.n ?? 0) : 0;
               if (unequal > 0)
                 warnings.push(
@@ -124,7 +130,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
  * images hold that the table still has (a column added since is left as it is).
  */
 function planFor(
-  dialect: 'postgresql' | 'mysql',
+  dialect: DialectName,
   model: SchemaModel,
   runId: string,
   statement: StoredPatchStatement,
@@ -137,7 +143,7 @@ function planFor(
     throw new PatchNoLongerFits(
       `Statement ${statement.index} cannot be rolled back: ${statement.irreversible_reason ?? 'it was executed without a rollback key'}`,
     );
-  if (dialect === 'postgresql' && options.xid === null)
+  if (dialects[dialect].capabilities.rowVersions !== null && options.xid === null)
     throw new PatchNoLongerFits(
       'The patch was executed before dbops recorded its transaction: it cannot be rolled back',
     );

@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
+import { dialects } from '../../dialects/index.ts';
 import type { PatchStatement } from '../../engine/patch/parse-patch.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Action } from '../../security/policy.ts';
@@ -12,6 +13,7 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Patch, Run, StoredPatchStatement } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { writesToParam } from '../approvals/approval-protection.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -95,11 +97,11 @@ export function createPatchesService(deps: {
     connection: Connection,
     statements: PatchStatement[],
   ): Promise<StoredPatchStatement[]> {
-    // MySQL images and keys are read in the connection's database: a statement naming another one
-    // would change tables nobody imaged.
+    // Where a qualifier names a database, not a schema (MySQL), images and keys are read in the
+    // connection's database: a statement naming another one would change tables nobody imaged.
     const elsewhere = statements.find(
       (s) =>
-        connection.dialect === 'mysql' &&
+        !dialects[connection.dialect].capabilities.schemasInDatabase &&
         s.table.includes('.') &&
         !s.table.startsWith(`${connection.database}.`),
     );
@@ -241,7 +243,7 @@ export function createPatchesService(deps: {
         const verdict = await gate.gate(trx, actor, {
           projectId: patch.project_id,
           operation: 'patch_execute',
-          environment: connection.environment,
+          writesTo: connection,
           subjectId: patch.id,
           contentHash: contentHash(patch, body, targetSchema),
         });
@@ -253,6 +255,7 @@ export function createPatchesService(deps: {
           unit: 'statements',
           params: {
             patch_id: patch.id,
+            ...writesToParam(connection.id),
             ...(body.expected_rows !== undefined && { expected_rows: body.expected_rows }),
             allow_irreversible: body.allow_irreversible === true,
             target_schema_hash: targetSchema,
@@ -293,7 +296,7 @@ export function createPatchesService(deps: {
         const verdict = await gate.gate(trx, actor, {
           projectId: patch.project_id,
           operation: 'patch_rollback',
-          environment: connection.environment,
+          writesTo: connection,
           subjectId: patch.id,
           contentHash: createHash('sha256')
             .update(JSON.stringify([patch.execute_run_id, body.force === true, targetSchema]))
@@ -305,7 +308,12 @@ export function createPatchesService(deps: {
           subjectId: patch.id,
           total: patch.statements.length,
           unit: 'statements',
-          params: { patch_id: patch.id, force: body.force === true, target_schema_hash: targetSchema },
+          params: {
+            patch_id: patch.id,
+            ...writesToParam(connection.id),
+            force: body.force === true,
+            target_schema_hash: targetSchema,
+          },
           awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
         });
         await audit.record(
