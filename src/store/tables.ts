@@ -1,27 +1,6 @@
 // Row types of the service store, as Kysely sees them, snake_case like the SQL: each area's tables
 // in src/store/tables/<area>.ts, the database they make together here.
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type {
-  AccessRequestStatus,
-  ActorType,
-  ApprovalDecisionValue,
-  ApprovalKind,
-  ApprovalStatus,
-  AuditOutcome,
-  ConnectionDialect,
-  DriftSeverity,
-  DriftStatus,
-  Environment,
-  MigrationStatus,
-  OrgRole,
-  PatchStatus,
-  Plan,
-  PolicyOperation,
-  ProjectRole,
-  RunKind,
-  RunStatus,
-  Scope,
-} from '../core/vocabulary.ts';
 
 export type {
   AccessRequestStatus,
@@ -43,7 +22,7 @@ export type {
   RunKind,
   RunStatus,
   Scope,
-};
+} from '../core/vocabulary.ts';
 
 import type { AccessRequestsTable } from './tables/access-requests.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
