@@ -94,7 +94,7 @@ export interface Command {
    * An option that carries a secret: never typed on the command line (npm echoes it, `ps` shows it),
    * read by the CLI from the environment or asked for on a terminal, and passed on.
    */
-  secret?: { option: string; prompt: string; fromConfig(config: Config): string | undefined };
+  secret?: { option: string; prompt: string; config: 'adminPassword' };
   /** Runs with the command line's arguments; returns what to print. */
   run(args: string[]): Promise<string>;
 }
