@@ -42,6 +42,7 @@ import type { OutboxTable } from './tables/outbox.ts';
 import type { PatchesTable } from './tables/patches.ts';
 import type { ProjectMembersTable, ProjectsTable } from './tables/projects.ts';
 import type { RunsTable } from './tables/runs.ts';
+import type { ScimConfigsTable, ScimGroupMembersTable, ScimGroupsTable } from './tables/scim.ts';
 import type { SnapshotsTable } from './tables/snapshots.ts';
 import type { UsersTable } from './tables/users.ts';
 
@@ -58,6 +59,7 @@ export * from './tables/outbox.ts';
 export * from './tables/patches.ts';
 export * from './tables/projects.ts';
 export * from './tables/runs.ts';
+export * from './tables/scim.ts';
 export * from './tables/snapshots.ts';
 export * from './tables/users.ts';
 
@@ -82,6 +84,9 @@ export interface Database {
   connections: ConnectionsTable;
   snapshots: SnapshotsTable;
   audit_log: AuditLogTable;
+  scim_configs: ScimConfigsTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -105,3 +110,4 @@ export type ApprovalDecision = Selectable<ApprovalDecisionsTable>;
 export type AccessRequest = Selectable<AccessRequestsTable>;
 export type DriftReport = Selectable<DriftReportsTable>;
 export type OutboxMail = Selectable<OutboxTable>;
+export type ScimGroup = Selectable<ScimGroupsTable>;
