@@ -14,6 +14,7 @@ import { registerAuthentication } from './http/auth.ts';
 import { corsOptions } from './http/cors.ts';
 import { registerDeniedAudit } from './http/denied-audit.ts';
 import { registerErrorHandlers } from './http/errors.ts';
+import { registerHealthRoutes } from './http/health.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createMemoryRateLimitStore, type RateLimitStore } from './http/rate-limit-store.ts';
@@ -155,13 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   await app.register(cookie);
   await registerOpenApi(app, { version: VERSION });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    const ready = await isMigrated(db).catch(() => false);
-    return ready
-      ? { status: 'ready' }
-      : reply.code(503).send({ detail: 'Store unreachable or not migrated' });
-  });
+  registerHealthRoutes(app, { isReady: () => isMigrated(db) });
 
   const audit = createAuditService({ db, now });
   registerDeniedAudit(app, { db, audit });

@@ -118,15 +118,14 @@ export const DriftsQuery = Type.Intersect([
   }),
 ]);
 
-export const AcknowledgeBody = Nullable(
-  Type.Object(
-    {
-      comment: Type.Optional(
-        Nullable(Type.String({ maxLength: 2000, description: 'Why the change is accepted' })),
-      ),
-    },
-    { additionalProperties: false },
-  ),
+// Nothing is required, so the body may be left out (it reads as `{}`).
+export const AcknowledgeBody = Type.Object(
+  {
+    comment: Type.Optional(
+      Nullable(Type.String({ maxLength: 2000, description: 'Why the change is accepted' })),
+    ),
+  },
+  { title: 'AcknowledgeDriftRequest', additionalProperties: false },
 );
 
 export function toDriftReportResponse(report: DriftReport) {

@@ -20,13 +20,13 @@ export const CompareBody = Type.Object(
       Type.Boolean({ description: 'Copy dropped tables and columns first, so the rollback restores data' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'CompareMigrationRequest', additionalProperties: false },
 );
 export type CompareBody = Static<typeof CompareBody>;
 
 export const EditBody = Type.Object(
   { generated_sql: Type.String({ minLength: 1, maxLength: 1_000_000 }) },
-  { additionalProperties: false },
+  { title: 'EditMigrationRequest', additionalProperties: false },
 );
 
 export const ApplyBody = Type.Object(
@@ -34,7 +34,7 @@ export const ApplyBody = Type.Object(
     confirm_irreversible: Type.Optional(Type.Boolean()),
     confirmation: Type.Optional(Type.String({ maxLength: 200, description: "The target connection's name" })),
   },
-  { additionalProperties: false },
+  { title: 'ApplyMigrationRequest', additionalProperties: false },
 );
 export type ApplyBody = Static<typeof ApplyBody>;
 
