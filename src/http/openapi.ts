@@ -103,6 +103,16 @@ function withNamedSchemas(doc: OpenApiDocument): OpenApiDocument {
     }
     const title = out.title;
     if (typeof title !== 'string' || !isSchema(out)) return out;
+    // Nullable(named) is the named schema or null: the component itself is never null.
+    if (Array.isArray(out.type) && out.type.includes('null')) {
+      const types = out.type.filter((type) => type !== 'null');
+      return {
+        anyOf: [named(title, { ...out, type: types.length === 1 ? types[0]! : types }), { type: 'null' }],
+      };
+    }
+    return named(title, out);
+  };
+  const named = (title: string, out: Record<string, Json>): Json => {
     // A use may describe the schema in its own words (`{...ApprovalSchema, description}`): that
     // stays beside the reference, as OpenAPI 3.1 allows.
     const { description, ...shape } = out;

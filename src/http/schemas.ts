@@ -14,13 +14,13 @@ export const Timestamp = Type.String({
 });
 
 /**
- * `schema` or null; written as a type list so errors stay one per field. A named schema (with a
- * title) stays whole inside `anyOf`, so the document refers to the one component.
+ * `schema` or null; written as a type list so errors stay one per field (and the serializer needs
+ * no trial of alternatives). Of a named schema the document shows `anyOf: [component, null]`.
  */
 export function Nullable<T extends TSchema>(schema: T) {
-  const { type, title } = schema as { type?: string; title?: string };
+  const type = (schema as { type?: string }).type;
   return Type.Unsafe<Static<T> | null>(
-    type && title === undefined ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]),
+    type ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]),
   );
 }
 
@@ -144,13 +144,20 @@ export interface PageOf<T> {
   page_size: number;
 }
 
-/** The envelope of one page: the rows a service found, answered through `toItem`. */
+/** The envelope of one page: the rows a service found for `paging`, answered through `toItem`. */
+export function pageOf<Item>(paging: PageQuery, found: { rows: Item[]; total: number }): PageOf<Item>;
 export function pageOf<Row, Item>(
-  query: PageQuery,
+  paging: PageQuery,
   found: { rows: Row[]; total: number },
   toItem: (row: Row) => Item,
-): PageOf<Item> {
-  return { items: found.rows.map(toItem), total: found.total, page: query.page, page_size: query.page_size };
+): PageOf<Item>;
+export function pageOf<Row, Item>(
+  paging: PageQuery,
+  found: { rows: Row[]; total: number },
+  toItem?: (row: Row) => Item,
+): PageOf<Row | Item> {
+  const items = toItem ? found.rows.map((row) => toItem(row)) : found.rows;
+  return { items, total: found.total, page: paging.page, page_size: paging.page_size };
 }
 
 export const IdParams = Type.Object({ id: Uuid });
