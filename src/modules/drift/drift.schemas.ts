@@ -22,20 +22,26 @@ const SEVERITY_HELP =
 
 const Severity = StringEnum(SEVERITIES, { description: SEVERITY_HELP });
 
-const ChangeSchema = Type.Object({
-  kind: StringEnum(CHANGE_KINDS),
-  object: Type.String({
-    description: 'The column, constraint or index within the table; `schema.name` for enums and sequences',
-  }),
-  from: Nullable(Type.String()),
-  to: Nullable(Type.String()),
-  severity: Severity,
-});
+const ChangeSchema = Type.Object(
+  {
+    kind: StringEnum(CHANGE_KINDS),
+    object: Type.String({
+      description: 'The column, constraint or index within the table; `schema.name` for enums and sequences',
+    }),
+    from: Nullable(Type.String()),
+    to: Nullable(Type.String()),
+    severity: Severity,
+  },
+  { title: 'DriftChange' },
+);
 
-const TableEntrySchema = Type.Object({
-  table: Type.String({ description: '`schema.table` on PostgreSQL, `table` on MySQL' }),
-  severity: Severity,
-});
+const TableEntrySchema = Type.Object(
+  {
+    table: Type.String({ description: '`schema.table` on PostgreSQL, `table` on MySQL' }),
+    severity: Severity,
+  },
+  { title: 'DriftTableChanges' },
+);
 
 export const DriftDiffSchema = Type.Object(
   {

@@ -38,21 +38,27 @@ export const ApplyBody = Type.Object(
 );
 export type ApplyBody = Static<typeof ApplyBody>;
 
-const LintWarningSchema = Type.Object({
-  rule: Type.String(),
-  severity: StringEnum(['error', 'warning', 'info'] as const),
-  statement_index: Type.Integer({ minimum: 0 }),
-  object: Type.String(),
-  message: Type.String(),
-});
+const LintWarningSchema = Type.Object(
+  {
+    rule: Type.String(),
+    severity: StringEnum(['error', 'warning', 'info'] as const),
+    statement_index: Type.Integer({ minimum: 0 }),
+    object: Type.String(),
+    message: Type.String(),
+  },
+  { title: 'LintWarning' },
+);
 
-const StatementSchema = Type.Object({
-  sql: Type.String(),
-  kind: Type.String(),
-  destructive: Type.Boolean(),
-  transactional: Type.Boolean(),
-  reversible: Type.Boolean(),
-});
+const StatementSchema = Type.Object(
+  {
+    sql: Type.String(),
+    kind: Type.String(),
+    destructive: Type.Boolean(),
+    transactional: Type.Boolean(),
+    reversible: Type.Boolean(),
+  },
+  { title: 'MigrationStatement' },
+);
 
 export const MigrationSchema = Type.Object(
   {

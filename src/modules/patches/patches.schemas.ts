@@ -60,18 +60,21 @@ export type RollbackBody = Static<typeof RollbackBody>;
 
 export const PatchListQuery = Type.Intersect([PageQuery, Type.Object({ project_id: Uuid })]);
 
-const PatchStatementSchema = Type.Object({
-  index: Type.Integer({ minimum: 0 }),
-  kind: StringEnum(['update', 'delete', 'insert'] as const),
-  table: Type.String(),
-  reversible: Type.Boolean(),
-  irreversible_reason: Nullable(
-    Type.String({
-      description: 'Why a rollback cannot restore what the statement changes; null when it can',
-    }),
-  ),
-  sql: Type.String(),
-});
+const PatchStatementSchema = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0 }),
+    kind: StringEnum(['update', 'delete', 'insert'] as const),
+    table: Type.String(),
+    reversible: Type.Boolean(),
+    irreversible_reason: Nullable(
+      Type.String({
+        description: 'Why a rollback cannot restore what the statement changes; null when it can',
+      }),
+    ),
+    sql: Type.String(),
+  },
+  { title: 'PatchStatement' },
+);
 
 export const PatchSchema = Type.Object(
   {

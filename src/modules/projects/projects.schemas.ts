@@ -71,7 +71,7 @@ export const PolicyRuleSchema = Type.Object(
     required_approvals: Type.Integer({ minimum: 1, maximum: 10 }),
     allow_self_approval: Type.Boolean(),
   },
-  { additionalProperties: false },
+  { title: 'PolicyRule', additionalProperties: false },
 );
 
 export const PolicySchema = Type.Object(
