@@ -50,6 +50,9 @@ describe('the README walk-through', () => {
   let work: string;
 
   beforeAll(async () => {
+    const curl = await runBash('command -v curl', os.tmpdir(), scrubbedEnv());
+    if (curl.code !== 0)
+      throw new Error('The README walk-through needs curl on the PATH (apt-get install curl)');
     // Not waited for here: the walk-through's own /readyz loop is part of what is tested.
     server = await startServerProcess(ADMIN);
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'dbops-walkthrough-'));
