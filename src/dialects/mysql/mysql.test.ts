@@ -184,6 +184,39 @@ describe.skipIf(!mysqlUp)('MySQL/MariaDB: out-of-band changes', () => {
     await target?.close();
   });
 
+  it('introspects the fixture as it was written, the same twice', async () => {
+    const model = await target.handle.introspect();
+    expect(model.tables.map((t) => t.name)).toEqual([
+      'book',
+      'branch',
+      'librarian',
+      'loan',
+      'loan_archive',
+      'member',
+    ]);
+    expect(column(model, 'book', 'format')).toMatchObject({
+      type: "enum('hardcover','paperback','ebook','audio')",
+      default_normalized: "'paperback'",
+    });
+    expect(column(model, 'member', 'updated_at')).toMatchObject({
+      default_normalized: 'current_timestamp',
+      on_update: 'current_timestamp',
+    });
+    expect(column(model, 'loan', 'loan_id')).toMatchObject({ type: 'bigint unsigned', auto_increment: true });
+    expect(table(model, 'loan').foreign_keys.map((fk) => [fk.name, fk.on_delete])).toEqual([
+      ['fk_loan_book', 'restrict'],
+      ['fk_loan_branch', 'restrict'],
+      ['fk_loan_member', 'cascade'],
+    ]);
+    const unmanaged = model.unmanaged.map((o) => `${o.kind} ${o.name}${o.table ? ` on ${o.table}` : ''}`);
+    expect(unmanaged).toEqual(
+      expect.arrayContaining(['view overdue_loans', 'trigger loan_archive_on_return on loan']),
+    );
+    const again = await target.handle.introspect();
+    expect(schemaHash(again)).toBe(schemaHash(model));
+    expect(isEmptyDiff(diffSchemas(model, again))).toBe(true);
+  });
+
   // Each step starts from the schema the previous one left: the diff must name that one change.
   it.each([
     [

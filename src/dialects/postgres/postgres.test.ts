@@ -172,6 +172,45 @@ describe.skipIf(!pgUp)('PostgreSQL: out-of-band changes', () => {
     await target?.close();
   });
 
+  it('introspects the fixture as it was written, the same twice', async () => {
+    const model = await target.handle.introspect();
+    expect(model.tables.map(tableKey)).toEqual([
+      'public.book',
+      'public.branch',
+      'public.librarian',
+      'public.loan',
+      'public.loan_archive',
+      'public.member',
+    ]);
+    expect(column(model, 'public.book', 'format')).toMatchObject({
+      type: 'public.book_format',
+      nullable: false,
+      default_normalized: "'paperback'",
+    });
+    expect(model.enums.map((e) => [e.name, e.values])).toEqual([
+      ['book_format', ['hardcover', 'paperback', 'ebook', 'audio']],
+    ]);
+    expect(table(model, 'public.loan').foreign_keys.map((fk) => [fk.referenced_table, fk.on_delete])).toEqual(
+      [
+        ['book', 'no action'],
+        ['branch', 'no action'],
+        ['member', 'cascade'],
+      ],
+    );
+    expect(table(model, 'public.loan').indexes.find((i) => i.name === 'loan_open_idx')).toMatchObject({
+      columns: ['due_on'],
+      unique: false,
+      predicate: expect.stringContaining('returned_at IS NULL'),
+    });
+    const unmanaged = model.unmanaged.map((o) => `${o.kind} ${o.name}${o.table ? ` on ${o.table}` : ''}`);
+    expect(unmanaged).toEqual(
+      expect.arrayContaining(['view overdue_loans', 'trigger member_touch on member']),
+    );
+    const again = await target.handle.introspect();
+    expect(schemaHash(again)).toBe(schemaHash(model));
+    expect(isEmptyDiff(diffSchemas(model, again))).toBe(true);
+  });
+
   // Each step starts from the schema the previous one left: the diff must name that one change.
   it.each([
     [
