@@ -26,7 +26,7 @@ export const CreateAccessRequestBody = Type.Object(
     }),
     reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
   },
-  { additionalProperties: false },
+  { title: 'CreateAccessRequest', additionalProperties: false },
 );
 export type CreateAccessRequestBody = Static<typeof CreateAccessRequestBody>;
 

@@ -45,7 +45,7 @@ export const CreateApiKeyBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { title: 'CreateApiKeyRequest', additionalProperties: false },
 );
 
 export function toApiKeyResponse(key: {

@@ -58,7 +58,7 @@ export const DecideBody = Type.Object(
     decision: StringEnum(DECISIONS),
     comment: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
-  { additionalProperties: false },
+  { title: 'ApprovalDecisionRequest', additionalProperties: false },
 );
 export type DecideBody = Static<typeof DecideBody>;
 

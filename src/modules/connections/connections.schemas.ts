@@ -98,7 +98,7 @@ export const CreateConnectionBody = Type.Object(
     protected: Type.Optional(Protected),
     ca_cert: Type.Optional(CaCert),
   },
-  { additionalProperties: false },
+  { title: 'CreateConnectionRequest', additionalProperties: false },
 );
 
 export const UpdateConnectionBody = Type.Object(
@@ -115,6 +115,7 @@ export const UpdateConnectionBody = Type.Object(
     protected: Type.Optional(Protected),
   },
   {
+    title: 'UpdateConnectionRequest',
     additionalProperties: false,
     description:
       'Only the fields given change; an empty object changes nothing. The project and the dialect ' +

@@ -13,7 +13,10 @@ export const OrganizationSchema = Type.Object(
   { title: 'Organization' },
 );
 
-export const UpdateOrgBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const UpdateOrgBody = Type.Object(
+  { name: Name },
+  { title: 'UpdateOrganizationRequest', additionalProperties: false },
+);
 
 export function toOrgResponse(org: Organization) {
   return {

@@ -31,12 +31,12 @@ export const ProjectSchema = Type.Object(
 
 export const CreateProjectBody = Type.Object(
   { name: Name, description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { title: 'CreateProjectRequest', additionalProperties: false },
 );
 
 export const UpdateProjectBody = Type.Object(
   { name: Type.Optional(Name), description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { title: 'UpdateProjectRequest', additionalProperties: false },
 );
 
 export const ProjectParams = Type.Object({ pid: Uuid });
@@ -57,9 +57,12 @@ export const MemberSchema = Type.Object(
 
 export const AddMemberBody = Type.Object(
   { user_id: Uuid, role: ProjectRoleSchema },
-  { additionalProperties: false },
+  { title: 'AddProjectMemberRequest', additionalProperties: false },
 );
-export const UpdateMemberBody = Type.Object({ role: ProjectRoleSchema }, { additionalProperties: false });
+export const UpdateMemberBody = Type.Object(
+  { role: ProjectRoleSchema },
+  { title: 'UpdateProjectMemberRequest', additionalProperties: false },
+);
 
 export const PolicyRuleSchema = Type.Object(
   {
@@ -68,7 +71,7 @@ export const PolicyRuleSchema = Type.Object(
     required_approvals: Type.Integer({ minimum: 1, maximum: 10 }),
     allow_self_approval: Type.Boolean(),
   },
-  { additionalProperties: false },
+  { title: 'PolicyRule', additionalProperties: false },
 );
 
 export const PolicySchema = Type.Object(

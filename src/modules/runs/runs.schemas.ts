@@ -1,6 +1,15 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import {
+  DocumentedAs,
+  Nullable,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+  toTimestamp,
+  Uuid,
+} from '../../http/schemas.ts';
 import type { Run } from '../../store/tables.ts';
+import { RunResult } from './run-results.schemas.ts';
 
 export const RUN_KINDS = [
   'patch_execute',
@@ -37,8 +46,10 @@ export const RunSchema = Type.Object(
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),
     error: Nullable(Type.String()),
-    result: Nullable(
-      Type.Record(Type.String(), Type.Unknown(), { description: "The operation's own results" }),
+    // Answered as the handler wrote it; the document shows the shape of each kind (run-results.schemas.ts).
+    result: DocumentedAs(
+      RunResult,
+      Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "The operation's own results" })),
     ),
     created_at: Timestamp,
   },

@@ -25,7 +25,7 @@ export const UserSchema = Type.Object(
 
 export const CreateUserBody = Type.Object(
   { email: Email, name: Name, org_role: OrgRoleSchema, password: Password },
-  { additionalProperties: false },
+  { title: 'CreateUserRequest', additionalProperties: false },
 );
 
 export const UpdateUserBody = Type.Object(
@@ -34,7 +34,7 @@ export const UpdateUserBody = Type.Object(
     org_role: Type.Optional(OrgRoleSchema),
     active: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { title: 'UpdateUserRequest', additionalProperties: false },
 );
 
 export function toUserResponse(user: User) {
