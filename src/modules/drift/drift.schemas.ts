@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DRIFT_STATUSES } from '../../core/vocabulary.ts';
 import type { SchemaDiff } from '../../engine/schema/diff.ts';
 import { CHANGE_SEVERITY } from '../../engine/schema/severity.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
@@ -7,7 +8,8 @@ import { SnapshotSchema, toSnapshotResponse } from '../snapshots/snapshots.schem
 import type { DriftOverview } from './drift.service.ts';
 import type { DriftCheckOutcome } from './drift-check.ts';
 
-export const DRIFT_STATUSES = ['pending', 'acknowledged'] as const;
+export { DRIFT_STATUSES };
+
 const SEVERITIES = ['critical', 'moderate', 'minor', 'cosmetic'] as const;
 const CHANGE_KINDS = Object.keys(CHANGE_SEVERITY) as (keyof typeof CHANGE_SEVERITY)[];
 

@@ -1,9 +1,10 @@
 // Migrations (API §8): request bodies and the Migration resource.
 import { type Static, Type } from 'typebox';
+import { MIGRATION_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { SchemaMigration } from '../../store/tables.ts';
 
-export const MIGRATION_STATUSES = ['draft', 'applying', 'applied', 'failed', 'rolled_back'] as const;
+export { MIGRATION_STATUSES };
 
 const TablePatterns = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 1000,

@@ -1,9 +1,10 @@
 // Patches (API §9): request bodies and the Patch resource.
 import { type Static, Type } from 'typebox';
+import { PATCH_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { Patch } from '../../store/tables.ts';
 
-export const PATCH_STATUSES = ['draft', 'executing', 'executed', 'failed', 'rolled_back'] as const;
+export { PATCH_STATUSES };
 
 const Sql = Type.String({ minLength: 1, maxLength: 1_000_000 });
 const Title = Type.String({ minLength: 1, maxLength: 200 });

@@ -1,18 +1,9 @@
 import { Type } from 'typebox';
+import { ENVIRONMENTS, POLICY_OPERATIONS, PROJECT_ROLES } from '../../core/vocabulary.ts';
 import { Name, Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { PolicyRule, Project } from '../../store/tables.ts';
 
-export const PROJECT_ROLES = ['admin', 'developer', 'viewer'] as const;
-export const POLICY_OPERATIONS = [
-  'patch_execute',
-  'patch_rollback',
-  'migration_apply',
-  'migration_rollback',
-  'seed_run',
-  'anonymize_run',
-  'bridge_run',
-] as const;
-export const ENVIRONMENTS = ['development', 'staging', 'production'] as const;
+export { ENVIRONMENTS, POLICY_OPERATIONS, PROJECT_ROLES };
 
 const Description = Nullable(Type.String({ maxLength: 2000 }));
 

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { RUN_KINDS, RUN_STATUSES } from '../../core/vocabulary.ts';
 import {
   DocumentedAs,
   Nullable,
@@ -11,24 +12,7 @@ import {
 import type { Run } from '../../store/tables.ts';
 import { RunResult } from './run-results.schemas.ts';
 
-export const RUN_KINDS = [
-  'patch_execute',
-  'patch_rollback',
-  'migration_apply',
-  'migration_rollback',
-  'seed_run',
-  'anonymize_run',
-  'bridge_run',
-  'drift_check',
-] as const;
-export const RUN_STATUSES = [
-  'queued',
-  'awaiting_approval',
-  'running',
-  'succeeded',
-  'failed',
-  'cancelled',
-] as const;
+export { RUN_KINDS, RUN_STATUSES };
 
 export const RunSchema = Type.Object(
   {

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
+import { ORG_ROLES } from '../../core/vocabulary.ts';
 import { Name, Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { User } from '../../store/tables.ts';
 
-export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
+export { ORG_ROLES };
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Password = Type.String({ minLength: 8, maxLength: 256, description: '8 to 256 characters' });
