@@ -76,6 +76,8 @@ export async function buildApp(composition: Composition): Promise<App> {
     },
     { prefix: '/api/v1' },
   );
+  for (const mount of composition.modules.flatMap((m) => m.mounts ?? []))
+    await app.register(async (scope) => mount.register(scope as App), { prefix: mount.prefix });
 
   return app;
 }

@@ -15,6 +15,7 @@ import { orgsModule } from './orgs/orgs.module.ts';
 import { patchesModule } from './patches/patches.module.ts';
 import { projectsModule } from './projects/projects.module.ts';
 import { runsModule } from './runs/runs.module.ts';
+import { scimModule } from './scim/scim.module.ts';
 import { snapshotsModule } from './snapshots/snapshots.module.ts';
 import { usersModule } from './users/users.module.ts';
 
@@ -34,4 +35,5 @@ export const MODULES: readonly ModuleFactory[] = [
   migrationsModule,
   patchesModule,
   billingModule,
+  scimModule,
 ];

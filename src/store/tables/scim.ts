@@ -1,7 +1,7 @@
 // SCIM provisioning (src/modules/scim): the organization's token and group mappings, pushed groups.
 import type { ColumnType } from 'kysely';
 import type { OrgRole, ProjectRole } from '../../core/vocabulary.ts';
-import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+import type { NullableTimestamp, Timestamp } from './columns.ts';
 
 /** An identity-provider group (by displayName or externalId) and the roles its members get. */
 export interface GroupMapping {
@@ -15,7 +15,7 @@ export interface ScimConfigsTable {
   /** SHA-256 of the bearer token; null until an admin makes one. */
   token_hash: string | null;
   token_created_at: NullableTimestamp;
-  group_mappings: Json<GroupMapping[]>;
+  group_mappings: ColumnType<GroupMapping[], string | undefined, string>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
