@@ -24,6 +24,7 @@ const BODYLESS = new Set([
   'cancelRun',
   'dryRunPatch',
   'rollbackMigration',
+  'createScimToken',
 ]);
 
 /** Browser navigations that answer only with a redirect (OAuth): a 3xx with Location instead of a 2xx. */
