@@ -265,5 +265,6 @@ describe('billing: npm run cli -- set-plan', () => {
     } finally {
       await store.close();
     }
-  });
+    // Six processes, each opening the embedded store: seconds each on a busy machine.
+  }, 120_000);
 });
