@@ -3,6 +3,7 @@
 // knows the column's former type); an edited one from the dialect's SQL parser (libpg-query,
 // node-sql-parser), where what the parser cannot tell (the former type) is looked up in the target.
 import type { ColumnModel, DialectName } from '../schema/model.ts';
+import { objectFacts } from './facts-objects.ts';
 import type { MigrationOperation, TableRef } from './operations.ts';
 
 export type ConstraintKind = 'primary_key' | 'unique' | 'check' | 'foreign_key' | 'exclusion';
@@ -171,6 +172,18 @@ export function operationFacts(op: MigrationOperation, dialect: DialectName): St
       return [{ action: 'rename_column', table: op.table, column: op.from, to: op.to }];
     case 'set_table_comment':
       return [{ action: 'schema_object', object: 'comment' }];
+    case 'validate_constraint':
+      return [
+        {
+          action: 'validate_constraint',
+          table: op.table,
+          name: op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name,
+        },
+      ];
+    case 'alter_identity':
+      return [{ action: 'alter_column_other', table: op.table, column: op.column, what: 'identity options' }];
+    default:
+      return objectFacts(op);
   }
 }
 

@@ -163,6 +163,52 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       });
     case 'set_table_comment':
       return exact({ ...op, before: op.after, after: op.before });
+    case 'alter_extension':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'comment_object':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'set_trigger_state':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'alter_identity':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'create_schema':
+      return exact({ ...op, kind: 'drop_schema' });
+    case 'drop_schema':
+      return exact({ ...op, kind: 'create_schema' });
+    case 'create_view':
+      return exact({ ...op, kind: 'drop_view' });
+    case 'drop_view':
+      return {
+        operations: [{ ...op, kind: 'create_view' }],
+        lossy: op.view.materialized
+          ? 'the materialized view is refreshed: it holds the data of the time of the rollback'
+          : null,
+      };
+    case 'replace_view':
+      return exact({ kind: 'replace_view', before: op.after, after: op.before });
+    case 'create_routine':
+      return exact({ ...op, kind: 'drop_routine' });
+    case 'drop_routine':
+      return exact({ ...op, kind: 'create_routine' });
+    case 'replace_routine':
+      return exact({ kind: 'replace_routine', before: op.after, after: op.before });
+    case 'create_trigger':
+      return exact({ ...op, kind: 'drop_trigger' });
+    case 'drop_trigger':
+      return exact({ ...op, kind: 'create_trigger' });
+    case 'validate_constraint': {
+      // A validated constraint cannot be made NOT VALID again: it is dropped and re-added so.
+      const c = op.constraint;
+      if (c.kind === 'check')
+        return exact(
+          { kind: 'drop_check', table: op.table, constraint: c.check },
+          { kind: 'add_check', table: op.table, constraint: { ...c.check, not_valid: true } },
+        );
+      return exact(
+        { kind: 'drop_foreign_key', table: op.table, key: c.key },
+        { kind: 'add_foreign_key', table: op.table, key: { ...c.key, not_valid: true } },
+      );
+    }
   }
 }
 

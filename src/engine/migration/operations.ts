@@ -12,9 +12,27 @@ import type {
   IndexModel,
   PrimaryKeyModel,
   SequenceModel,
+  SequenceOptions,
   TableModel,
   UniqueConstraintModel,
 } from '../schema/model.ts';
+import type {
+  NamespaceModel,
+  RoutineModel,
+  TriggerModel,
+  TriggerState,
+  ViewModel,
+} from '../schema/objects.ts';
+
+/** An object COMMENT ON can name, other than tables and columns. */
+export interface CommentTarget {
+  type: 'schema' | 'view' | 'materialized_view' | 'function' | 'procedure' | 'trigger';
+  schema: string | null;
+  /** Routines: `name(argument types)`. */
+  name: string;
+  /** The table of a trigger. */
+  table: string | null;
+}
 
 export interface TableRef {
   schema: string | null;
@@ -56,7 +74,41 @@ export interface ColumnBackup {
 }
 
 export type MigrationOperation =
-  | { kind: 'create_extension' | 'drop_extension'; name: string; schema: string | null }
+  | {
+      kind: 'create_extension' | 'drop_extension';
+      name: string;
+      schema: string | null;
+      /** Null: the server's default version (an extension a column type needs). */
+      version?: string | null;
+    }
+  | { kind: 'alter_extension'; name: string; before: string; after: string }
+  | { kind: 'create_schema' | 'drop_schema'; schema: NamespaceModel }
+  | { kind: 'comment_object'; target: CommentTarget; before: string | null; after: string | null }
+  /** Views and materialized views; a materialized view with its indexes. */
+  | { kind: 'create_view' | 'drop_view'; view: ViewModel }
+  /** CREATE OR REPLACE VIEW: the same columns, another query or options. */
+  | { kind: 'replace_view'; before: ViewModel; after: ViewModel }
+  | { kind: 'create_routine' | 'drop_routine'; routine: RoutineModel }
+  /** CREATE OR REPLACE: the same arguments and result, another body or attributes. */
+  | { kind: 'replace_routine'; before: RoutineModel; after: RoutineModel }
+  | { kind: 'create_trigger' | 'drop_trigger'; trigger: TriggerModel }
+  | { kind: 'set_trigger_state'; trigger: TriggerModel; before: TriggerState; after: TriggerState }
+  /** A NOT VALID check or foreign key validated (its inverse drops and re-adds it NOT VALID). */
+  | {
+      kind: 'validate_constraint';
+      table: TableRef;
+      constraint:
+        | { kind: 'check'; check: CheckConstraintModel }
+        | { kind: 'foreign_key'; key: ForeignKeyModel };
+    }
+  /** The sequence options of an identity column (its type follows the column's). */
+  | {
+      kind: 'alter_identity';
+      table: TableRef;
+      column: string;
+      before: SequenceOptions;
+      after: SequenceOptions;
+    }
   | { kind: 'create_enum'; enum: EnumModel }
   /**
    * `enum.values` are the values before this one is added; `uses` are the columns of the type, which
@@ -154,7 +206,21 @@ export function operationTable(op: MigrationOperation): TableRef | null {
     case 'set_sequence_owner':
     case 'drop_sequence':
     case 'ensure_backup_schema':
+    case 'alter_extension':
+    case 'create_schema':
+    case 'drop_schema':
+    case 'comment_object':
+    case 'create_view':
+    case 'drop_view':
+    case 'replace_view':
+    case 'create_routine':
+    case 'drop_routine':
+    case 'replace_routine':
       return null;
+    case 'create_trigger':
+    case 'drop_trigger':
+    case 'set_trigger_state':
+      return { schema: op.trigger.schema, name: op.trigger.table };
     case 'backup_table':
     case 'restore_table':
     case 'create_table':
@@ -172,7 +238,31 @@ export function operationObject(op: MigrationOperation): string {
   switch (op.kind) {
     case 'create_extension':
     case 'drop_extension':
+    case 'alter_extension':
       return op.name;
+    case 'create_schema':
+    case 'drop_schema':
+      return op.schema.name;
+    case 'comment_object':
+      return objectName(op.target);
+    case 'create_view':
+    case 'drop_view':
+      return objectName(op.view);
+    case 'replace_view':
+      return objectName(op.after);
+    case 'create_routine':
+    case 'drop_routine':
+      return objectName(op.routine);
+    case 'replace_routine':
+      return objectName(op.after);
+    case 'create_trigger':
+    case 'drop_trigger':
+    case 'set_trigger_state':
+      return `${tableName}.${op.trigger.name}`;
+    case 'validate_constraint':
+      return `${tableName}.${op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name}`;
+    case 'alter_identity':
+      return `${tableName}.${op.column}`;
     case 'create_enum':
     case 'add_enum_value':
     case 'recreate_enum':
@@ -215,6 +305,11 @@ export function operationObject(op: MigrationOperation): string {
     default:
       return tableName;
   }
+}
+
+function objectName(item: { schema: string | null; name: string; table?: string | null }): string {
+  const base = item.schema === null ? item.name : `${item.schema}.${item.name}`;
+  return item.table ? `${base} on ${item.table}` : base;
 }
 
 export function qualified(table: TableRef): string {

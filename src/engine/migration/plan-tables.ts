@@ -13,6 +13,7 @@ import {
   type ColumnModel,
   type SchemaModel,
   type SequenceModel,
+  type SequenceOptions,
   type TableModel,
   tableKey,
 } from '../schema/model.ts';
@@ -29,7 +30,11 @@ export interface PlanTableOptions {
 /** The operations of a plan by phase, concatenated in this order (see plan.ts). */
 export interface Phases {
   first: MigrationOperation[];
+  createSchemas: MigrationOperation[];
+  dropTriggers: MigrationOperation[];
+  dropViews: MigrationOperation[];
   types: MigrationOperation[];
+  routines: MigrationOperation[];
   dropForeignKeys: MigrationOperation[];
   dropKeys: MigrationOperation[];
   renames: MigrationOperation[];
@@ -38,10 +43,15 @@ export interface Phases {
   addKeys: MigrationOperation[];
   indexes: MigrationOperation[];
   addForeignKeys: MigrationOperation[];
+  createViews: MigrationOperation[];
+  createTriggers: MigrationOperation[];
   late: MigrationOperation[];
   dropColumns: MigrationOperation[];
   dropTables: MigrationOperation[];
+  dropRoutines: MigrationOperation[];
   dropTypes: MigrationOperation[];
+  dropExtensions: MigrationOperation[];
+  dropSchemas: MigrationOperation[];
 }
 
 interface NamedChanges<T> {
@@ -78,6 +88,44 @@ function namedChanges<T extends { name: string }>(
   return out;
 }
 
+const sameIdentityOptions = (a: SequenceOptions, b: SequenceOptions) =>
+  a.start === b.start &&
+  a.increment === b.increment &&
+  a.min_value === b.min_value &&
+  a.max_value === b.max_value &&
+  a.cache === b.cache &&
+  a.cycle === b.cycle;
+
+/**
+ * Checks and foreign keys that stay the same but whose validity differs: VALIDATE CONSTRAINT when
+ * the source's is validated, dropped and re-added NOT VALID when the source's is not.
+ */
+function planValidity(p: Phases, from: TableModel, to: TableModel): void {
+  const table = ref(to);
+  for (const check of to.check_constraints) {
+    const old = from.check_constraints.find((c) => c.name === check.name);
+    if (!old || describeCheck(old) !== describeCheck(check) || !!old.not_valid === !!check.not_valid)
+      continue;
+    if (old.not_valid)
+      p.addKeys.push({ kind: 'validate_constraint', table, constraint: { kind: 'check', check } });
+    else {
+      p.dropKeys.push({ kind: 'drop_check', table, constraint: old });
+      p.addKeys.push({ kind: 'add_check', table, constraint: check });
+    }
+  }
+  for (const key of to.foreign_keys) {
+    const old = from.foreign_keys.find((k) => k.name === key.name);
+    if (!old || describeForeignKey(old) !== describeForeignKey(key) || !!old.not_valid === !!key.not_valid)
+      continue;
+    if (old.not_valid)
+      p.addForeignKeys.push({ kind: 'validate_constraint', table, constraint: { kind: 'foreign_key', key } });
+    else {
+      p.dropForeignKeys.push({ kind: 'drop_foreign_key', table, key: old });
+      p.addForeignKeys.push({ kind: 'add_foreign_key', table, key });
+    }
+  }
+}
+
 export function planTable(
   p: Phases,
   from: TableModel,
@@ -89,10 +137,18 @@ export function planTable(
   const existing = new Map(from.columns.map((column) => [column.name, column]));
   for (const column of to.columns) {
     const before = existing.get(column.name);
+    // A partition's or child's inherited column changes with its parent's (the server refuses it here).
+    if (column.inherited === true || before?.inherited === true) continue;
     if (!before) p.columns.push({ kind: 'add_column', table, column });
-    else if (columnChanged(before, column))
-      p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
+    else {
+      if (columnChanged(before, column))
+        p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
+      const [a, b] = [before.identity_options, column.identity_options];
+      if (before.identity !== null && column.identity !== null && a && b && !sameIdentityOptions(a, b))
+        p.columns.push({ kind: 'alter_identity', table, column: column.name, before: a, after: b });
+    }
   }
+  planValidity(p, from, to);
 
   const pkFrom = from.primary_key;
   const pkTo = to.primary_key;
@@ -240,7 +296,7 @@ export function planColumnDrops(
     (item) => item.kind === 'trigger' && item.schema === from.schema && item.table === from.name,
   );
   for (const column of from.columns) {
-    if (wanted.has(column.name)) continue;
+    if (wanted.has(column.name) || column.inherited === true) continue;
     const sequences =
       ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
     // A generated column's values come back by themselves: nothing to keep.

@@ -53,7 +53,7 @@ export function describeUnique(constraint: UniqueConstraintModel): string {
 }
 
 export function describeCheck(constraint: CheckConstraintModel): string {
-  return `CHECK (${constraint.expression})`;
+  return `CHECK (${constraint.expression})${constraint.no_inherit ? ' NO INHERIT' : ''}`;
 }
 
 export function describeExclusion(constraint: ExclusionConstraintModel): string {

@@ -1,0 +1,38 @@
+// The facts of operations on objects beyond tables (schemas, views, routines, triggers,
+// extensions): none of them touches rows, so lint sees them as schema objects named by kind.
+import type { StatementFact } from './facts.ts';
+import type { MigrationOperation } from './operations.ts';
+
+const named = (item: { schema: string | null; name: string }) =>
+  item.schema === null ? item.name : `${item.schema}.${item.name}`;
+
+export function objectFacts(op: MigrationOperation): StatementFact[] {
+  const fact = (object: string): StatementFact[] => [{ action: 'schema_object', object }];
+  switch (op.kind) {
+    case 'alter_extension':
+      return fact(`extension ${op.name}`);
+    case 'create_schema':
+    case 'drop_schema':
+      return fact(`schema ${op.schema.name}`);
+    case 'comment_object':
+      return fact(`comment on ${op.target.type} ${named(op.target)}`);
+    case 'create_view':
+    case 'drop_view':
+      return fact(`${op.view.materialized ? 'materialized view' : 'view'} ${named(op.view)}`);
+    case 'replace_view':
+      return fact(`view ${named(op.after)}`);
+    case 'create_routine':
+    case 'drop_routine':
+      return fact(`${op.routine.kind} ${named(op.routine)}`);
+    case 'replace_routine':
+      return fact(`${op.after.kind} ${named(op.after)}`);
+    case 'create_trigger':
+    case 'drop_trigger':
+    case 'set_trigger_state':
+      return fact(
+        `trigger ${op.trigger.name} on ${named({ schema: op.trigger.schema, name: op.trigger.table })}`,
+      );
+    default:
+      return [{ action: 'other', statement: op.kind }];
+  }
+}
