@@ -25,7 +25,15 @@ export type StatementFact =
   | { action: 'drop_column'; table: TableRef; column: string; backed_up: boolean }
   | { action: 'rename_column'; table: TableRef; column: string; to: string }
   /** `from` is null when the statement does not say (edited SQL): lint looks it up in the target. */
-  | { action: 'alter_column_type'; table: TableRef; column: string; from: string | null; to: string }
+  | {
+      action: 'alter_column_type';
+      table: TableRef;
+      column: string;
+      from: string | null;
+      to: string;
+      /** The SQL converts with its own USING expression (more than a cast of the column). */
+      custom_using?: boolean;
+    }
   /**
    * MySQL MODIFY/CHANGE COLUMN: the whole new definition. Lint compares it with the target's column
    * to tell a type change or a NOT NULL added from a restated definition.

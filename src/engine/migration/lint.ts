@@ -4,7 +4,8 @@
 //
 // | rule                          | fires on                                                        |
 // |-------------------------------|-----------------------------------------------------------------|
-// | alter-column-type             | any type change of an existing column (narrowing: error)        |
+// | alter-column-type             | any type change of an existing column (narrowing, or no cast    |
+// |                               | known between the types on PostgreSQL: error)                   |
 // | add-not-null-without-default  | NOT NULL column without default added to a populated table      |
 // | drop-column-with-foreign-key  | dropped column that a foreign key uses, on either side          |
 // | costly-alter-on-large-table   | rewrite or full scan of a table above the size thresholds       |
@@ -23,6 +24,7 @@
 // data; without statistics "populated" is unknown and rules fire as warnings that say so.
 
 import type { TableModel } from '../schema/model.ts';
+import { castKnown } from './casts.ts';
 import type { ConstraintKind, StatementFact } from './facts.ts';
 import { type LintContext, type TableInfo, tableResolver } from './lint-context.ts';
 import { costlyReason, describeTypeChange } from './lint-messages.ts';
@@ -156,6 +158,15 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
     case 'alter_column_type': {
       const change = describeTypeChange(from, fact.to, pg, fact.from !== null && fact.from === fact.to);
       if (change === null) return;
+      if (pg && from !== null && fact.custom_using !== true && !castKnown(from, fact.to)) {
+        warn(
+          'alter-column-type',
+          'error',
+          object(fact.column),
+          `${from} → ${fact.to}: PostgreSQL has no cast between these types, so no safe conversion of the stored values is known and the statement would fail. Edit the statement's USING expression to say how a value converts (for example to_timestamp(column) for epoch seconds).`,
+        );
+        return;
+      }
       const severity = !maybePopulated ? 'info' : change.narrowing ? 'error' : 'warning';
       warn(
         'alter-column-type',
