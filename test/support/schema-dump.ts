@@ -43,6 +43,7 @@ const NOISE: Record<DialectName, RegExp[]> = {
   postgresql: [/^--/, /^SET /, /^SELECT pg_catalog\.set_config/, /^\\/],
   mysql: [
     /^--/,
+    /^\/\*M!999999/, // the sandbox-mode marker of recent mariadb-dump
     /^\/\*![0-9]+ SET /,
     /^\/\*M?!\d+ SET /,
     /^SET /,
@@ -60,7 +61,7 @@ export function normalizeDump(dump: string, dialect: DialectName): string {
   const statements = lines
     .join('\n')
     .split(/;\n|;;\n|\nDELIMITER .*\n/)
-    .map((statement) => statement.trim())
+    .map((statement) => statement.trim().replace(/;$/, ''))
     .filter((statement) => statement !== '' && !/^DELIMITER\b/.test(statement))
     .filter((statement) => !statement.includes('_dbops_bak_'));
   return statements.map(sortTableBody).sort().join(';\n\n');

@@ -45,6 +45,8 @@ export async function fixtureRoundTrip(
   sourceSql: string,
   open: LoadedDatabase[],
   planId: string,
+  /** More checks on the migrated target, before the rollback. */
+  afterApply?: (target: LoadedDatabase, source: LoadedDatabase) => Promise<void>,
 ): Promise<Migration> {
   const [target, source] = await Promise.all([
     loadedDatabase(dialect, targetSql),
@@ -72,6 +74,7 @@ export async function fixtureRoundTrip(
   expect(planMigration(wanted, after, dialect).sql, `second plan${why}`).toBe('');
   const [migratedDump, sourceDump] = await normalizedDumps(engine, target.url, source.url);
   expect(migratedDump, `dumps differ${why}`).toBe(sourceDump);
+  await afterApply?.(target, source);
 
   expect(migration.rollback, `no rollback${why}`).not.toBeNull();
   const rolledBack = await target.handle.apply(migration.rollback!, { lockTimeoutMs: 5_000 });

@@ -12,7 +12,10 @@ import type {
   UnmanagedObject,
 } from '../../engine/schema/model.ts';
 import { canonicalType, isMariaDbJsonCheck, normalizeDefault } from '../../engine/schema/normalize.ts';
+import { SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
 import type { CatalogRows, ColumnRow, ForeignKeyRow, StatisticsRow } from './mysql.catalog.ts';
+import type { MysqlObjectRows } from './mysql.catalog-objects.ts';
+import { buildMysqlObjects } from './mysql.model-objects.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -40,7 +43,8 @@ export function parseExtra(extra: string): ParsedExtra {
   };
 }
 
-export function buildMysqlModel(rows: CatalogRows): SchemaModel {
+/** `objects`: the rows of mysql.catalog-objects.ts; without them the model has no objects. */
+export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): SchemaModel {
   const { flavor } = rows;
   const tables = new Map<string, TableModel>();
   const unmanaged: UnmanagedObject[] = [];
@@ -67,7 +71,17 @@ export function buildMysqlModel(rows: CatalogRows): SchemaModel {
       { name: row.constraint_name, expression: row.check_clause },
     ]);
   }
+  const viewNames = new Set(
+    rows.tables.filter((row) => row.table_type === 'VIEW').map((row) => row.table_name),
+  );
+  const viewColumns = new Map<string, { name: string; type: string }[]>();
   for (const row of rows.columns) {
+    if (viewNames.has(row.table_name)) {
+      const list = viewColumns.get(row.table_name) ?? [];
+      list.push({ name: row.column_name, type: canonicalType(row.column_type, flavor) });
+      viewColumns.set(row.table_name, list);
+      continue;
+    }
     const isJson =
       flavor === 'mariadb' &&
       row.data_type === 'longtext' &&
@@ -107,7 +121,14 @@ export function buildMysqlModel(rows: CatalogRows): SchemaModel {
 
   const tableList = [...tables.values()].sort((a, b) => byText(a.name, b.name));
   for (const table of tableList) sortTable(table);
+  const objectFields = objects
+    ? {
+        model_version: SCHEMA_MODEL_VERSION,
+        ...buildMysqlObjects(objects, [...tables.keys()], viewColumns),
+      }
+    : {};
   return {
+    ...objectFields,
     dialect: 'mysql',
     flavor,
     server_version: rows.serverVersion,
@@ -157,6 +178,7 @@ function column(row: ColumnRow, flavor: CatalogRows['flavor'], isJson: boolean):
       extra.onUpdate === null ? null : normalizeDefault(extra.onUpdate, { ...context, expression: true }),
     collation: row.collation_name,
     comment: row.column_comment || null,
+    ...(/\bINVISIBLE\b/i.test(row.extra ?? '') ? { invisible: true } : {}),
   };
 }
 

@@ -132,7 +132,7 @@ function alterTableFacts(statement: Node): StatementFact[] {
           column,
           from: null,
           to: typeName(def?.typeName),
-          custom_using: isCustomUsing(def?.raw_default, column),
+          ...(isCustomUsing(def?.raw_default, column) ? { custom_using: true } : {}),
         };
       }
       case 'AT_SetNotNull':

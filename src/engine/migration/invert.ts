@@ -93,14 +93,15 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'add_column':
       return exact({ kind: 'drop_column', table: op.table, column: op.column, backup: null, sequences: [] });
     case 'drop_column': {
+      const place = op.after === undefined ? {} : { after: op.after };
       if (op.column.generated !== null)
-        return exact({ kind: 'add_column', table: op.table, column: op.column });
+        return exact({ kind: 'add_column', table: op.table, column: op.column, ...place });
       if (op.backup === null) return null;
       const plain = plainColumn(op.column);
       const sequences = op.sequences.map((sequence) => ({ ...sequence, owned_by: null }));
       return exact(
         ...sequences.map((sequence): MigrationOperation => ({ kind: 'create_sequence', sequence })),
-        { kind: 'add_column', table: op.table, column: plain },
+        { kind: 'add_column', table: op.table, column: plain, ...place },
         {
           kind: 'restore_column',
           table: op.table,

@@ -155,13 +155,19 @@ export type MigrationOperation =
   | { kind: 'create_table'; table: TableModel }
   /** `sequences`: the ones owned by its columns, which go with it (for the rollback to recreate). */
   | { kind: 'drop_table'; table: TableModel; backup: string | null; sequences: SequenceModel[] }
-  | { kind: 'add_column'; table: TableRef; column: ColumnModel }
+  /**
+   * `after`: MySQL places the column after that one, or FIRST (null); absent: at the end (always on
+   * PostgreSQL, which cannot place a column).
+   */
+  | { kind: 'add_column'; table: TableRef; column: ColumnModel; after?: string | null }
   | {
       kind: 'drop_column';
       table: TableRef;
       column: ColumnModel;
       backup: ColumnBackup | null;
       sequences: SequenceModel[];
+      /** Where its rollback puts the column back (as add_column's `after`). */
+      after?: string | null;
     }
   | { kind: 'alter_column'; change: ColumnChange; table: TableRef; before: ColumnModel; after: ColumnModel }
   | { kind: 'add_primary_key' | 'drop_primary_key'; table: TableRef; key: PrimaryKeyModel }

@@ -60,7 +60,7 @@ export function planObjects(p: Phases, src: SchemaModel, tgt: SchemaModel): void
   planSchemas(p, src, tgt);
   planExtensionsManaged(p, src, tgt);
   if (src.routines && tgt.routines) planRoutines(p, src.routines, tgt.routines, broken);
-  if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken);
+  if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);
 }
 
@@ -158,7 +158,19 @@ function planRoutines(p: Phases, src: RoutineModel[], tgt: RoutineModel[], broke
 
 const viewDeps = (view: ViewModel) => view.depends_on.map(dependencyKey);
 
-function planViews(p: Phases, src: ViewModel[], tgt: ViewModel[], broken: Set<string>): void {
+/**
+ * `lenient`: MySQL/MariaDB let a table or column a view reads be altered or dropped (the view is
+ * left invalid until it is replaced) and replace any view in place: nothing steps aside, and a
+ * view that changes is replaced after the tables, so that its rollback (the former definition)
+ * runs while what it read still exists, even a view that was invalid in the target.
+ */
+function planViews(
+  p: Phases,
+  src: ViewModel[],
+  tgt: ViewModel[],
+  broken: Set<string>,
+  lenient: boolean,
+): void {
   const wanted = new Map(src.map((v) => [objectKey(v), v]));
   const replace = new Map<string, ViewModel>();
   const recreate = new Set<string>();
@@ -167,16 +179,17 @@ function planViews(p: Phases, src: ViewModel[], tgt: ViewModel[], broken: Set<st
     if (!next) recreate.add(objectKey(view));
     else if (!same({ ...view, comment: null, depends_on: [] }, { ...next, comment: null, depends_on: [] })) {
       const canReplace =
-        !view.materialized &&
-        !next.materialized &&
-        same(view.columns, next.columns) &&
-        same(view.options, next.options);
+        lenient ||
+        (!view.materialized &&
+          !next.materialized &&
+          same(view.columns, next.columns) &&
+          same(view.options, next.options));
       if (canReplace) replace.set(objectKey(view), next);
       else recreate.add(objectKey(view));
     }
   }
   // Whatever reads a view that goes is dropped with it: to a fixed point.
-  for (let grew = true; grew; ) {
+  for (let grew = !lenient; grew; ) {
     grew = false;
     for (const view of tgt) {
       const key = objectKey(view);

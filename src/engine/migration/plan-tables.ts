@@ -135,11 +135,18 @@ export function planTable(
 ): void {
   const table = ref(to);
   const existing = new Map(from.columns.map((column) => [column.name, column]));
-  for (const column of to.columns) {
+  to.columns.forEach((column, i) => {
     const before = existing.get(column.name);
     // A partition's or child's inherited column changes with its parent's (the server refuses it here).
-    if (column.inherited === true || before?.inherited === true) continue;
-    if (!before) p.columns.push({ kind: 'add_column', table, column });
+    if (column.inherited === true || before?.inherited === true) return;
+    // MySQL puts a new column where the source has it, so the column order matches.
+    if (!before)
+      p.columns.push({
+        kind: 'add_column',
+        table,
+        column,
+        ...(mysql ? { after: i === 0 ? null : to.columns[i - 1]!.name } : {}),
+      });
     else {
       if (columnChanged(before, column))
         p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
@@ -147,7 +154,7 @@ export function planTable(
       if (before.identity !== null && column.identity !== null && a && b && !sameIdentityOptions(a, b))
         p.columns.push({ kind: 'alter_identity', table, column: column.name, before: a, after: b });
     }
-  }
+  });
   planValidity(p, from, to);
 
   const pkFrom = from.primary_key;
@@ -295,13 +302,24 @@ export function planColumnDrops(
   const disableTriggers = tgt.unmanaged.some(
     (item) => item.kind === 'trigger' && item.schema === from.schema && item.table === from.name,
   );
+  // MySQL: the rollback puts a column back after the nearest column before it that the plan keeps
+  // (drops are undone last first, so neighbours dropped too come back in order).
+  const placeOf = (column: ColumnModel) => {
+    if (tgt.dialect !== 'mysql') return {};
+    const at = from.columns.indexOf(column);
+    const previous = from.columns
+      .slice(0, at)
+      .reverse()
+      .find((c) => wanted.has(c.name));
+    return { after: previous ? previous.name : null };
+  };
   for (const column of from.columns) {
     if (wanted.has(column.name) || column.inherited === true) continue;
     const sequences =
       ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
     // A generated column's values come back by themselves: nothing to keep.
     if (!options.backup_drops || column.generated !== null) {
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences });
+      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
       continue;
     }
     const key = backupKey(from, keeps);
@@ -311,7 +329,7 @@ export function planColumnDrops(
         message:
           'No primary key or NOT NULL unique key that the plan leaves unchanged identifies the rows: the values of this column cannot be backed up, and its drop cannot be rolled back.',
       });
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences });
+      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
       continue;
     }
     const name = nextBackup(from.name, column.name);
@@ -325,6 +343,7 @@ export function planColumnDrops(
       column,
       backup: { name, key, onUpdateColumns, disableTriggers },
       sequences,
+      ...placeOf(column),
     });
   }
 }

@@ -163,7 +163,7 @@ export function planOperations(
       });
   }
   if (backups > 0) p.types.unshift({ kind: 'ensure_backup_schema' });
-  if (!mysql) planObjects(p, src, tgt);
+  planObjects(p, src, tgt);
 
   // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
   // only objects the other side does not have at all are worth a note.

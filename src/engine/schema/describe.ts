@@ -31,6 +31,7 @@ export function describeColumn(column: ColumnModel): string {
   if (identity !== null) text += ` ${identity}`;
   const generated = describeGenerated(column);
   if (generated !== null) text += ` ${generated}`;
+  if (column.invisible) text += ' INVISIBLE';
   return text;
 }
 

@@ -246,6 +246,15 @@ function diffColumn(a: ColumnModel, b: ColumnModel): SchemaChange[] {
   if (a.collation !== b.collation)
     out.push(change('column_collation_changed', name, a.collation, b.collation));
   if (a.comment !== b.comment) out.push(change('column_comment_changed', name, a.comment, b.comment));
+  if (!!a.invisible !== !!b.invisible)
+    out.push(
+      change(
+        'column_visibility_changed',
+        name,
+        a.invisible ? 'INVISIBLE' : 'VISIBLE',
+        b.invisible ? 'INVISIBLE' : 'VISIBLE',
+      ),
+    );
   return out;
 }
 

@@ -124,6 +124,7 @@ function canonicalColumn(column: ColumnModel) {
     comment: column.comment,
     ...when('identity_options', column.identity_options && { ...column.identity_options }),
     ...when('inherited', column.inherited),
+    ...when('invisible', column.invisible),
   };
 }
 

@@ -108,6 +108,8 @@ export interface ColumnModel {
   identity_options?: SequenceOptions | null;
   /** Inherited from a parent (partition or inheritance child) and not declared locally. */
   inherited?: boolean;
+  /** MySQL/MariaDB INVISIBLE: left out of SELECT *. */
+  invisible?: boolean;
 }
 
 /** Sequence parameters, numbers as decimal strings (bigint does not fit a JSON number). */

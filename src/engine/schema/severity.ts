@@ -35,6 +35,7 @@
 // | sequence_changed               | minor    | bounds, step, cycling or ownership of a column's serial |
 // | column_identity_options_changed | minor   | an identity's bounds, step or cycling, as a sequence's  |
 // | constraint_validity_changed    | minor    | the rule is the same; only old rows are (not) checked   |
+// | column_visibility_changed      | minor    | SELECT * shows or hides it (MySQL INVISIBLE)            |
 // | table_partitioning_changed     | moderate | rows are routed elsewhere; bounds refuse other rows     |
 // | table_inheritance_changed      | moderate | which rows queries on the parent see                    |
 
@@ -82,6 +83,7 @@ export const CHANGE_SEVERITY = {
   sequence_changed: 'minor',
   column_identity_options_changed: 'minor',
   constraint_validity_changed: 'minor',
+  column_visibility_changed: 'minor',
   table_partitioning_changed: 'moderate',
   table_inheritance_changed: 'moderate',
 } as const satisfies Record<string, Severity>;
