@@ -159,6 +159,51 @@ export interface DependencyRow {
   column: string | null;
 }
 
+// Domains and composite types (not a table's row type).
+export const TYPES_SQL = `
+  select n.nspname as schema, t.typname as name,
+    case t.typtype when 'd' then 'domain' else 'composite' end as kind,
+    case when t.typtype = 'd' then format_type(t.typbasetype, t.typtypmod) end as base,
+    case when t.typtype = 'd' then pg_get_expr(t.typdefaultbin, 0) end as default_value,
+    case when t.typtype = 'd' and t.typcollation <> 0 and t.typcollation <> bt.typcollation then
+      case when cn.nspname = 'pg_catalog' then quote_ident(co.collname)
+        else quote_ident(cn.nspname) || '.' || quote_ident(co.collname) end
+    end as collation,
+    t.typnotnull as not_null,
+    coalesce((
+      select json_agg(json_build_object('name', c.conname, 'definition', pg_get_constraintdef(c.oid, true))
+        order by c.conname)
+      from pg_constraint c where c.contypid = t.oid
+    ), '[]') as checks,
+    coalesce((
+      select json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod))
+        order by a.attnum)
+      from pg_attribute a where a.attrelid = t.typrelid and a.attnum > 0 and not a.attisdropped
+    ), '[]') as attributes,
+    ds.description as comment
+  from pg_type t
+  join pg_namespace n on n.oid = t.typnamespace
+  left join pg_type bt on bt.oid = t.typbasetype
+  left join pg_collation co on co.oid = t.typcollation
+  left join pg_namespace cn on cn.oid = co.collnamespace
+  left join pg_description ds on ds.objoid = t.oid and ds.classoid = 'pg_type'::regclass
+  where (t.typtype = 'd'
+      or (t.typtype = 'c' and exists (select 1 from pg_class c where c.oid = t.typrelid and c.relkind = 'c')))
+    and ${USER_SCHEMA('n.nspname')} and ${NOT_EXTENSION_MEMBER('pg_type', 't.oid')}`;
+
+export interface TypeRow {
+  schema: string;
+  name: string;
+  kind: 'domain' | 'composite';
+  base: string | null;
+  default_value: string | null;
+  collation: string | null;
+  not_null: boolean;
+  checks: { name: string; definition: string }[];
+  attributes: { name: string; type: string }[];
+  comment: string | null;
+}
+
 export interface ObjectRows {
   schemas: SchemaRow[];
   views: ViewRow[];
@@ -166,5 +211,6 @@ export interface ObjectRows {
   routines: RoutineRow[];
   triggers: TriggerRow[];
   extensions: ExtensionRow[];
+  types: TypeRow[];
   dependencies: DependencyRow[];
 }

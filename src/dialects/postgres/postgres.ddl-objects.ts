@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { CommentTarget, MigrationOperation } from '../../engine/migration/operations.ts';
 import type { IndexModel } from '../../engine/schema/model.ts';
 import type { RoutineModel, TriggerModel, TriggerState, ViewModel } from '../../engine/schema/objects.ts';
+import { alterUserType, createUserType, dropUserType } from './postgres.ddl-types.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 const lit = (value: string) => pg.escapeLiteral(value).trim();
@@ -116,6 +117,12 @@ export function renderObjectOperation(op: MigrationOperation): string[] | null {
     }
     case 'drop_schema':
       return [`DROP SCHEMA ${id(op.schema.name)}`];
+    case 'create_type':
+      return createUserType(op.type);
+    case 'drop_type':
+      return dropUserType(op.type);
+    case 'alter_type':
+      return alterUserType(op.before, op.after);
     case 'comment_object':
       return [commentOn(op.target, op.after)];
     case 'create_view':

@@ -31,6 +31,7 @@ import {
   ROUTINES_SQL,
   SCHEMAS_SQL,
   TRIGGERS_SQL,
+  TYPES_SQL,
   VIEW_RELATIONS,
   VIEWS_SQL,
 } from './postgres.catalog-objects.ts';
@@ -146,6 +147,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           routines: await query(client, ROUTINES_SQL),
           triggers: await query(client, TRIGGERS_SQL),
           extensions: await query(client, EXTENSIONS_SQL),
+          types: await query(client, TYPES_SQL),
           dependencies: await query(client, DEPENDENCIES_SQL),
         };
         await query(client, 'commit');

@@ -99,5 +99,19 @@ export function buildPostgresObjects(rows: ObjectRows): SchemaObjects {
     extensions: rows.extensions
       .map((row) => ({ name: row.name, schema: row.schema, version: row.version }))
       .sort((a, b) => byText(a.name, b.name)),
+    types: rows.types
+      .map((row) => ({
+        schema: row.schema,
+        name: row.name,
+        kind: row.kind,
+        base: row.base,
+        default: row.default_value,
+        collation: row.collation,
+        not_null: row.not_null,
+        checks: row.checks,
+        attributes: row.attributes,
+        comment: row.comment,
+      }))
+      .sort(bySchemaName),
   };
 }

@@ -14,6 +14,11 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
     case 'create_schema':
     case 'drop_schema':
       return fact(`schema ${op.schema.name}`);
+    case 'create_type':
+    case 'drop_type':
+      return fact(`${op.type.kind === 'domain' ? 'domain' : 'type'} ${op.type.schema}.${op.type.name}`);
+    case 'alter_type':
+      return fact(`${op.after.kind === 'domain' ? 'domain' : 'type'} ${op.after.schema}.${op.after.name}`);
     case 'comment_object':
       return fact(`comment on ${op.target.type} ${named(op.target)}`);
     case 'create_view':

@@ -172,6 +172,12 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ ...op, before: op.after, after: op.before });
     case 'alter_identity':
       return exact({ ...op, before: op.after, after: op.before });
+    case 'create_type':
+      return exact({ ...op, kind: 'drop_type' });
+    case 'drop_type':
+      return exact({ ...op, kind: 'create_type' });
+    case 'alter_type':
+      return exact({ kind: 'alter_type', before: op.after, after: op.before });
     case 'create_schema':
       return exact({ ...op, kind: 'drop_schema' });
     case 'drop_schema':

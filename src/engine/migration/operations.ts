@@ -21,6 +21,7 @@ import type {
   RoutineModel,
   TriggerModel,
   TriggerState,
+  UserTypeModel,
   ViewModel,
 } from '../schema/objects.ts';
 
@@ -83,6 +84,10 @@ export type MigrationOperation =
     }
   | { kind: 'alter_extension'; name: string; before: string; after: string }
   | { kind: 'create_schema' | 'drop_schema'; schema: NamespaceModel }
+  /** Domains and composite types. */
+  | { kind: 'create_type' | 'drop_type'; type: UserTypeModel }
+  /** Its default, NOT NULL, checks, attributes or comment: the dialect writes the steps between. */
+  | { kind: 'alter_type'; before: UserTypeModel; after: UserTypeModel }
   | { kind: 'comment_object'; target: CommentTarget; before: string | null; after: string | null }
   /** Views and materialized views; a materialized view with its indexes. */
   | { kind: 'create_view' | 'drop_view'; view: ViewModel }
@@ -215,6 +220,9 @@ export function operationTable(op: MigrationOperation): TableRef | null {
     case 'alter_extension':
     case 'create_schema':
     case 'drop_schema':
+    case 'create_type':
+    case 'drop_type':
+    case 'alter_type':
     case 'comment_object':
     case 'create_view':
     case 'drop_view':
@@ -249,6 +257,11 @@ export function operationObject(op: MigrationOperation): string {
     case 'create_schema':
     case 'drop_schema':
       return op.schema.name;
+    case 'create_type':
+    case 'drop_type':
+      return `${op.type.schema}.${op.type.name}`;
+    case 'alter_type':
+      return `${op.after.schema}.${op.after.name}`;
     case 'comment_object':
       return objectName(op.target);
     case 'create_view':

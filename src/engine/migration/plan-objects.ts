@@ -21,6 +21,8 @@ import {
 import { dependencyOrder } from './dependency-order.ts';
 import type { MigrationOperation } from './operations.ts';
 import type { Phases } from './plan-tables.ts';
+import type { PlanNote } from './plan-types.ts';
+import { planUserTypes } from './plan-user-types.ts';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const viewRef = (v: ViewModel) => `rel:${objectKey(v)}`;
@@ -55,10 +57,11 @@ function hits(depends: DependencyRef[], broken: Set<string>): boolean {
   );
 }
 
-export function planObjects(p: Phases, src: SchemaModel, tgt: SchemaModel): void {
+export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt: SchemaModel): void {
   const broken = brokenByTables(p);
   planSchemas(p, src, tgt);
   planExtensionsManaged(p, src, tgt);
+  if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types);
   if (src.routines && tgt.routines) planRoutines(p, src.routines, tgt.routines, broken);
   if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);

@@ -163,7 +163,7 @@ export function planOperations(
       });
   }
   if (backups > 0) p.types.unshift({ kind: 'ensure_backup_schema' });
-  planObjects(p, src, tgt);
+  planObjects(p, notes, src, tgt);
 
   // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
   // only objects the other side does not have at all are worth a note.
@@ -223,6 +223,7 @@ function managedKind(src: SchemaModel, tgt: SchemaModel, kind: string): boolean 
   if (kind === 'function' || kind === 'procedure') return both('routines');
   if (kind === 'trigger') return both('triggers');
   if (kind === 'extension') return both('extensions');
+  if (kind === 'domain' || kind === 'type') return both('types');
   return false;
 }
 

@@ -46,6 +46,7 @@ export function scopeModel(model: SchemaModel, scope: TableScope): SchemaModel {
     schemas: undefined,
     routines: undefined,
     extensions: undefined,
+    types: undefined,
     views: model.views?.filter((view) =>
       view.depends_on.every(
         (dep) => dep.kind !== 'table' || kept.has(JSON.stringify([dep.schema, dep.name])),

@@ -14,7 +14,9 @@ export type ObjectKind =
   | 'function'
   | 'procedure'
   | 'trigger'
-  | 'extension';
+  | 'extension'
+  | 'domain'
+  | 'type';
 
 export interface ObjectChange {
   /** What changed: `definition`, `columns`, `options`, `indexes`, `comment`, `state`, `version`, `kind`… */
@@ -79,6 +81,16 @@ function described(model: SchemaObjectFields): Map<string, Described> | null {
       state: trigger.state,
       comment: trigger.comment,
     });
+  for (const type of model.types ?? [])
+    put(type.kind === 'domain' ? 'domain' : 'type', `${type.schema}.${type.name}`, {
+      base: type.base,
+      default: type.default,
+      collation: type.collation,
+      not_null: type.not_null ? 'NOT NULL' : 'NULL',
+      checks: type.checks.map((c) => `${c.name} ${c.definition}`).join(', '),
+      attributes: type.attributes.map((a) => `${a.name} ${a.type}`).join(', '),
+      comment: type.comment,
+    });
   for (const extension of model.extensions ?? [])
     put('extension', extension.name, { schema: extension.schema, version: extension.version });
   return out;
@@ -94,7 +106,7 @@ const byName = (a: ObjectEntry, b: ObjectEntry) => {
 function comparable(from: SchemaModel, to: SchemaModel): [SchemaObjectFields, SchemaObjectFields] {
   const a: SchemaObjectFields = {};
   const b: SchemaObjectFields = {};
-  for (const key of ['schemas', 'views', 'routines', 'triggers', 'extensions'] as const) {
+  for (const key of ['schemas', 'views', 'routines', 'triggers', 'extensions', 'types'] as const) {
     if (from[key] !== undefined && to[key] !== undefined) {
       Object.assign(a, { [key]: from[key] });
       Object.assign(b, { [key]: to[key] });

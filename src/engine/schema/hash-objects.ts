@@ -69,6 +69,21 @@ export function canonicalObjects(model: SchemaObjectFields): Record<string, unkn
       })),
     ),
     ...section(
+      'types',
+      sortBy(objects.types, (t) => `${t.schema}.${t.name}`).map((t) => ({
+        schema: t.schema,
+        name: t.name,
+        kind: t.kind,
+        base: t.base,
+        default: t.default,
+        collation: t.collation,
+        not_null: t.not_null,
+        checks: sortBy(t.checks, (c) => c.name).map((c) => ({ name: c.name, definition: c.definition })),
+        attributes: t.attributes.map((a) => ({ name: a.name, type: a.type })),
+        comment: t.comment,
+      })),
+    ),
+    ...section(
       'extensions',
       sortBy(objects.extensions, (e) => e.name).map((e) => ({
         name: e.name,

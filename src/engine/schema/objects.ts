@@ -81,6 +81,24 @@ export interface TriggerModel {
   depends_on: DependencyRef[];
 }
 
+/** A domain (a base type with a default, NOT NULL and checks) or a composite type. */
+export interface UserTypeModel {
+  schema: string;
+  name: string;
+  kind: 'domain' | 'composite';
+  /** Domain: its base type as format_type prints it. */
+  base: string | null;
+  /** Domain: its default expression, its collation where it differs from the base type's. */
+  default: string | null;
+  collation: string | null;
+  not_null: boolean;
+  /** Domain: its CHECK constraints as pg_get_constraintdef prints them. */
+  checks: { name: string; definition: string }[];
+  /** Composite: its attributes in order. */
+  attributes: { name: string; type: string }[];
+  comment: string | null;
+}
+
 export interface ExtensionModel {
   name: string;
   /** The schema its objects live in. */
@@ -95,6 +113,7 @@ export interface SchemaObjects {
   routines: RoutineModel[];
   triggers: TriggerModel[];
   extensions: ExtensionModel[];
+  types: UserTypeModel[];
 }
 
 /** The optional fields SchemaModel carries for them. */
@@ -107,6 +126,7 @@ export function schemaObjects(model: SchemaObjectFields): SchemaObjects {
     routines: model.routines ?? [],
     triggers: model.triggers ?? [],
     extensions: model.extensions ?? [],
+    types: model.types ?? [],
   };
 }
 
