@@ -389,6 +389,14 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       return one(`ALTER TABLE ${table(op.table)} RENAME TO ${id(op.to)}`);
     case 'rename_column':
       return one(`ALTER TABLE ${table(op.table)} RENAME COLUMN ${id(op.from)} TO ${id(op.to)}`);
+    case 'attach_partition':
+      return one(`ALTER TABLE ${table(op.parent)} ATTACH PARTITION ${table(op.table)} ${op.bound}`);
+    case 'detach_partition':
+      return one(`ALTER TABLE ${table(op.parent)} DETACH PARTITION ${table(op.table)}`);
+    case 'inherit':
+      return one(`ALTER TABLE ${table(op.table)} INHERIT ${table(op.parent)}`);
+    case 'no_inherit':
+      return one(`ALTER TABLE ${table(op.table)} NO INHERIT ${table(op.parent)}`);
     case 'set_table_comment':
       return one(`COMMENT ON TABLE ${table(op.table)} IS ${op.after === null ? 'NULL' : lit(op.after)}`);
     default: {

@@ -37,6 +37,14 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
       return fact(
         `trigger ${op.trigger.name} on ${named({ schema: op.trigger.schema, name: op.trigger.table })}`,
       );
+    case 'attach_partition':
+    case 'detach_partition':
+      return [{ action: 'schema_object', object: `partition ${named(op.table)} of ${named(op.parent)}` }];
+    case 'inherit':
+    case 'no_inherit':
+      return [
+        { action: 'schema_object', object: `inheritance of ${named(op.table)} from ${named(op.parent)}` },
+      ];
     default:
       return [{ action: 'other', statement: op.kind }];
   }

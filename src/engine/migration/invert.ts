@@ -172,6 +172,14 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ ...op, before: op.after, after: op.before });
     case 'alter_identity':
       return exact({ ...op, before: op.after, after: op.before });
+    case 'attach_partition':
+      return exact({ ...op, kind: 'detach_partition' });
+    case 'detach_partition':
+      return exact({ ...op, kind: 'attach_partition' });
+    case 'inherit':
+      return exact({ ...op, kind: 'no_inherit' });
+    case 'no_inherit':
+      return exact({ ...op, kind: 'inherit' });
     case 'create_type':
       return exact({ ...op, kind: 'drop_type' });
     case 'drop_type':

@@ -186,7 +186,11 @@ export type MigrationOperation =
   | { kind: 'rename_table'; table: TableRef; to: string }
   | { kind: 'rename_column'; table: TableRef; from: string; to: string }
   | { kind: 'rename_constraint'; table: TableRef; from: string; to: string }
-  | { kind: 'set_table_comment'; table: TableRef; before: string | null; after: string | null };
+  | { kind: 'set_table_comment'; table: TableRef; before: string | null; after: string | null }
+  /** PostgreSQL: the table becomes (or stops being) a partition of `parent` with `bound`. */
+  | { kind: 'attach_partition' | 'detach_partition'; table: TableRef; parent: TableRef; bound: string }
+  /** PostgreSQL: the table starts (or stops) inheriting from `parent`. */
+  | { kind: 'inherit' | 'no_inherit'; table: TableRef; parent: TableRef };
 
 export type OperationKind = MigrationOperation['kind'];
 

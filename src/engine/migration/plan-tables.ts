@@ -20,6 +20,7 @@ import {
 import { backupKey } from './backup.ts';
 import { type MigrationOperation, ref, type TableRef } from './operations.ts';
 import { columnChanged, columnSteps } from './plan-columns.ts';
+import { planLineage } from './plan-lineage.ts';
 import { columnKey, type PlanNote } from './plan-types.ts';
 
 export interface PlanTableOptions {
@@ -132,6 +133,7 @@ export function planTable(
   to: TableModel,
   mysql: boolean,
   options: PlanTableOptions,
+  notes: PlanNote[] = [],
 ): void {
   const table = ref(to);
   const existing = new Map(from.columns.map((column) => [column.name, column]));
@@ -156,6 +158,7 @@ export function planTable(
     }
   });
   planValidity(p, from, to);
+  if (!mysql) planLineage(p, notes, from, to);
 
   const pkFrom = from.primary_key;
   const pkTo = to.primary_key;
