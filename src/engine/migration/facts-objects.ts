@@ -22,15 +22,40 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
     case 'comment_object':
       return fact(`comment on ${op.target.type} ${named(op.target)}`);
     case 'create_view':
-    case 'drop_view':
-      return fact(`${op.view.materialized ? 'materialized view' : 'view'} ${named(op.view)}`);
+    case 'drop_view': {
+      const what = `${op.view.materialized ? 'materialized view' : 'view'} ${named(op.view)}`;
+      const change =
+        op.kind === 'drop_view'
+          ? op.view.materialized
+            ? 'drop_materialized_view'
+            : 'drop_view'
+          : op.view.materialized
+            ? 'create_materialized_view'
+            : undefined;
+      return [{ action: 'schema_object', object: what, key: named(op.view), ...(change ? { change } : {}) }];
+    }
     case 'replace_view':
       return fact(`view ${named(op.after)}`);
     case 'create_routine':
-    case 'drop_routine':
       return fact(`${op.routine.kind} ${named(op.routine)}`);
+    case 'drop_routine':
+      return [
+        {
+          action: 'schema_object',
+          object: `${op.routine.kind} ${named(op.routine)}`,
+          change: 'drop_routine',
+          key: named(op.routine),
+        },
+      ];
     case 'replace_routine':
-      return fact(`${op.after.kind} ${named(op.after)}`);
+      return [
+        {
+          action: 'schema_object',
+          object: `${op.after.kind} ${named(op.after)}`,
+          change: 'replace_routine',
+          key: named(op.after),
+        },
+      ];
     case 'create_trigger':
     case 'drop_trigger':
     case 'set_trigger_state':
@@ -38,8 +63,16 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
         `trigger ${op.trigger.name} on ${named({ schema: op.trigger.schema, name: op.trigger.table })}`,
       );
     case 'attach_partition':
-    case 'detach_partition':
       return [{ action: 'schema_object', object: `partition ${named(op.table)} of ${named(op.parent)}` }];
+    case 'detach_partition':
+      return [
+        {
+          action: 'schema_object',
+          object: `partition ${named(op.table)} of ${named(op.parent)}`,
+          change: 'detach_partition',
+          key: named(op.table),
+        },
+      ];
     case 'inherit':
     case 'no_inherit':
       return [

@@ -6,6 +6,14 @@ import type { ColumnModel, DialectName } from '../schema/model.ts';
 import { objectFacts } from './facts-objects.ts';
 import type { MigrationOperation, TableRef } from './operations.ts';
 
+export type ObjectChangeKind =
+  | 'drop_view'
+  | 'drop_materialized_view'
+  | 'create_materialized_view'
+  | 'replace_routine'
+  | 'drop_routine'
+  | 'detach_partition';
+
 export type ConstraintKind = 'primary_key' | 'unique' | 'check' | 'foreign_key' | 'exclusion';
 
 export type StatementFact =
@@ -68,8 +76,17 @@ export type StatementFact =
   | { action: 'set_lock_timeout' }
   | { action: 'transaction_control' }
   | { action: 'data_change'; table: TableRef | null }
-  /** Enums, sequences, extensions, schemas, comments: nothing the rules look at. */
-  | { action: 'schema_object'; object: string }
+  /**
+   * Enums, sequences, extensions, schemas, comments, and the objects beyond tables. For views,
+   * routines and partitions, `change` and `key` (the object as the model keys it) let lint look up
+   * who depends on the object in the target.
+   */
+  | {
+      action: 'schema_object';
+      object: string;
+      change?: ObjectChangeKind;
+      key?: string;
+    }
   | { action: 'other'; statement: string };
 
 // Functions whose value differs per row: a default calling one is evaluated for every existing row

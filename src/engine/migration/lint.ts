@@ -18,6 +18,8 @@
 // | lock-timeout-missing          | exclusive-lock statement while no lock timeout is set           |
 // | transaction-control           | BEGIN/COMMIT/ROLLBACK in the SQL (dbops runs the transaction)   |
 // | parse-error                   | a statement that does not parse                                 |
+// | (objects: lint-objects.ts)    | views with dependents dropped, materialized views built,        |
+// |                               | functions triggers call changed, partitions detached            |
 //
 // Tables created earlier in the same migration are empty: rules about populated or large tables
 // stay quiet for them. A table known to be empty (statistics) only gets the rules that are not about
@@ -28,6 +30,7 @@ import { castKnown } from './casts.ts';
 import type { ConstraintKind, StatementFact } from './facts.ts';
 import { type LintContext, type TableInfo, tableResolver } from './lint-context.ts';
 import { costlyReason, describeTypeChange } from './lint-messages.ts';
+import { createdViews, lintObjectFact } from './lint-objects.ts';
 import type { TableRef } from './operations.ts';
 
 export type LintSeverity = 'error' | 'warning' | 'info';
@@ -57,6 +60,7 @@ export function lintStatements(statements: LintInput[], context: LintContext): L
   const created = new Set<string>();
   const droppedKeys = new Set<string>();
   let lockTimeoutSet = context.lock_timeout_ms !== undefined && context.lock_timeout_ms !== null;
+  const recreated = createdViews(statements);
 
   statements.forEach((statement, index) => {
     const warn = (rule: string, severity: LintSeverity, object: string, message: string) => {
@@ -84,6 +88,7 @@ export function lintStatements(statements: LintInput[], context: LintContext): L
           `statement ${index + 1}`,
           'BEGIN, COMMIT and ROLLBACK are not allowed in migration SQL: dbops runs the migration in its own transaction (PostgreSQL). Remove them.',
         );
+      if (fact.action === 'schema_object') lintObjectFact(fact, warn, context.target ?? null, recreated);
       if (!('table' in fact) || fact.table === null) continue;
       const table = resolve(fact.table);
       const isNew = created.has(keyOf(fact.table)) || (context.target != null && table.model === null);
