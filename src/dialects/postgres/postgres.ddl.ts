@@ -389,6 +389,10 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       return one(`ALTER TABLE ${table(op.table)} RENAME TO ${id(op.to)}`);
     case 'rename_column':
       return one(`ALTER TABLE ${table(op.table)} RENAME COLUMN ${id(op.from)} TO ${id(op.to)}`);
+    case 'outside_transaction': {
+      const inner = render(op.op);
+      return { ...inner, transactional: false };
+    }
     case 'attach_partition':
       return one(`ALTER TABLE ${table(op.parent)} ATTACH PARTITION ${table(op.table)} ${op.bound}`);
     case 'detach_partition':

@@ -197,6 +197,8 @@ export function operationFacts(op: MigrationOperation, dialect: DialectName): St
       return [{ action: 'rename_column', table: op.table, column: op.from, to: op.to }];
     case 'set_table_comment':
       return [{ action: 'schema_object', object: 'comment' }];
+    case 'outside_transaction':
+      return operationFacts(op.op, dialect);
     case 'validate_constraint':
       return [
         {

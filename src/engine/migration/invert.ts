@@ -172,6 +172,9 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ ...op, before: op.after, after: op.before });
     case 'alter_identity':
       return exact({ ...op, before: op.after, after: op.before });
+    case 'outside_transaction':
+      // The rollback runs in the transaction.
+      return invertOperation(op.op, dialect);
     case 'attach_partition':
       return exact({ ...op, kind: 'detach_partition' });
     case 'detach_partition':

@@ -190,12 +190,15 @@ export type MigrationOperation =
   /** PostgreSQL: the table becomes (or stops being) a partition of `parent` with `bound`. */
   | { kind: 'attach_partition' | 'detach_partition'; table: TableRef; parent: TableRef; bound: string }
   /** PostgreSQL: the table starts (or stops) inheriting from `parent`. */
-  | { kind: 'inherit' | 'no_inherit'; table: TableRef; parent: TableRef };
+  | { kind: 'inherit' | 'no_inherit'; table: TableRef; parent: TableRef }
+  /** An online plan's step that runs after the transaction, on its own (plan-online.ts). */
+  | { kind: 'outside_transaction'; op: MigrationOperation };
 
 export type OperationKind = MigrationOperation['kind'];
 
 /** Operations that lose data when they run: a table or a column (or a column's stored values) goes. */
 export function isDestructive(op: MigrationOperation): boolean {
+  if (op.kind === 'outside_transaction') return isDestructive(op.op);
   return (
     op.kind === 'drop_table' ||
     op.kind === 'drop_column' ||
@@ -210,6 +213,8 @@ export function ref(table: { schema: string | null; name: string }): TableRef {
 /** The table an operation acts on, or null for enums, sequences and other schema-level objects. */
 export function operationTable(op: MigrationOperation): TableRef | null {
   switch (op.kind) {
+    case 'outside_transaction':
+      return operationTable(op.op);
     case 'create_extension':
     case 'drop_extension':
     case 'create_enum':
@@ -251,6 +256,7 @@ export function operationTable(op: MigrationOperation): TableRef | null {
 
 /** How an operation names its object in messages: `table.column`, the constraint, the index… */
 export function operationObject(op: MigrationOperation): string {
+  if (op.kind === 'outside_transaction') return operationObject(op.op);
   const table = operationTable(op);
   const tableName = table ? qualified(table) : '';
   switch (op.kind) {

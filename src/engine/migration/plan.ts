@@ -31,6 +31,7 @@ import { backupName } from './backup.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { type MigrationOperation, ref } from './operations.ts';
 import { planObjects } from './plan-objects.ts';
+import { onlineOperations } from './plan-online.ts';
 import { type Phases, planColumnDrops, planDependentForeignKeys, planTable } from './plan-tables.ts';
 import { columnKey, type PlanNote, planEnums, planExtensions, planSequences } from './plan-types.ts';
 import { scopeModel, type TableScope } from './scope.ts';
@@ -42,6 +43,11 @@ export interface PlanOptions extends TableScope {
   backup_drops?: boolean | undefined;
   /** Names the backup objects; required with `backup_drops`. */
   plan_id?: string | undefined;
+  /**
+   * PostgreSQL (API §8 `online`): checks and foreign keys of existing tables added NOT VALID and
+   * validated after the transaction, NOT NULL through a validated check, indexes CONCURRENTLY.
+   */
+  online?: boolean | undefined;
   /**
    * PostgreSQL: build new non-unique indexes of existing tables CONCURRENTLY. Such statements cannot
    * run in a transaction: they run after it.
@@ -213,7 +219,7 @@ export function planOperations(
     ...p.dropExtensions,
     ...p.dropSchemas,
   ];
-  return { operations, notes };
+  return { operations: options.online && !mysql ? onlineOperations(operations) : operations, notes };
 }
 
 /** Whether objects of an unmanaged-list kind are planned from the models' own sections. */
