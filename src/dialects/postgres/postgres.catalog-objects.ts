@@ -204,6 +204,40 @@ export interface TypeRow {
   comment: string | null;
 }
 
+export const POLICIES_SQL = `
+  select p.polrelid as table_oid, p.polname as name,
+    case p.polcmd when 'r' then 'SELECT' when 'a' then 'INSERT' when 'w' then 'UPDATE'
+      when 'd' then 'DELETE' else 'ALL' end as command,
+    p.polpermissive as permissive,
+    array(
+      -- text, not name: the driver parses text[] into an array.
+      select case when r = 0 then 'public' else (select rolname::text from pg_roles where oid = r) end
+      from unnest(p.polroles) r order by 1
+    ) as roles,
+    pg_get_expr(p.polqual, p.polrelid, true) as using_expr,
+    pg_get_expr(p.polwithcheck, p.polrelid, true) as check_expr
+  from pg_policy p`;
+
+export interface PolicyRow {
+  table_oid: number;
+  name: string;
+  command: string;
+  permissive: boolean;
+  roles: string[];
+  using_expr: string | null;
+  check_expr: string | null;
+}
+
+export const ROW_SECURITY_SQL = `
+  select c.oid as table_oid, c.relrowsecurity as enabled, c.relforcerowsecurity as forced
+  from pg_class c where c.relkind in ('r', 'p') and (c.relrowsecurity or c.relforcerowsecurity)`;
+
+export interface RowSecurityRow {
+  table_oid: number;
+  enabled: boolean;
+  forced: boolean;
+}
+
 export interface ObjectRows {
   schemas: SchemaRow[];
   views: ViewRow[];
@@ -213,4 +247,6 @@ export interface ObjectRows {
   extensions: ExtensionRow[];
   types: TypeRow[];
   dependencies: DependencyRow[];
+  policies: PolicyRow[];
+  rowSecurity: RowSecurityRow[];
 }

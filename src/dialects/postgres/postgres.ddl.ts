@@ -393,6 +393,26 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       const inner = render(op.op);
       return { ...inner, transactional: false };
     }
+    case 'set_row_security': {
+      const out: string[] = [];
+      const t = table(op.table);
+      if (op.before.enabled !== op.after.enabled)
+        out.push(`ALTER TABLE ${t} ${op.after.enabled ? 'ENABLE' : 'DISABLE'} ROW LEVEL SECURITY`);
+      if (op.before.forced !== op.after.forced)
+        out.push(`ALTER TABLE ${t} ${op.after.forced ? 'FORCE' : 'NO FORCE'} ROW LEVEL SECURITY`);
+      return many(out);
+    }
+    case 'create_policy': {
+      const p = op.policy;
+      const roles = p.roles.map((r) => (r === 'public' ? 'PUBLIC' : id(r))).join(', ');
+      let sql = `CREATE POLICY ${id(p.name)} ON ${table(op.table)} AS ${p.permissive ? 'PERMISSIVE' : 'RESTRICTIVE'}`;
+      sql += ` FOR ${p.command} TO ${roles}`;
+      if (p.using !== null) sql += ` USING (${p.using})`;
+      if (p.check !== null) sql += ` WITH CHECK (${p.check})`;
+      return one(sql);
+    }
+    case 'drop_policy':
+      return one(`DROP POLICY ${id(op.policy.name)} ON ${table(op.table)}`);
     case 'attach_partition':
       return one(`ALTER TABLE ${table(op.parent)} ATTACH PARTITION ${table(op.table)} ${op.bound}`);
     case 'detach_partition':

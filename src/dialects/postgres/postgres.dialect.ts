@@ -28,7 +28,9 @@ import {
   DEPENDENCIES_SQL,
   EXTENSIONS_SQL,
   type ObjectRows,
+  POLICIES_SQL,
   ROUTINES_SQL,
+  ROW_SECURITY_SQL,
   SCHEMAS_SQL,
   TRIGGERS_SQL,
   TYPES_SQL,
@@ -148,6 +150,8 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           triggers: await query(client, TRIGGERS_SQL),
           extensions: await query(client, EXTENSIONS_SQL),
           types: await query(client, TYPES_SQL),
+          policies: await query(client, POLICIES_SQL),
+          rowSecurity: await query(client, ROW_SECURITY_SQL),
           dependencies: await query(client, DEPENDENCIES_SQL),
         };
         await query(client, 'commit');

@@ -78,6 +78,23 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
     });
   }
 
+  if (objects) {
+    for (const table of tables.values()) table.policies = [];
+    for (const row of objects.policies)
+      tables.get(row.table_oid)?.policies?.push({
+        name: row.name,
+        command: row.command,
+        permissive: row.permissive,
+        roles: [...row.roles].sort(),
+        using: row.using_expr,
+        check: row.check_expr,
+      });
+    for (const row of objects.rowSecurity) {
+      const table = tables.get(row.table_oid);
+      if (table) table.row_security = { enabled: row.enabled, forced: row.forced };
+    }
+  }
+
   const unmanaged: UnmanagedObject[] = rows.unmanaged.map((row) => ({
     kind: row.kind,
     schema: row.schema,

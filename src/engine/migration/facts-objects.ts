@@ -62,6 +62,18 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
       return fact(
         `trigger ${op.trigger.name} on ${named({ schema: op.trigger.schema, name: op.trigger.table })}`,
       );
+    case 'set_row_security':
+      return [
+        {
+          action: 'schema_object',
+          object: `row security of ${named(op.table)}`,
+          key: named(op.table),
+          ...(op.before.enabled && !op.after.enabled ? { change: 'disable_row_security' as const } : {}),
+        },
+      ];
+    case 'create_policy':
+    case 'drop_policy':
+      return fact(`policy ${op.policy.name} on ${named(op.table)}`);
     case 'attach_partition':
       return [{ action: 'schema_object', object: `partition ${named(op.table)} of ${named(op.parent)}` }];
     case 'detach_partition':

@@ -12,7 +12,8 @@ export type ObjectChangeKind =
   | 'create_materialized_view'
   | 'replace_routine'
   | 'drop_routine'
-  | 'detach_partition';
+  | 'detach_partition'
+  | 'disable_row_security';
 
 export type ConstraintKind = 'primary_key' | 'unique' | 'check' | 'foreign_key' | 'exclusion';
 

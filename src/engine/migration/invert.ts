@@ -175,6 +175,12 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'outside_transaction':
       // The rollback runs in the transaction.
       return invertOperation(op.op, dialect);
+    case 'set_row_security':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'create_policy':
+      return exact({ ...op, kind: 'drop_policy' });
+    case 'drop_policy':
+      return exact({ ...op, kind: 'create_policy' });
     case 'attach_partition':
       return exact({ ...op, kind: 'detach_partition' });
     case 'detach_partition':

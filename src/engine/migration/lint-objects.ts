@@ -8,6 +8,7 @@
 // | materialized-view-rebuilt   | a materialized view created: its query runs in full, under lock   |
 // | function-used-by-trigger    | a function replaced or dropped while triggers call it             |
 // | detach-partition            | a partition detached: its rows leave the partitioned table        |
+// | rls-disabled                | row-level security switched off on a table                        |
 import type { SchemaModel } from '../schema/model.ts';
 import { objectKey } from '../schema/objects.ts';
 import type { StatementFact } from './facts.ts';
@@ -82,6 +83,14 @@ export function lintObjectFact(
       );
       return;
     }
+    case 'disable_row_security':
+      warn(
+        'rls-disabled',
+        'warning',
+        key,
+        'Row-level security is switched off: every role that can read the table sees every row, whatever its policies say.',
+      );
+      return;
     case 'detach_partition':
       warn(
         'detach-partition',

@@ -10,6 +10,7 @@ import type {
   ExclusionConstraintModel,
   ForeignKeyModel,
   IndexModel,
+  PolicyModel,
   PrimaryKeyModel,
   SequenceModel,
   SequenceOptions,
@@ -192,7 +193,14 @@ export type MigrationOperation =
   /** PostgreSQL: the table starts (or stops) inheriting from `parent`. */
   | { kind: 'inherit' | 'no_inherit'; table: TableRef; parent: TableRef }
   /** An online plan's step that runs after the transaction, on its own (plan-online.ts). */
-  | { kind: 'outside_transaction'; op: MigrationOperation };
+  | { kind: 'outside_transaction'; op: MigrationOperation }
+  | { kind: 'set_row_security'; table: TableRef; before: RowSecurity; after: RowSecurity }
+  | { kind: 'create_policy' | 'drop_policy'; table: TableRef; policy: PolicyModel };
+
+export interface RowSecurity {
+  enabled: boolean;
+  forced: boolean;
+}
 
 export type OperationKind = MigrationOperation['kind'];
 
@@ -288,6 +296,9 @@ export function operationObject(op: MigrationOperation): string {
     case 'drop_trigger':
     case 'set_trigger_state':
       return `${tableName}.${op.trigger.name}`;
+    case 'create_policy':
+    case 'drop_policy':
+      return `${tableName}.${op.policy.name}`;
     case 'validate_constraint':
       return `${tableName}.${op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name}`;
     case 'alter_identity':

@@ -20,6 +20,7 @@ import {
 } from '../schema/objects.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import type { MigrationOperation } from './operations.ts';
+import { planPolicies } from './plan-policies.ts';
 import type { Phases } from './plan-tables.ts';
 import type { PlanNote } from './plan-types.ts';
 import { planUserTypes } from './plan-user-types.ts';
@@ -65,6 +66,7 @@ export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt:
   if (src.routines && tgt.routines) planRoutines(p, src.routines, tgt.routines, broken);
   if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);
+  if (tgt.dialect === 'postgresql') planPolicies(p, src, tgt, broken);
 }
 
 function planSchemas(p: Phases, src: SchemaModel, tgt: SchemaModel): void {

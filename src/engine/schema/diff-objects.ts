@@ -3,7 +3,7 @@
 // critical, changing one moderate (a comment alone: minor, as a table's), adding one minor. Objects
 // are matched by kind and key (functions by name and argument types, triggers within their table);
 // a section is compared only when both models have it, so an old snapshot reports none of them.
-import type { SchemaModel } from './model.ts';
+import { type SchemaModel, tableKey } from './model.ts';
 import { objectKey, type SchemaObjectFields, triggerKey } from './objects.ts';
 import { highestSeverity, type Severity } from './severity.ts';
 
@@ -16,7 +16,8 @@ export type ObjectKind =
   | 'trigger'
   | 'extension'
   | 'domain'
-  | 'type';
+  | 'type'
+  | 'policy';
 
 export interface ObjectChange {
   /** What changed: `definition`, `columns`, `options`, `indexes`, `comment`, `state`, `version`, `kind`… */
@@ -50,7 +51,9 @@ interface Described {
 const text = (value: unknown) =>
   typeof value === 'string' || value === null ? value : JSON.stringify(value);
 
-function described(model: SchemaObjectFields): Map<string, Described> | null {
+function described(
+  model: SchemaObjectFields & { tables?: SchemaModel['tables'] },
+): Map<string, Described> | null {
   const out = new Map<string, Described>();
   const put = (kind: ObjectKind, name: string, fields: Record<string, unknown>) => {
     const printed: Record<string, string | null> = {};
@@ -91,6 +94,15 @@ function described(model: SchemaObjectFields): Map<string, Described> | null {
       attributes: type.attributes.map((a) => `${a.name} ${a.type}`).join(', '),
       comment: type.comment,
     });
+  for (const table of model.tables ?? [])
+    for (const policy of table.policies ?? [])
+      put('policy', `${tableKey(table)}.${policy.name}`, {
+        command: policy.command,
+        permissive: policy.permissive ? 'PERMISSIVE' : 'RESTRICTIVE',
+        roles: policy.roles.join(', '),
+        using: policy.using,
+        check: policy.check,
+      });
   for (const extension of model.extensions ?? [])
     put('extension', extension.name, { schema: extension.schema, version: extension.version });
   return out;
@@ -104,8 +116,13 @@ const byName = (a: ObjectEntry, b: ObjectEntry) => {
 
 /** Keeps only the sections both models have (older snapshots lack them). */
 function comparable(from: SchemaModel, to: SchemaModel): [SchemaObjectFields, SchemaObjectFields] {
-  const a: SchemaObjectFields = {};
-  const b: SchemaObjectFields = {};
+  const a: SchemaObjectFields & { tables?: SchemaModel['tables'] } = {};
+  const b: SchemaObjectFields & { tables?: SchemaModel['tables'] } = {};
+  // Policies live in tables; both models must know them (model version 2).
+  if (from.model_version !== undefined && to.model_version !== undefined) {
+    a.tables = from.tables;
+    b.tables = to.tables;
+  }
   for (const key of ['schemas', 'views', 'routines', 'triggers', 'extensions', 'types'] as const) {
     if (from[key] !== undefined && to[key] !== undefined) {
       Object.assign(a, { [key]: from[key] });

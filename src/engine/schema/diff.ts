@@ -157,6 +157,12 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   const [inhA, inhB] = [describeInherits(from), describeInherits(to)];
   if (inhA !== inhB) out.push(change('table_inheritance_changed', to.name, inhA, inhB));
   out.push(...diffValidity(from, to));
+  const security = (t: TableModel) => {
+    const s = t.row_security;
+    return !s || (!s.enabled && !s.forced) ? 'DISABLED' : `ENABLED${s.forced ? ' FORCED' : ''}`;
+  };
+  if (security(from) !== security(to))
+    out.push(change('row_security_changed', to.name, security(from), security(to)));
   out.push(...diffColumns(from.columns, to.columns));
 
   const pkBefore = from.primary_key;

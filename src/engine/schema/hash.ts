@@ -104,6 +104,22 @@ function canonicalTable(table: TableModel) {
       'inherits',
       table.inherits?.map((parent) => ({ schema: parent.schema, name: parent.name })),
     ),
+    ...when(
+      'row_security',
+      table.row_security && { enabled: table.row_security.enabled, forced: table.row_security.forced },
+    ),
+    ...when(
+      'policies',
+      table.policies &&
+        byName(table.policies).map((p) => ({
+          name: p.name,
+          command: p.command,
+          permissive: p.permissive,
+          roles: p.roles,
+          using: p.using,
+          check: p.check,
+        })),
+    ),
   };
 }
 

@@ -57,6 +57,22 @@ export interface TableModel {
   partitioning?: PartitioningModel | null;
   /** PostgreSQL parents this table inherits from (plain inheritance, not partitions), in order. */
   inherits?: TableRefModel[];
+  /** PostgreSQL row-level security, set when enabled or forced. */
+  row_security?: { enabled: boolean; forced: boolean } | null;
+  /** PostgreSQL row-level security policies (present when the model knows them). */
+  policies?: PolicyModel[];
+}
+
+export interface PolicyModel {
+  name: string;
+  /** ALL, SELECT, INSERT, UPDATE or DELETE. */
+  command: string;
+  permissive: boolean;
+  /** Role names, `public` for every role; sorted. */
+  roles: string[];
+  /** USING and WITH CHECK as the server prints them. */
+  using: string | null;
+  check: string | null;
 }
 
 export interface TableRefModel {
