@@ -12,7 +12,7 @@
 import mysql from 'mysql2/promise';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
-import type { ColumnModel, Flavor, IndexModel, TableModel } from '../../engine/schema/model.ts';
+import type { ColumnModel, Flavor, IndexModel, TableModel, TableOptions } from '../../engine/schema/model.ts';
 import { renderMysqlObject } from './mysql.ddl-objects.ts';
 
 const id = (name: string) =>
@@ -78,6 +78,14 @@ function indexDefinition(index: IndexModel): string {
   return `${index.unique ? 'UNIQUE ' : ''}INDEX ${id(index.name)} ${parts}${using}`;
 }
 
+/** ENGINE, character set and collation, ROW_FORMAT; names from the catalog, checked. */
+function tableOptions(o: TableOptions): string {
+  const engine = collationName(o.engine);
+  const collation = collationName(o.collation);
+  const charset = collation.split('_')[0]!;
+  return `ENGINE=${engine} DEFAULT CHARSET=${charset} COLLATE=${collation} ROW_FORMAT=${o.row_format === null ? 'DEFAULT' : collationName(o.row_format)}`;
+}
+
 function createTable(t: TableModel, flavor: Flavor): string {
   const parts = t.columns.map((column) => columnDefinition(column, flavor));
   if (t.primary_key) parts.push(`PRIMARY KEY (${t.primary_key.columns.map(keyPart).join(', ')})`);
@@ -85,7 +93,9 @@ function createTable(t: TableModel, flavor: Flavor): string {
   for (const check of t.check_constraints)
     parts.push(`CONSTRAINT ${id(check.name)} CHECK (${check.expression})`);
   const comment = t.comment === null ? '' : ` COMMENT=${lit(t.comment)}`;
-  return `CREATE TABLE ${table({ schema: t.schema, name: t.name })} (\n  ${parts.join(',\n  ')}\n)${comment}`;
+  const options = t.table_options ? ` ${tableOptions(t.table_options)}` : '';
+  const partitions = t.partitioning?.key ? ` PARTITION BY ${t.partitioning.key}` : '';
+  return `CREATE TABLE ${table({ schema: t.schema, name: t.name })} (\n  ${parts.join(',\n  ')}\n)${options}${comment}${partitions}`;
 }
 
 /** Where an added column goes: after the named column, FIRST (null), or at the end (undefined). */
@@ -146,6 +156,14 @@ function statement(op: MigrationOperation, flavor: Flavor): { sql: string; trans
     }
     case 'drop_foreign_key':
       return ddl(`ALTER TABLE ${table(op.table)} DROP FOREIGN KEY ${id(op.key.name)}`);
+    case 'set_table_options':
+      return ddl(`ALTER TABLE ${table(op.table)} ${tableOptions(op.after)}`);
+    case 'set_partitioning':
+      return ddl(
+        op.after === null
+          ? `ALTER TABLE ${table(op.table)} REMOVE PARTITIONING`
+          : `ALTER TABLE ${table(op.table)} PARTITION BY ${op.after}`,
+      );
     case 'rename_table':
       return ddl(`RENAME TABLE ${table(op.table)} TO ${table({ schema: op.table.schema, name: op.to })}`);
     case 'rename_column':

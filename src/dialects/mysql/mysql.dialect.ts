@@ -20,6 +20,7 @@ import {
   COLUMNS_SQL,
   checksSql,
   FOREIGN_KEYS_SQL,
+  PARTITIONS_SQL,
   statisticsSql,
   TABLES_SQL,
   UNMANAGED_SQL,
@@ -149,6 +150,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           foreignKeys: await query(connection, FOREIGN_KEYS_SQL),
           checks: await query(connection, checksSql(knownFlavor)),
           unmanaged: await query(connection, UNMANAGED_SQL),
+          partitions: await query(connection, PARTITIONS_SQL),
         };
         const routines = await query<RoutineRow>(connection, ROUTINES_SQL);
         const objects: MysqlObjectRows = {

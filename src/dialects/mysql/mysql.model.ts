@@ -16,6 +16,7 @@ import { SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
 import type { CatalogRows, ColumnRow, ForeignKeyRow, StatisticsRow } from './mysql.catalog.ts';
 import type { MysqlObjectRows } from './mysql.catalog-objects.ts';
 import { buildMysqlObjects } from './mysql.model-objects.ts';
+import { partitionClause } from './mysql.partitions.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -50,7 +51,10 @@ export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): S
   const unmanaged: UnmanagedObject[] = [];
   for (const row of rows.tables) {
     if (row.table_type === 'BASE TABLE' || row.table_type === 'SYSTEM VERSIONED') {
-      tables.set(row.table_name, emptyTable(row.table_name, row.table_comment || null));
+      const table = emptyTable(row.table_name, row.table_comment || null);
+      const options = tableOptions(row);
+      if (options) table.table_options = options;
+      tables.set(row.table_name, table);
     } else if (row.table_type === 'VIEW') {
       unmanaged.push({ kind: 'view', schema: null, name: row.table_name, table: null });
     } else if (row.table_type === 'SEQUENCE') {
@@ -119,6 +123,13 @@ export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): S
     unmanaged.push({ kind: row.kind, schema: null, name: row.name, table: row.table_name });
   }
 
+  if (rows.partitions)
+    for (const [name, parts] of groupBy(rows.partitions, (row) => row.table_name)) {
+      const table = tables.get(name);
+      const clause = partitionClause(parts);
+      if (table && clause) table.partitioning = { key: clause, parent: null, bound: null };
+    }
+
   const tableList = [...tables.values()].sort((a, b) => byText(a.name, b.name));
   for (const table of tableList) sortTable(table);
   const objectFields = objects
@@ -127,8 +138,10 @@ export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): S
         ...buildMysqlObjects(objects, [...tables.keys()], viewColumns),
       }
     : {};
+  const defaultCollation = rows.tables.find((row) => row.default_collation)?.default_collation;
   return {
     ...objectFields,
+    ...(objects && defaultCollation ? { default_collation: defaultCollation } : {}),
     dialect: 'mysql',
     flavor,
     server_version: rows.serverVersion,
@@ -139,6 +152,15 @@ export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): S
       (a, b) => byText(a.kind, b.kind) || byText(a.name, b.name) || byText(a.table ?? '', b.table ?? ''),
     ),
   };
+}
+
+/** Options that differ from the database's defaults, or null (rows of an older catalog query: null). */
+function tableOptions(row: CatalogRows['tables'][number]): TableModel['table_options'] {
+  if (!row.engine || !row.table_collation) return null;
+  const rowFormat = /\brow_format=(\w+)/i.exec(row.create_options ?? '')?.[1]?.toUpperCase() ?? null;
+  if (row.engine === 'InnoDB' && row.table_collation === row.default_collation && rowFormat === null)
+    return null;
+  return { engine: row.engine, collation: row.table_collation, row_format: rowFormat };
 }
 
 function emptyTable(name: string, comment: string | null): TableModel {

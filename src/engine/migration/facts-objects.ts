@@ -71,6 +71,10 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
           ...(op.before.enabled && !op.after.enabled ? { change: 'disable_row_security' as const } : {}),
         },
       ];
+    case 'set_table_options':
+      return fact(`options of ${named(op.table)}`);
+    case 'set_partitioning':
+      return fact(`partitioning of ${named(op.table)}`);
     case 'create_policy':
     case 'drop_policy':
       return fact(`policy ${op.policy.name} on ${named(op.table)}`);

@@ -175,6 +175,10 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'outside_transaction':
       // The rollback runs in the transaction.
       return invertOperation(op.op, dialect);
+    case 'set_table_options':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'set_partitioning':
+      return exact({ ...op, before: op.after, after: op.before });
     case 'set_row_security':
       return exact({ ...op, before: op.after, after: op.before });
     case 'create_policy':

@@ -15,6 +15,7 @@ import type {
   SequenceModel,
   SequenceOptions,
   TableModel,
+  TableOptions,
   UniqueConstraintModel,
 } from '../schema/model.ts';
 import type {
@@ -195,7 +196,11 @@ export type MigrationOperation =
   /** An online plan's step that runs after the transaction, on its own (plan-online.ts). */
   | { kind: 'outside_transaction'; op: MigrationOperation }
   | { kind: 'set_row_security'; table: TableRef; before: RowSecurity; after: RowSecurity }
-  | { kind: 'create_policy' | 'drop_policy'; table: TableRef; policy: PolicyModel };
+  | { kind: 'create_policy' | 'drop_policy'; table: TableRef; policy: PolicyModel }
+  /** MySQL: ENGINE, default collation, ROW_FORMAT (null: the database's defaults). */
+  | { kind: 'set_table_options'; table: TableRef; before: TableOptions; after: TableOptions }
+  /** MySQL: PARTITION BY the clause, or REMOVE PARTITIONING (null). */
+  | { kind: 'set_partitioning'; table: TableRef; before: string | null; after: string | null };
 
 export interface RowSecurity {
   enabled: boolean;

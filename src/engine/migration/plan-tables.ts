@@ -24,6 +24,8 @@ import { planLineage } from './plan-lineage.ts';
 import { columnKey, type PlanNote } from './plan-types.ts';
 
 export interface PlanTableOptions {
+  /** MySQL: the target database's default collation (what a table without options has). */
+  default_collation?: string | undefined;
   backup_drops?: boolean | undefined;
   concurrent_indexes?: boolean | undefined;
 }
@@ -159,6 +161,24 @@ export function planTable(
   });
   planValidity(p, from, to);
   if (!mysql) planLineage(p, notes, from, to);
+  else {
+    if (JSON.stringify(from.table_options ?? null) !== JSON.stringify(to.table_options ?? null)) {
+      // No options recorded: the database's defaults, written out so that either way is one ALTER.
+      const defaults = {
+        engine: 'InnoDB',
+        collation: options.default_collation ?? 'utf8mb4_general_ci',
+        row_format: null,
+      };
+      p.late.push({
+        kind: 'set_table_options',
+        table,
+        before: from.table_options ?? defaults,
+        after: to.table_options ?? defaults,
+      });
+    }
+    const [a, b] = [from.partitioning?.key ?? null, to.partitioning?.key ?? null];
+    if (a !== b) p.late.push({ kind: 'set_partitioning', table, before: a, after: b });
+  }
 
   const pkFrom = from.primary_key;
   const pkTo = to.primary_key;

@@ -130,7 +130,8 @@ export function planOperations(
   // Parents before their partitions and inheritance children.
   for (const table of lineageOrder(src.tables)) {
     const existing = tgtTables.get(tableKey(table));
-    if (existing) planTable(p, existing, table, mysql, options, notes);
+    if (existing)
+      planTable(p, existing, table, mysql, { ...options, default_collation: tgt.default_collation }, notes);
     else {
       p.createTables.push({ kind: 'create_table', table: { ...table, foreign_keys: [] } });
       for (const key of table.foreign_keys)

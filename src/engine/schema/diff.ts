@@ -161,6 +161,12 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
     const s = t.row_security;
     return !s || (!s.enabled && !s.forced) ? 'DISABLED' : `ENABLED${s.forced ? ' FORCED' : ''}`;
   };
+  const options = (t: TableModel) =>
+    t.table_options
+      ? `ENGINE=${t.table_options.engine} COLLATE=${t.table_options.collation}${t.table_options.row_format ? ` ROW_FORMAT=${t.table_options.row_format}` : ''}`
+      : null;
+  if (options(from) !== options(to))
+    out.push(change('table_options_changed', to.name, options(from), options(to)));
   if (security(from) !== security(to))
     out.push(change('row_security_changed', to.name, security(from), security(to)));
   out.push(...diffColumns(from.columns, to.columns));

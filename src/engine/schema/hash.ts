@@ -105,6 +105,14 @@ function canonicalTable(table: TableModel) {
       table.inherits?.map((parent) => ({ schema: parent.schema, name: parent.name })),
     ),
     ...when(
+      'table_options',
+      table.table_options && {
+        engine: table.table_options.engine,
+        collation: table.table_options.collation,
+        row_format: table.table_options.row_format,
+      },
+    ),
+    ...when(
       'row_security',
       table.row_security && { enabled: table.row_security.enabled, forced: table.row_security.forced },
     ),

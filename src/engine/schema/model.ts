@@ -22,6 +22,8 @@ export type Flavor = 'postgresql' | 'mysql' | 'mariadb';
 export interface SchemaModel extends SchemaObjectFields {
   /** The version of the model that took it (version.ts); absent before version 2. */
   model_version?: number;
+  /** MySQL/MariaDB: the database's default collation (recorded, not compared). */
+  default_collation?: string;
   dialect: DialectName;
   flavor: Flavor;
   /** As the server reports it; recorded, not compared (an upgrade is not drift). */
@@ -57,6 +59,11 @@ export interface TableModel {
   partitioning?: PartitioningModel | null;
   /** PostgreSQL parents this table inherits from (plain inheritance, not partitions), in order. */
   inherits?: TableRefModel[];
+  /**
+   * MySQL/MariaDB options that differ from the database's defaults (InnoDB, the database's
+   * collation, the default row format); absent when none does.
+   */
+  table_options?: TableOptions | null;
   /** PostgreSQL row-level security, set when enabled or forced. */
   row_security?: { enabled: boolean; forced: boolean } | null;
   /** PostgreSQL row-level security policies (present when the model knows them). */
@@ -80,8 +87,18 @@ export interface TableRefModel {
   name: string;
 }
 
+export interface TableOptions {
+  engine: string;
+  collation: string;
+  /** An explicit ROW_FORMAT, upper case, or null. */
+  row_format: string | null;
+}
+
 export interface PartitioningModel {
-  /** `RANGE (created_at)`, as pg_get_partkeydef prints it; null for a partition that is not partitioned. */
+  /**
+   * PostgreSQL: `RANGE (created_at)`, as pg_get_partkeydef prints it; null for a partition that is
+   * not partitioned. MySQL: the whole clause with its partitions, `RANGE (year(`d`)) (PARTITION …)`.
+   */
   key: string | null;
   /** The parent of a partition and its bound (`FOR VALUES FROM (…) TO (…)`, `DEFAULT`). */
   parent: TableRefModel | null;

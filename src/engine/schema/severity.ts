@@ -36,6 +36,7 @@
 // | column_identity_options_changed | minor   | an identity's bounds, step or cycling, as a sequence's  |
 // | constraint_validity_changed    | minor    | the rule is the same; only old rows are (not) checked   |
 // | column_visibility_changed      | minor    | SELECT * shows or hides it (MySQL INVISIBLE)            |
+// | table_options_changed          | minor    | storage engine, default collation or row format (MySQL) |
 // | row_security_changed           | moderate | which rows each role sees                               |
 // | table_partitioning_changed     | moderate | rows are routed elsewhere; bounds refuse other rows     |
 // | table_inheritance_changed      | moderate | which rows queries on the parent see                    |
@@ -85,6 +86,7 @@ export const CHANGE_SEVERITY = {
   column_identity_options_changed: 'minor',
   constraint_validity_changed: 'minor',
   column_visibility_changed: 'minor',
+  table_options_changed: 'minor',
   row_security_changed: 'moderate',
   table_partitioning_changed: 'moderate',
   table_inheritance_changed: 'moderate',
