@@ -191,6 +191,15 @@ export interface RowFormat {
     table: { schema: string | null; name: string },
     column: string,
   ): { sql: string; params: unknown[] } | null;
+  /**
+   * Statements creating `stage` (an unqualified quoted name) as a session-private, empty table shaped
+   * like `table` (quoted), inside a transaction without committing it, gone when the session ends.
+   */
+  stageSql(stage: string, table: string): string[];
+  /** Inserts the rows of `stage` into `table`, updating the row of the same `key` where there is one. */
+  upsertSql(table: string, stage: string, columns: string[], key: string[]): string;
+  /** An expression answering a random number in [0, 1) for each row (subset `percent`). */
+  readonly randomSql: string;
 }
 
 /**

@@ -20,11 +20,18 @@ export function qualifiedTable(
  */
 export async function* counted(
   batches: AsyncIterable<{ data: Buffer; rows: number }>,
-  tally: { rows: number },
+  tally: { rows: number; upstream?: unknown },
 ): AsyncGenerator<Buffer> {
-  for await (const batch of batches) {
-    tally.rows += batch.rows;
-    yield batch.data;
+  try {
+    for await (const batch of batches) {
+      tally.rows += batch.rows;
+      yield batch.data;
+    }
+  } catch (error) {
+    // The feeding side failed (the source, a transform, a cancellation): the writer must rethrow it
+    // as it is, and must never let a load that stopped early commit as if it were complete.
+    tally.upstream ??= error;
+    throw error;
   }
 }
 

@@ -34,6 +34,7 @@ import type {
   RecoveryCodesTable,
   SessionsTable,
 } from './tables/auth.ts';
+import type { BridgeTableLoadsTable } from './tables/bridge.ts';
 import type { ConnectionsTable } from './tables/connections.ts';
 import type { DriftReportsTable } from './tables/drift.ts';
 import type { MigrationsTable } from './tables/migrations.ts';
@@ -50,6 +51,7 @@ export * from './tables/api-keys.ts';
 export * from './tables/approvals.ts';
 export * from './tables/audit.ts';
 export * from './tables/auth.ts';
+export * from './tables/bridge.ts';
 export * from './tables/connections.ts';
 export * from './tables/drift.ts';
 export * from './tables/migrations.ts';
@@ -82,6 +84,7 @@ export interface Database {
   connections: ConnectionsTable;
   snapshots: SnapshotsTable;
   audit_log: AuditLogTable;
+  bridge_table_loads: BridgeTableLoadsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -122,15 +122,17 @@ export async function openMysqlRowSession(
       `LOAD DATA LOCAL INFILE 'dbops-rows' INTO TABLE ${table} CHARACTER SET utf8mb4 ` +
       `FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' (${targets.join(', ')})` +
       (sets.length > 0 ? ` SET ${sets.join(', ')}` : '');
-    const tally = { rows: 0 };
+    const tally: { rows: number; upstream?: unknown } = { rows: 0 };
     try {
       await connection.query({
         sql,
         infileStreamFactory: () => Readable.from(counted(batches, tally)),
       } as mysql.QueryOptions);
     } catch (error) {
-      throw fail(error);
+      throw tally.upstream ?? fail(error);
     }
+    // mysql2 ends the file early when its stream fails, and the server takes what came as complete.
+    if (tally.upstream !== undefined) throw tally.upstream;
     await assertNoWarnings(request.name);
     return { rows: tally.rows, method: 'load_data' };
   }
@@ -343,4 +345,14 @@ export const mysqlRowFormat: RowFormat = {
     on: 'SET SESSION foreign_key_checks = 1',
   },
   syncSequence: () => null,
+  // CREATE TEMPORARY TABLE does not end the transaction (other DDL would).
+  stageSql: (stage, table) => [`CREATE TEMPORARY TABLE ${stage} LIKE ${table}`],
+  upsertSql: (table, stage, columns, key) => {
+    const list = columns.map(q).join(', ');
+    const others = columns.filter((c) => !key.includes(c));
+    // Without other columns, a row already there is left as it is (an assignment to itself).
+    const updates = (others.length > 0 ? others : key).map((c) => `${q(c)} = VALUES(${q(c)})`).join(', ');
+    return `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${stage} ON DUPLICATE KEY UPDATE ${updates}`;
+  },
+  randomSql: 'RAND()',
 };

@@ -72,12 +72,13 @@ export async function openPostgresRowSession(
       const table = qualifiedTable(q, request);
       // COPY writes identity columns as given, ALWAYS ones included: no OVERRIDING clause exists or is needed.
       const sql = `COPY ${table} (${request.columns.map(q).join(', ')}) FROM STDIN`;
-      const tally = { rows: 0 };
+      const tally: { rows: number; upstream?: unknown } = { rows: 0 };
       try {
         await pipeline(Readable.from(counted(batches, tally)), client.query(copyFrom(sql)));
       } catch (error) {
-        throw failWithContext(error);
+        throw tally.upstream ?? failWithContext(error);
       }
+      if (tally.upstream !== undefined) throw tally.upstream;
       return { rows: tally.rows, method: 'copy' as const };
     },
     async close() {
@@ -226,4 +227,18 @@ export const postgresRowFormat: RowFormat = {
       'WHERE s.seq IS NOT NULL AND s.top IS NOT NULL',
     params: [qualifiedTable(q, table), column],
   }),
+  stageSql: (stage, table) => [`CREATE TEMP TABLE ${stage} (LIKE ${table}) ON COMMIT DROP`],
+  upsertSql: (table, stage, columns, key) => {
+    const list = columns.map(q).join(', ');
+    const others = columns.filter((c) => !key.includes(c));
+    const action =
+      others.length === 0
+        ? 'DO NOTHING'
+        : `DO UPDATE SET ${others.map((c) => `${q(c)} = EXCLUDED.${q(c)}`).join(', ')}`;
+    return (
+      `INSERT INTO ${table} (${list}) OVERRIDING SYSTEM VALUE SELECT ${list} FROM ${stage} ` +
+      `ON CONFLICT (${key.map(q).join(', ')}) ${action}`
+    );
+  },
+  randomSql: 'random()',
 };
