@@ -3,6 +3,8 @@
 // referentially complete, create_tables across engines, a failed run resumed by the next run of the
 // same body, and every refusal (422, 409, 404) with nothing written.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -89,6 +91,11 @@ describe.skipIf(!up)('bridge runs', () => {
     );
     await database('pg_empty', engines.postgresql, 'select 1');
     await database('my_target', engines.mysql, MYSQL_SCHEMA);
+    await database(
+      'my_copy',
+      engines.mysql,
+      `${MYSQL_SCHEMA} insert into customer (id, name) values (999, 'stale');`,
+    );
   });
   afterAll(() => closeSuite(t, databases));
 
@@ -230,6 +237,22 @@ describe.skipIf(!up)('bridge runs', () => {
     );
   });
 
+  it('copies MariaDB → MariaDB in replace mode: checksums equal, key checks back on', async () => {
+    const run = await finished(
+      (await bridge({ source_connection_id: ids.my_target, target_connection_id: ids.my_copy })).body.id,
+    );
+    expect(run.error).toBeNull();
+    expect(run.result.rows_total).toBe(450);
+    for (const table of TABLES)
+      expect(await tableChecksum(urls.my_copy!, table), table).toEqual(
+        await tableChecksum(urls.my_target!, table),
+      );
+    // The key was checked on the copied rows: an orphan is refused again afterwards.
+    await expect(
+      engines.mysql.query(urls.my_copy!, 'insert into orders (customer_id) values (12345)'),
+    ).rejects.toThrow(/foreign key constraint fails/);
+  });
+
   it('copies a subset closed over foreign keys: children of the start rows, then their parents', async () => {
     await engines.postgresql.query(urls.pg_target!, 'truncate line, orders, customer');
     const run = await finished(
@@ -285,6 +308,39 @@ describe.skipIf(!up)('bridge runs', () => {
       { table: 'public.line', rows: 600 },
     ]);
     expect(await checksums('pg_target')).toEqual(await checksums('pg_source'));
+  });
+
+  it('a cancelled run stops at a batch boundary: the table it was loading rolls back, keys intact', async () => {
+    const before = await checksums('pg_target');
+    const lock = new pg.Client({ connectionString: urls.pg_target });
+    await lock.connect();
+    try {
+      // The run waits on this lock while taking the keys out of the way, which leaves time to cancel it.
+      await lock.query('begin; lock table line in access exclusive mode');
+      const started = await bridge({
+        source_connection_id: ids.pg_source,
+        target_connection_id: ids.pg_target,
+      });
+      expect(started.status).toBe(202);
+      for (let i = 0; ; i++) {
+        const waiting = await lock.query('select count(*)::int as n from pg_locks where not granted');
+        if (waiting.rows[0].n > 0) break;
+        if (i > 200) throw new Error('the run never waited on the lock');
+        await sleep(50);
+      }
+      expect((await owner.post(`${API}/runs/${started.body.id}/cancel`)).status).toBe(200);
+      await lock.query('commit');
+      const run = await finished(started.body.id);
+      expect(run.status).toBe('cancelled');
+    } finally {
+      await lock.end();
+    }
+    expect(await checksums('pg_target')).toEqual(before);
+    const keys = await engines.postgresql.query(
+      urls.pg_target!,
+      "select count(*)::int as n, bool_and(convalidated) as ok from pg_constraint where contype = 'f'",
+    );
+    expect(keys).toEqual([{ n: 2, ok: true }]);
   });
 
   it('refuses bad requests with 422 at their place, and writes nothing', async () => {
