@@ -18,7 +18,14 @@ export interface TranslateContext {
   schemaOf(table: { schema: string | null; name: string }): string | null | undefined;
 }
 
-const PLAIN = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+/** A key part that is a column (PostgreSQL's model quotes where needed; MySQL's never does). */
+const COLUMN_PART = /^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")$/;
+
+/** A column key part written for the target: always quoted on PostgreSQL (case, reserved words), bare on MySQL. */
+function keyPartFor(part: string, to: DialectName): string {
+  const bare = part.startsWith('"') ? part.slice(1, -1).replace(/""/g, '"') : part;
+  return to === 'postgresql' ? `"${bare.replace(/"/g, '""')}"` : bare;
+}
 
 export function translateTable(table: TableModel, ctx: TranslateContext): TableModel {
   const schema = ctx.schemaOf(table) ?? null;
@@ -69,8 +76,15 @@ export function translateTable(table: TableModel, ctx: TranslateContext): TableM
     check_constraints: [],
     exclusion_constraints: [],
     indexes: table.indexes
-      .filter((i) => i.columns.every((c) => PLAIN.test(c)) && i.predicate === null && i.include.length === 0)
-      .map((i) => ({ ...i, name: local(i.name), method: 'btree' })),
+      .filter(
+        (i) => i.columns.every((c) => COLUMN_PART.test(c)) && i.predicate === null && i.include.length === 0,
+      )
+      .map((i) => ({
+        ...i,
+        name: local(i.name),
+        method: 'btree',
+        columns: i.columns.map((c) => keyPartFor(c, ctx.to)),
+      })),
     foreign_keys: table.foreign_keys.flatMap((fk) => {
       const referenced = ctx.schemaOf({
         schema: fk.referenced_schema ?? table.schema,
