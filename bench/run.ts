@@ -1,11 +1,12 @@
-// `npm run bench` runs four benches, or the one BENCH_ONLY names (`api`, `schema`, `migration` or
-// `patch`): this file's API bench, then the schema bench (bench/schema.ts: introspection + hash of
-// 1,000 tables next to pg_dump and mariadb-dump, and the diff of two such models), then the migration
+// `npm run bench` runs five benches, or the one BENCH_ONLY names (`api`, `schema`, `migration`,
+// `patch` or `bridge`): this file's API bench, then the schema bench (bench/schema.ts: introspection
+// + hash of 1,000 tables next to pg_dump and mariadb-dump, and the diff of two such models), then the migration
 // bench (bench/migration.ts: compare + plan + lint of two 1,000-table PostgreSQL databases, 5 % of
 // the tables changed), then the patch bench (bench/patch.ts: dry-run, backup + execute and rollback
 // of a patch touching 100,000 rows of a 1,000,000-row table, next to the same UPDATE run by psql and
-// mariadb). Each updates its own section of bench/results.md; the exit code is 1 when any misses its
-// target.
+// mariadb), then the bridge bench (bench/bridge.ts: copies of 1,000,000 rows PG→PG, MariaDB→PG and
+// a 10 % subset, next to the engines' clients piped). Each updates its own section of
+// bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
 // projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
@@ -36,6 +37,7 @@ import path from 'node:path';
 import type { Result } from 'autocannon';
 import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
+import { runBridgeBench } from './bridge.ts';
 import { positiveNumber } from './env.ts';
 import {
   API_PATH,
@@ -56,7 +58,7 @@ import { runSchemaBench } from './schema.ts';
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration', 'patch'] as const;
+const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge'] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -328,6 +330,9 @@ async function main(): Promise<void> {
   }
   if (only === undefined || only === 'patch') {
     if (!(await runPatchBench())) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'bridge') {
+    if (!(await runBridgeBench())) process.exitCode = 1;
   }
 }
 

@@ -14,8 +14,16 @@
 import type { DdlRenderer, ExecutableStatement } from '../engine/migration/migration.ts';
 import type { TableRef } from '../engine/migration/operations.ts';
 import type { SqlParser } from '../engine/migration/parsed.ts';
+import type { RowBatch } from '../engine/rows/copy-text.ts';
+import type { ValueKind } from '../engine/rows/value-kind.ts';
 import type { ObjectFilterConfig } from '../engine/schema/filter.ts';
-import type { DialectName, Flavor, SchemaModel, TableModel } from '../engine/schema/model.ts';
+import type {
+  DialectName,
+  Flavor,
+  ForeignKeyModel,
+  SchemaModel,
+  TableModel,
+} from '../engine/schema/model.ts';
 import type { TargetErrorCause } from './errors.ts';
 import type { ApplyOptions, ApplyResult, PausedTriggers, TableStats } from './execution.ts';
 
@@ -106,8 +114,110 @@ export interface TargetHandle {
    * back as `options.commit` says; a failing work is always rolled back and its error rethrown.
    */
   transaction<T>(work: (tx: TargetTransaction) => Promise<T>, options: TransactionOptions): Promise<T>;
+  /**
+   * A connection of its own for bulk row work (the row pipeline, see ./rows.ts): no statement limit,
+   * times in UTC, and closed for good (never handed back to the pool) by `close`, so that what the
+   * work set on it (foreign key checks off, an open transaction) never reaches another user.
+   */
+  rowSession(): Promise<RowSession>;
   close(): Promise<void>;
 }
+
+/** A table and the columns a row stream carries, in the order of the stream's fields. */
+export interface RowStreamTable {
+  /** PostgreSQL schema; null on MySQL. */
+  schema: string | null;
+  name: string;
+  columns: string[];
+}
+
+export interface ReadRowsRequest extends RowStreamTable {
+  /** The kind of each column (same order), which decides how its values are printed. */
+  kinds: ValueKind[];
+  /**
+   * A boolean SQL condition over the table's columns, already checked against the filter
+   * allow-list (engine/bridge/filter-check.ts): it is written into the statement as it is.
+   */
+  where?: string;
+}
+
+export interface WriteRowsRequest extends RowStreamTable {
+  /** The kind of each column in the target (same order), which decides any conversion on load. */
+  kinds: ValueKind[];
+  /** Columns the target generates itself that the stream writes anyway (PostgreSQL identity ALWAYS). */
+  overridingSystemValue?: boolean;
+}
+
+export interface WriteRowsResult {
+  rows: number;
+  /** How the rows went in: `copy` (PostgreSQL COPY), `load_data` (LOAD DATA LOCAL INFILE), `insert_batches` (the server refuses local files). */
+  method: 'copy' | 'load_data' | 'insert_batches';
+}
+
+/** One connection doing bulk row work; every method throws a TargetError on failure. */
+export interface RowSession extends TargetTransaction {
+  /**
+   * The rows of a table in the neutral format (engine/rows/copy-text.ts), as batches of whole rows.
+   * Pulling is what reads: a consumer that stops pulling stops the server (back-pressure).
+   */
+  readRows(request: ReadRowsRequest): AsyncIterable<RowBatch>;
+  /** Loads the batches into a table, pulling the next only when the server took the last. */
+  writeRows(request: WriteRowsRequest, batches: AsyncIterable<RowBatch>): Promise<WriteRowsResult>;
+  /** Ends the connection (an open transaction is rolled back by the server). */
+  close(): Promise<void>;
+}
+
+/** How an engine's values map onto the row pipeline's neutral kinds (engine/rows/value-kind.ts). */
+export interface RowFormat {
+  /** The kind of a column of this engine's type (the model's canonical type name). */
+  valueKind(type: string): ValueKind;
+  /** Why a value of `kind` cannot be loaded into a column of `type` of this engine, or null when it can. */
+  refusal(kind: ValueKind, type: string): string | null;
+  /** The column type this engine gives a column whose values are of `kind` in the other engine's `type` (create_tables). */
+  columnType(kind: ValueKind, type: string): string;
+  /**
+   * A query answering one row with the column `identity`: the server and database a connection
+   * reaches, the same whatever address or account reached it (two connection records of one
+   * database are one copy's source and target only by mistake).
+   */
+  readonly identitySql: string;
+  /** How the target's foreign keys stop checking during a load, and come back checked after it. */
+  readonly foreignKeyLoad: ForeignKeyLoad;
+  /**
+   * A statement moving the sequence behind `column` (serial, identity) past the column's largest
+   * value, or null where the engine does so by itself on every insert (MySQL AUTO_INCREMENT).
+   */
+  syncSequence(
+    table: { schema: string | null; name: string },
+    column: string,
+  ): { sql: string; params: unknown[] } | null;
+  /**
+   * Statements creating `stage` (an unqualified quoted name) as a session-private, empty table shaped
+   * like `table` (quoted), inside a transaction without committing it, gone when the session ends.
+   */
+  stageSql(stage: string, table: string): string[];
+  /** Inserts the rows of `stage` into `table`, updating the row of the same `key` where there is one. */
+  upsertSql(table: string, stage: string, columns: string[], key: string[]): string;
+  /** An expression answering a random number in [0, 1) for each row (subset `percent`). */
+  readonly randomSql: string;
+}
+
+/**
+ * `session`: the load's session turns checking off (`off`) and back on (`on`); nothing to restore
+ * if the process dies, rows are checked by a query per key after the load (MySQL).
+ * `readd`: each key is dropped inside the transaction that loads its table and added back there
+ * NOT VALID (so a killed run leaves it in place, enforcing new rows), then validated after every
+ * table is loaded (PostgreSQL).
+ */
+export type ForeignKeyLoad =
+  | { kind: 'session'; off: string; on: string }
+  | {
+      kind: 'readd';
+      /** `table` and `referenced` are quoted, qualified names. */
+      drop(table: string, name: string): string;
+      addNotValid(table: string, fk: ForeignKeyModel, referenced: string): string;
+      validate(table: string, name: string): string;
+    };
 
 /** A table in a statement, with the alias the rest of the statement calls it by. */
 export interface AliasedTable {
@@ -196,6 +306,8 @@ export interface SqlWriter {
 
 export interface TargetDialect extends SqlWriter {
   readonly name: DialectName;
+  /** How rows of this engine cross the row pipeline. */
+  readonly rows: RowFormat;
   /** Connects (one round trip to learn the version and flavour) or throws a TargetError. */
   open(config: TargetConfig): Promise<TargetHandle>;
   /** Connects, asks the version, disconnects. Never throws: failures are in `error`. */

@@ -7,6 +7,7 @@ import { approvalsModule } from './approvals/approvals.module.ts';
 import { auditModule } from './audit/audit.module.ts';
 import { authModule } from './auth/auth.module.ts';
 import { billingModule } from './billing/billing.module.ts';
+import { bridgeModule } from './bridge/bridge.module.ts';
 import { connectionsModule } from './connections/connections.module.ts';
 import { driftModule } from './drift/drift.module.ts';
 import { migrationsModule } from './migrations/migrations.module.ts';
@@ -34,6 +35,7 @@ export const MODULES: readonly ModuleFactory[] = [
   accessRequestsModule,
   migrationsModule,
   patchesModule,
+  bridgeModule,
   billingModule,
   scimModule,
 ];

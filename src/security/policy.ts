@@ -72,6 +72,9 @@ export const ACTIONS = {
   'patch.dry_run': { scope: 'write', projectRole: 'developer' },
   'patch.execute': { scope: 'write', projectRole: 'developer' },
   'patch.rollback': { scope: 'write', projectRole: 'developer' },
+  // Bridge: developers copy between the project's connections (the policy's approvals and
+  // protected connections guard what reaches production).
+  'bridge.run': { scope: 'write', projectRole: 'developer' },
   // Runs: seen by the project; stopped by those who may start operations.
   'runs.list': { scope: 'read', orgRole: 'member' },
   'run.cancel': { scope: 'write', projectRole: 'developer' },

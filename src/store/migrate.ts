@@ -16,6 +16,7 @@ import * as patchBackupRetention from './migrations/0011_patch_backup_retention.
 import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 import * as auditSequence from './migrations/0013_audit_sequence.ts';
 import * as scim from './migrations/0014_scim.ts';
+import * as bridge from './migrations/0015_bridge.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0012_patch_execute_xid': patchExecuteXid,
   '0013_audit_sequence': auditSequence,
   '0014_scim': scim,
+  '0015_bridge': bridge,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

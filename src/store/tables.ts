@@ -34,6 +34,7 @@ import type {
   RecoveryCodesTable,
   SessionsTable,
 } from './tables/auth.ts';
+import type { BridgeTableLoadsTable } from './tables/bridge.ts';
 import type { ConnectionsTable } from './tables/connections.ts';
 import type { DriftReportsTable } from './tables/drift.ts';
 import type { MigrationsTable } from './tables/migrations.ts';
@@ -51,6 +52,7 @@ export * from './tables/api-keys.ts';
 export * from './tables/approvals.ts';
 export * from './tables/audit.ts';
 export * from './tables/auth.ts';
+export * from './tables/bridge.ts';
 export * from './tables/connections.ts';
 export * from './tables/drift.ts';
 export * from './tables/migrations.ts';
@@ -87,6 +89,7 @@ export interface Database {
   scim_configs: ScimConfigsTable;
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
+  bridge_table_loads: BridgeTableLoadsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

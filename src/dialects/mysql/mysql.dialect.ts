@@ -35,6 +35,7 @@ import {
 import { mysqlDdl } from './mysql.ddl.ts';
 import { classifyMysqlError } from './mysql.errors.ts';
 import { buildMysqlModel } from './mysql.model.ts';
+import { mysqlRowFormat, openMysqlRowSession } from './mysql.rows.ts';
 import { parseMysqlSql } from './mysql.sql.ts';
 import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
@@ -244,6 +245,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
         else connection.release();
       }
     },
+    rowSession: () => openMysqlRowSession(connect, knownFlavor, fail),
     async close() {
       await pool.end();
     },
@@ -257,6 +259,7 @@ function test(config: TargetConfig): Promise<TestResult> {
 export const mysqlDialect: MigrationDialect = {
   ...mysqlSqlWriter,
   name: 'mysql',
+  rows: mysqlRowFormat,
   open,
   test,
   renderDdl: mysqlDdl.renderDdl,

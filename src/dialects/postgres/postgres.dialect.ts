@@ -40,6 +40,7 @@ import {
 import { postgresDdl } from './postgres.ddl.ts';
 import { classifyPgError } from './postgres.errors.ts';
 import { buildPostgresModel } from './postgres.model.ts';
+import { openPostgresRowSession, postgresRowFormat } from './postgres.rows.ts';
 import { parsePostgresSql } from './postgres.sql.ts';
 import { postgresSqlWriter } from './postgres.sql-writer.ts';
 
@@ -216,6 +217,10 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
         client.release(broken);
       }
     },
+    rowSession: () =>
+      openPostgresRowSession(connect, (error) =>
+        classifyPgError(error, { phase: 'query', tls, password: config.password }),
+      ),
     async close() {
       await pool.end();
     },
@@ -231,6 +236,7 @@ function test(config: TargetConfig): Promise<TestResult> {
 export const postgresDialect: MigrationDialect = {
   ...postgresSqlWriter,
   name: 'postgresql',
+  rows: postgresRowFormat,
   open,
   test,
   renderDdl: postgresDdl.renderDdl,

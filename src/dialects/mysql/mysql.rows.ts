@@ -1,0 +1,358 @@
+// The row pipeline on MySQL 8 and MariaDB (../rows.ts): rows leave through a streaming SELECT
+// (mysql2 pauses the socket while the consumer is busy) and are printed in the neutral text format;
+// they arrive through `LOAD DATA LOCAL INFILE` fed from the batches, whose FIELDS/ESCAPED/LINES
+// options make MySQL read that same format. Where the server refuses local files (local_infile
+// off) they arrive as multi-row INSERTs instead, and the result says so.
+//
+// LOAD DATA LOCAL turns data errors into warnings (the server cannot stop the client's file), so a
+// load with any warning is failed here with the first one, which names the column and the row.
+import { Readable } from 'node:stream';
+import type mysql from 'mysql2/promise';
+import { decodeRow, encodeField, type RowBatch } from '../../engine/rows/copy-text.ts';
+import type { ValueKind } from '../../engine/rows/value-kind.ts';
+import type { Flavor } from '../../engine/schema/model.ts';
+import type {
+  ReadRowsRequest,
+  RowFormat,
+  RowSession,
+  WriteRowsRequest,
+  WriteRowsResult,
+} from '../dialect.ts';
+import { TargetError } from '../errors.ts';
+import { counted, qualifiedTable } from '../rows.ts';
+import { mysqlSqlWriter } from './mysql.sql-writer.ts';
+
+const q = mysqlSqlWriter.quoteIdent;
+const BATCH_BYTES = 1 << 20;
+/** Placeholders one INSERT may carry (the protocol's limit is 65535). */
+const MAX_PARAMS = 60_000;
+
+/** Core (callback) connection of mysql2: the promise wrapper has no row streams. */
+interface CoreConnection {
+  query(options: object): { stream(options?: { highWaterMark?: number }): Readable };
+}
+
+/**
+ * The expression that turns a field's neutral text `v` into the value of a target column of `kind`:
+ * binary from `\x`+hex, booleans from `t`/`f`, timestamps without PostgreSQL's `+00` (the session is
+ * in UTC). Null stays null through each.
+ */
+function loadExpression(kind: ValueKind, v: string): string | null {
+  switch (kind) {
+    case 'binary':
+      return `UNHEX(SUBSTRING(${v}, 3))`;
+    case 'boolean':
+      return `CASE ${v} WHEN 't' THEN 1 WHEN 'f' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE ${v} END`;
+    case 'timestamp':
+    case 'timestamptz':
+    case 'time':
+      return `IF(${v} LIKE '%+00', LEFT(${v}, CHAR_LENGTH(${v}) - 3), ${v})`;
+    default:
+      return null;
+  }
+}
+
+/** A field's neutral text from the raw bytes mysql2 hands over with typeCast off. */
+function neutralText(kind: ValueKind, bit: boolean, raw: Buffer | null): string | null {
+  if (raw === null) return null;
+  if (bit) {
+    let n = 0n;
+    for (const byte of raw) n = (n << 8n) | BigInt(byte);
+    return n.toString();
+  }
+  return kind === 'binary' ? `\\x${raw.toString('hex')}` : raw.toString('utf8');
+}
+
+export async function openMysqlRowSession(
+  connect: () => Promise<mysql.PoolConnection>,
+  flavor: Flavor,
+  fail: (error: unknown) => TargetError,
+): Promise<RowSession> {
+  const connection = await connect();
+  try {
+    // Bulk work is bounded by the run, not by the limit of interactive statements.
+    await connection.query(
+      flavor === 'mariadb' ? 'SET SESSION max_statement_time = 0' : 'SET SESSION max_execution_time = 0',
+    );
+    await connection.query("SET SESSION time_zone = '+00:00'");
+    await connection.query('SET NAMES utf8mb4');
+  } catch (error) {
+    connection.destroy();
+    throw fail(error);
+  }
+  const run = async (sql: string, params: unknown[] = []) => {
+    try {
+      const [result] = await connection.query(sql, params);
+      return Array.isArray(result)
+        ? { rows: result as Record<string, unknown>[], affectedRows: result.length }
+        : { rows: [], affectedRows: (result as { affectedRows?: number }).affectedRows ?? 0 };
+    } catch (error) {
+      throw fail(error);
+    }
+  };
+  let localInfile: boolean | undefined;
+
+  /** Fails a load that the server finished with warnings (data errors under LOAD DATA LOCAL). */
+  async function assertNoWarnings(table: string): Promise<void> {
+    const { rows } = await run('SHOW WARNINGS LIMIT 1');
+    const first = rows[0] as { Level?: string; Code?: number; Message?: string } | undefined;
+    if (first)
+      throw new TargetError(
+        'other',
+        `Loading ${table} failed: ${first.Message ?? 'a warning'} (${first.Code})`,
+      );
+  }
+
+  async function loadData(
+    request: WriteRowsRequest,
+    batches: AsyncIterable<RowBatch>,
+  ): Promise<WriteRowsResult> {
+    const table = qualifiedTable(q, request);
+    const targets: string[] = [];
+    const sets: string[] = [];
+    request.columns.forEach((column, i) => {
+      const expression = loadExpression(request.kinds[i]!, `@v${i}`);
+      if (expression === null) targets.push(q(column));
+      else {
+        targets.push(`@v${i}`);
+        sets.push(`${q(column)} = ${expression}`);
+      }
+    });
+    const sql =
+      `LOAD DATA LOCAL INFILE 'dbops-rows' INTO TABLE ${table} CHARACTER SET utf8mb4 ` +
+      `FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' (${targets.join(', ')})` +
+      (sets.length > 0 ? ` SET ${sets.join(', ')}` : '');
+    const tally: { rows: number; upstream?: unknown } = { rows: 0 };
+    try {
+      await connection.query({
+        sql,
+        infileStreamFactory: () => Readable.from(counted(batches, tally)),
+      } as mysql.QueryOptions);
+    } catch (error) {
+      throw tally.upstream ?? fail(error);
+    }
+    // mysql2 ends the file early when its stream fails, and the server takes what came as complete.
+    if (tally.upstream !== undefined) throw tally.upstream;
+    await assertNoWarnings(request.name);
+    return { rows: tally.rows, method: 'load_data' };
+  }
+
+  async function insertBatches(
+    request: WriteRowsRequest,
+    batches: AsyncIterable<RowBatch>,
+  ): Promise<WriteRowsResult> {
+    const table = qualifiedTable(q, request);
+    const values = `(${request.kinds.map((kind) => loadExpression(kind, '?') ?? '?').join(', ')})`;
+    const placeholdersPerRow = request.kinds.reduce((n, kind) => {
+      const expression = loadExpression(kind, '?');
+      return n + (expression === null ? 1 : expression.split('?').length - 1);
+    }, 0);
+    const perStatement = Math.max(
+      1,
+      Math.min(1000, Math.floor(MAX_PARAMS / Math.max(1, placeholdersPerRow))),
+    );
+    const head = `INSERT INTO ${table} (${request.columns.map(q).join(', ')}) VALUES `;
+    let rows = 0;
+    let pending: unknown[][] = [];
+    const flush = async () => {
+      if (pending.length === 0) return;
+      const params: unknown[] = [];
+      for (const row of pending)
+        for (let i = 0; i < row.length; i++) {
+          const expression = loadExpression(request.kinds[i]!, '?');
+          const uses = expression === null ? 1 : expression.split('?').length - 1;
+          for (let u = 0; u < uses; u++) params.push(row[i]);
+        }
+      await run(head + pending.map(() => values).join(', '), params);
+      rows += pending.length;
+      pending = [];
+    };
+    for await (const batch of batches) {
+      const text = batch.data.toString('utf8');
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        pending.push(decodeRow(line));
+        if (pending.length >= perStatement) await flush();
+      }
+    }
+    await flush();
+    return { rows, method: 'insert_batches' };
+  }
+
+  return {
+    query: run,
+    async *readRows(request: ReadRowsRequest): AsyncGenerator<RowBatch> {
+      const table = qualifiedTable(q, request);
+      const sql =
+        `SELECT ${request.columns.map(q).join(', ')} FROM ${table}` +
+        (request.where === undefined ? '' : ` WHERE ${request.where}`);
+      const core = (connection as unknown as { connection: CoreConnection }).connection;
+      const stream = core.query({ sql, rowsAsArray: true, typeCast: false }).stream({ highWaterMark: 256 });
+      let bits: boolean[] | undefined;
+      stream.on('fields', (fields: { columnType: number }[]) => {
+        // MYSQL_TYPE_BIT = 16: its bytes are a number, not text.
+        bits = fields.map((f) => f.columnType === 16);
+      });
+      let text = '';
+      let rows = 0;
+      try {
+        for await (const row of stream as AsyncIterable<(Buffer | null)[]>) {
+          let line = '';
+          for (let i = 0; i < row.length; i++)
+            line +=
+              (i === 0 ? '' : '\t') +
+              encodeField(neutralText(request.kinds[i]!, bits?.[i] ?? false, row[i]!));
+          text += `${line}\n`;
+          rows++;
+          if (text.length >= BATCH_BYTES) {
+            yield { data: Buffer.from(text, 'utf8'), rows };
+            text = '';
+            rows = 0;
+          }
+        }
+      } catch (error) {
+        throw fail(error);
+      } finally {
+        if (!stream.readableEnded) stream.destroy();
+      }
+      if (rows > 0) yield { data: Buffer.from(text, 'utf8'), rows };
+    },
+    async writeRows(request, batches) {
+      if (localInfile === undefined) {
+        const { rows } = await run('SELECT @@local_infile AS on_');
+        localInfile = Number((rows[0] as { on_: unknown }).on_) === 1;
+      }
+      return localInfile ? loadData(request, batches) : insertBatches(request, batches);
+    },
+    async close() {
+      // Never back to the pool: foreign_key_checks and other session state end with the connection.
+      connection.destroy();
+    },
+  };
+}
+
+/** MySQL/MariaDB column types (COLUMN_TYPE) → the pipeline's kinds. */
+export function mysqlValueKind(type: string): ValueKind {
+  const t = type.toLowerCase();
+  if (t.startsWith('tinyint(1)')) return 'boolean';
+  const base = t.replace(/\(.*$/, '').replace(/\s.*$/, '');
+  switch (base) {
+    case 'tinyint':
+    case 'smallint':
+    case 'mediumint':
+    case 'int':
+    case 'integer':
+    case 'bigint':
+    case 'year':
+    case 'bit':
+      return 'integer';
+    case 'decimal':
+    case 'numeric':
+      return 'decimal';
+    case 'float':
+    case 'double':
+    case 'real':
+      return 'float';
+    case 'date':
+      return 'date';
+    case 'time':
+      return 'time';
+    case 'datetime':
+      return 'timestamp';
+    case 'timestamp':
+      return 'timestamptz';
+    case 'json':
+      return 'json';
+    case 'binary':
+    case 'varbinary':
+    case 'tinyblob':
+    case 'blob':
+    case 'mediumblob':
+    case 'longblob':
+      return 'binary';
+    case 'enum':
+    case 'set':
+      return 'enum';
+    default:
+      return 'text';
+  }
+}
+
+/**
+ * A PostgreSQL column's type for MySQL (create_tables). The mapping, documented in the README:
+ * boolean → tinyint(1); smallint/integer/bigint kept; numeric(p,s) → decimal(p,s) (unbounded
+ * numeric → decimal(65,30)); real → float; double precision → double; varchar(n)/char(n) kept,
+ * unbounded varchar and text → longtext; json/jsonb → json; uuid → char(36); bytea → longblob;
+ * timestamp → datetime(6); timestamptz → timestamp(6) stored in UTC; time → time(6); enums and
+ * other types → varchar(255). Arrays are refused (RowFormat.refusal).
+ */
+function mysqlColumnType(kind: ValueKind, type: string): string {
+  const t = type.toLowerCase();
+  const args = /\(([^)]*)\)/.exec(t)?.[1];
+  const base = t.replace(/\(.*?\)/, '').trim();
+  switch (base) {
+    case 'boolean':
+      return 'tinyint(1)';
+    case 'smallint':
+    case 'integer':
+    case 'bigint':
+      return base === 'integer' ? 'int' : base;
+    case 'numeric':
+      return args ? `decimal(${args})` : 'decimal(65,30)';
+    case 'real':
+      return 'float';
+    case 'double precision':
+      return 'double';
+    case 'character varying':
+      return args ? `varchar(${args})` : 'longtext';
+    case 'character':
+      return args ? `char(${args})` : 'char(1)';
+    case 'text':
+      return 'longtext';
+    case 'json':
+    case 'jsonb':
+      return 'json';
+    case 'uuid':
+      return 'char(36)';
+    case 'bytea':
+      return 'longblob';
+    case 'date':
+      return 'date';
+    case 'timestamp without time zone':
+      return 'datetime(6)';
+    case 'timestamp with time zone':
+      return 'timestamp(6)';
+    case 'time without time zone':
+    case 'time with time zone':
+      return 'time(6)';
+    default:
+      return kind === 'integer' ? 'bigint' : 'varchar(255)';
+  }
+}
+
+export const mysqlRowFormat: RowFormat = {
+  valueKind: mysqlValueKind,
+  refusal: (kind, type) =>
+    kind === 'array'
+      ? `a PostgreSQL array cannot be stored in a MySQL column (${type}); leave the column out or give the target a column of another name`
+      : null,
+  columnType: mysqlColumnType,
+  // MariaDB has no @@server_uuid; host name, port and data directory tell servers apart on both.
+  identitySql: "SELECT CONCAT(@@hostname, ':', @@port, ':', @@datadir, '/', DATABASE()) AS identity",
+  foreignKeyLoad: {
+    kind: 'session',
+    off: 'SET SESSION foreign_key_checks = 0',
+    on: 'SET SESSION foreign_key_checks = 1',
+  },
+  syncSequence: () => null,
+  // CREATE TEMPORARY TABLE does not end the transaction (other DDL would).
+  stageSql: (stage, table) => [`CREATE TEMPORARY TABLE ${stage} LIKE ${table}`],
+  upsertSql: (table, stage, columns, key) => {
+    const list = columns.map(q).join(', ');
+    const others = columns.filter((c) => !key.includes(c));
+    // Without other columns, a row already there is left as it is (an assignment to itself).
+    const updates = (others.length > 0 ? others : key).map((c) => `${q(c)} = VALUES(${q(c)})`).join(', ');
+    return `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${stage} ON DUPLICATE KEY UPDATE ${updates}`;
+  },
+  randomSql: 'RAND()',
+};

@@ -1,0 +1,97 @@
+// create_tables across engines (API §9.3): a source table's model rewritten as the target engine
+// would hold it, for the migration planner and the target's DDL renderer to create. Between two
+// engines of one kind the model is kept as it is. Across engines: types through the target's
+// mapping (RowFormat.columnType, documented in the README); defaults, checks, exclusion
+// constraints, generated expressions and collations are left out (their SQL is the source
+// engine's); PostgreSQL identity/serial keys and MySQL AUTO_INCREMENT become each other; indexes
+// keep their plain-column parts only; foreign keys are kept among the copied tables. MySQL cannot
+// index unbounded text, so a text column in a key or index becomes varchar(255) there. Pure.
+import type { ValueKind } from '../rows/value-kind.ts';
+import type { ColumnModel, DialectName, TableModel } from '../schema/model.ts';
+
+export interface TranslateContext {
+  from: DialectName;
+  to: DialectName;
+  kindOf(type: string): ValueKind;
+  columnType(kind: ValueKind, type: string): string;
+  /** The target schema of a copied table (by source `schema.table` or `table`), or undefined when it is not copied. */
+  schemaOf(table: { schema: string | null; name: string }): string | null | undefined;
+}
+
+/** A key part that is a column (PostgreSQL's model quotes where needed; MySQL's never does). */
+const COLUMN_PART = /^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")$/;
+
+/** A column key part written for the target: always quoted on PostgreSQL (case, reserved words), bare on MySQL. */
+function keyPartFor(part: string, to: DialectName): string {
+  const bare = part.startsWith('"') ? part.slice(1, -1).replace(/""/g, '"') : part;
+  return to === 'postgresql' ? `"${bare.replace(/"/g, '""')}"` : bare;
+}
+
+export function translateTable(table: TableModel, ctx: TranslateContext): TableModel {
+  const schema = ctx.schemaOf(table) ?? null;
+  if (ctx.from === ctx.to) return { ...table, schema };
+  const keyed = new Set([
+    ...(table.primary_key?.columns ?? []),
+    ...table.unique_constraints.flatMap((u) => u.columns),
+    ...table.indexes.flatMap((i) => i.columns),
+    ...table.foreign_keys.flatMap((f) => f.columns),
+  ]);
+  const columns: ColumnModel[] = table.columns.map((column) => {
+    let type = ctx.columnType(ctx.kindOf(column.type), column.type);
+    if (ctx.to === 'mysql' && keyed.has(column.name) && /text$/.test(type)) type = 'varchar(255)';
+    const generatedKey =
+      column.identity !== null || column.auto_increment || (column.default ?? '').includes('nextval(');
+    const inKey = table.primary_key?.columns.includes(column.name) ?? false;
+    return {
+      ...column,
+      type,
+      default: null,
+      default_normalized: null,
+      identity: ctx.to === 'postgresql' && generatedKey ? 'by_default' : null,
+      auto_increment: ctx.to === 'mysql' && generatedKey && inKey,
+      generated: null,
+      on_update: null,
+      collation: null,
+    };
+  });
+  // MySQL names keys per table (every primary key is `PRIMARY`); PostgreSQL per schema.
+  const local = (name: string) =>
+    (name.startsWith(`${table.name}_`) ? name : `${table.name}_${name}`).slice(0, 63);
+  return {
+    ...table,
+    schema,
+    columns,
+    primary_key: table.primary_key && {
+      ...table.primary_key,
+      name: `${table.name}_pkey`.slice(0, 63),
+      deferrable: false,
+      initially_deferred: false,
+    },
+    unique_constraints: table.unique_constraints.map((u) => ({
+      ...u,
+      name: local(u.name),
+      deferrable: false,
+      initially_deferred: false,
+    })),
+    check_constraints: [],
+    exclusion_constraints: [],
+    indexes: table.indexes
+      .filter(
+        (i) => i.columns.every((c) => COLUMN_PART.test(c)) && i.predicate === null && i.include.length === 0,
+      )
+      .map((i) => ({
+        ...i,
+        name: local(i.name),
+        method: 'btree',
+        columns: i.columns.map((c) => keyPartFor(c, ctx.to)),
+      })),
+    foreign_keys: table.foreign_keys.flatMap((fk) => {
+      const referenced = ctx.schemaOf({
+        schema: fk.referenced_schema ?? table.schema,
+        name: fk.referenced_table,
+      });
+      if (referenced === undefined) return [];
+      return [{ ...fk, referenced_schema: referenced, deferrable: false, initially_deferred: false }];
+    }),
+  };
+}

@@ -1,0 +1,78 @@
+// create_tables (API §9.3): the copied tables the target lacks are created from the source's schema
+// before the load, through the migration planner and the target's own DDL renderer (the same path
+// as a schema migration), with the types mapped between the engines (engine/bridge/translate-table.ts).
+import type { MigrationDialect, TargetHandle } from '../../dialects/dialect.ts';
+import { displayName, targetTableOf } from '../../engine/bridge/copy-plan.ts';
+import { translateTable } from '../../engine/bridge/translate-table.ts';
+import { planMigration } from '../../engine/migration/migration.ts';
+import type { ValueKind } from '../../engine/rows/value-kind.ts';
+import type { SchemaModel, TableModel } from '../../engine/schema/model.ts';
+import { RunFailed } from '../runs/runs.executor.ts';
+
+/** Creates the missing tables; returns their names as the target now calls them. */
+export async function createMissingTables(input: {
+  source: SchemaModel;
+  target: SchemaModel;
+  tables: TableModel[];
+  dialect: MigrationDialect;
+  handle: TargetHandle;
+  kindOf(type: string): ValueKind;
+}): Promise<string[]> {
+  const { source, target, tables, dialect } = input;
+  const missing = tables.filter((t) => targetTableOf(t, source, target) === undefined);
+  if (missing.length === 0) return [];
+  const sameEngine = source.dialect === target.dialect;
+  // Where the target keeps each copied table: where it is already, or the engine's default place.
+  const defaultSchema = dialect.capabilities.schemasInDatabase ? 'public' : null;
+  const schemaOf = (ref: { schema: string | null; name: string }) => {
+    const copied = tables.find(
+      (t) => displayName(t) === displayName(ref) || (t.name === ref.name && !sameEngine),
+    );
+    if (!copied) return undefined;
+    const existing = targetTableOf(copied, source, target);
+    if (existing) return existing.schema;
+    return sameEngine ? copied.schema : defaultSchema;
+  };
+  const translated = missing.map((t) =>
+    translateTable(t, {
+      from: source.dialect,
+      to: target.dialect,
+      kindOf: input.kindOf,
+      columnType: dialect.rows.columnType,
+      schemaOf,
+    }),
+  );
+  const used = (name: string, schema: string) =>
+    translated.some((t) => t.columns.some((c) => c.type === name || c.type === `${schema}.${name}`));
+  const desired: SchemaModel = {
+    ...target,
+    tables: [...target.tables, ...translated],
+    enums: sameEngine
+      ? [
+          ...target.enums,
+          ...source.enums.filter(
+            (e) =>
+              !target.enums.some((x) => x.schema === e.schema && x.name === e.name) && used(e.name, e.schema),
+          ),
+        ]
+      : target.enums,
+    sequences: sameEngine
+      ? [
+          ...target.sequences,
+          ...source.sequences.filter(
+            (s) =>
+              !target.sequences.some((x) => x.schema === s.schema && x.name === s.name) &&
+              s.used_by.some((u) => translated.some((t) => t.name === u.table)),
+          ),
+        ]
+      : target.sequences,
+  };
+  const migration = planMigration(desired, target, dialect, { include_tables: translated.map(displayName) });
+  const applied = await input.handle.apply(migration.statements);
+  if (applied.failed)
+    throw new RunFailed(
+      `Creating the missing tables failed at statement ${applied.failed.index} (${migration.statements[applied.failed.index]?.sql}): ${applied.failed.error.message}; nothing was copied`,
+      { tables_created: [] },
+    );
+  return translated.map(displayName);
+}

@@ -1,0 +1,170 @@
+// The target side of a bridge run: each table loaded in one transaction of the target (so it ends
+// loaded or untouched, in every mode), with the target's foreign keys among the copied tables out
+// of the way during the load and checked after it, as the dialect says (RowFormat.foreignKeyLoad):
+// PostgreSQL drops each key inside the transaction of a table it touches and adds it back there
+// NOT VALID, then validates all of them at the end (a run killed midway leaves every key in place);
+// MySQL turns checking off for the load's session and runs one orphan query per key at the end.
+// Triggers stay as the user has them. Sequences are moved past the copied keys in the same
+// transaction.
+import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
+import { qualifiedTable } from '../../dialects/rows.ts';
+import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
+import type { RowBatch } from '../../engine/rows/copy-text.ts';
+import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
+
+export type BridgeMode = 'replace' | 'append' | 'upsert';
+
+interface InnerKey {
+  table: TableModel;
+  fk: ForeignKeyModel;
+}
+
+export interface TargetLoader {
+  /** Loads one planned table from its batches in one transaction; returns the rows written and how. */
+  load(table: PlannedTable, batches: AsyncIterable<RowBatch>): Promise<{ rows: number; method: string }>;
+  /**
+   * Checks every foreign key among the copied tables (validating the ones added back NOT VALID):
+   * the failures, each naming the key. Run also after a failure: keys are restored before the run ends.
+   */
+  finish(): Promise<string[]>;
+}
+
+/** The target account may not take the foreign keys out of the way: nothing was written. */
+export class ForeignKeyRightsMissing extends Error {}
+
+const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
+  schema: fk.referenced_schema ?? table.schema,
+  name: fk.referenced_table,
+});
+
+export async function createTargetLoader(input: {
+  session: RowSession;
+  rows: RowFormat;
+  sql: SqlWriter;
+  /** Every table of the target, for the keys that reference a copied table from outside the copy. */
+  targetTables: TableModel[];
+  /** The target tables of the copy. */
+  copied: TableModel[];
+  mode: BridgeMode;
+}): Promise<TargetLoader> {
+  const { session, rows, sql, mode } = input;
+  const q = (name: string) => sql.quoteIdent(name);
+  const qualified = (t: { schema: string | null; name: string }) => qualifiedTable(q, t);
+  const copiedNames = new Set(input.copied.map(displayName));
+  const inner: InnerKey[] = input.copied.flatMap((table) =>
+    table.foreign_keys
+      .filter((fk) => copiedNames.has(displayName(referencedOf(table, fk))))
+      .map((fk) => ({ table, fk })),
+  );
+  /** Tables referenced from outside the copy cannot be truncated: their rows are deleted instead. */
+  const referencedFromOutside = new Set(
+    input.targetTables
+      .filter((t) => !copiedNames.has(displayName(t)))
+      .flatMap((t) => t.foreign_keys.map((fk) => displayName(referencedOf(t, fk)))),
+  );
+  const fkLoad = rows.foreignKeyLoad;
+  if (fkLoad.kind === 'session') await session.query(fkLoad.off);
+  const touched = new Set<InnerKey>();
+
+  // Before anything is written: the account must be allowed to drop the keys (PostgreSQL: own the
+  // tables). Tried in a transaction that is rolled back.
+  if (fkLoad.kind === 'readd' && inner.length > 0) {
+    await session.query('BEGIN');
+    try {
+      for (const k of inner) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
+    } catch (error) {
+      throw new ForeignKeyRightsMissing(
+        `The target account may not drop and re-add the foreign keys of the copied tables (it must own the tables): ${error instanceof Error ? error.message : error}`,
+      );
+    } finally {
+      await session.query('ROLLBACK');
+    }
+  }
+
+  async function load(table: PlannedTable, batches: AsyncIterable<RowBatch>) {
+    const target = table.target!;
+    const name = qualified(target);
+    const keys =
+      fkLoad.kind === 'readd'
+        ? inner.filter(
+            (k) => k.table === target || displayName(referencedOf(k.table, k.fk)) === displayName(target),
+          )
+        : [];
+    await session.query('BEGIN');
+    try {
+      if (fkLoad.kind === 'readd')
+        for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
+      if (mode === 'replace')
+        await session.query(
+          sql.capabilities.transactionalDdl && !referencedFromOutside.has(displayName(target))
+            ? `TRUNCATE TABLE ${name}`
+            : `DELETE FROM ${name}`,
+        );
+      let written: { rows: number; method: string };
+      if (mode === 'upsert') {
+        const stage = q('dbops_bridge_stage');
+        for (const statement of rows.stageSql(stage, name)) await session.query(statement);
+        written = await session.writeRows(
+          { schema: null, name: 'dbops_bridge_stage', columns: table.columns, kinds: table.targetKinds },
+          batches,
+        );
+        await session.query(rows.upsertSql(name, stage, table.columns, target.primary_key!.columns));
+        await session.query(`DROP ${sql.capabilities.transactionalDdl ? '' : 'TEMPORARY '}TABLE ${stage}`);
+      } else
+        written = await session.writeRows(
+          { schema: target.schema, name: target.name, columns: table.columns, kinds: table.targetKinds },
+          batches,
+        );
+      for (const column of target.columns) {
+        const sequenced = column.identity !== null || (column.default ?? '').includes('nextval(');
+        const sync = sequenced ? rows.syncSequence(target, column.name) : null;
+        if (sync) await session.query(sync.sql, sync.params);
+      }
+      if (fkLoad.kind === 'readd')
+        for (const k of keys) {
+          await session.query(
+            fkLoad.addNotValid(qualified(k.table), k.fk, qualified(referencedOf(k.table, k.fk))),
+          );
+          touched.add(k);
+        }
+      await session.query('COMMIT');
+      return written;
+    } catch (error) {
+      await session.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  }
+
+  async function finish(): Promise<string[]> {
+    const failures: string[] = [];
+    if (fkLoad.kind === 'readd') {
+      for (const k of touched)
+        try {
+          await session.query(fkLoad.validate(qualified(k.table), k.fk.name));
+        } catch (error) {
+          failures.push(
+            `Foreign key ${k.fk.name} of ${displayName(k.table)} is back but not valid (NOT VALID): ${error instanceof Error ? error.message : error}`,
+          );
+        }
+      return failures;
+    }
+    await session.query(fkLoad.on);
+    for (const k of inner) {
+      const parent = referencedOf(k.table, k.fk);
+      const check =
+        `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
+        k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
+        ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
+        k.fk.columns.map((c, i) => `p.${q(k.fk.referenced_columns[i]!)} = c.${q(c)}`).join(' AND ') +
+        ') LIMIT 1';
+      const { rows: orphans } = await session.query(check);
+      if (orphans.length > 0)
+        failures.push(
+          `Foreign key ${k.fk.name} of ${displayName(k.table)}: rows reference ${displayName(parent)} rows that do not exist`,
+        );
+    }
+    return failures;
+  }
+
+  return { load, finish };
+}

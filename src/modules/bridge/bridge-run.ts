@@ -1,0 +1,261 @@
+// The run handler of `bridge_run` (API §9.3), for the job worker. It opens a row session on each
+// side, refuses a source and target that are one database (compared by the servers' identity, not
+// the connection records), plans the copy on both schemas as they are now (create_tables first),
+// computes the subset, then loads each table parents first, skipping those the previous failed or
+// cancelled run of the same request finished. Progress is in rows, recorded at batch boundaries,
+// where a cancellation stops the run (the table being loaded rolls back). Whatever happens, the
+// target's foreign keys among the copied tables are restored and checked before the run ends.
+// After success, a snapshot of the target is taken.
+import { systemActor } from '../../core/actors.ts';
+import { AppError, notFound } from '../../core/errors.ts';
+import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
+import { TargetError } from '../../dialects/errors.ts';
+import { migrationDialects } from '../../dialects/index.ts';
+import { type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
+import type { RowBatch } from '../../engine/rows/copy-text.ts';
+import { tapBatches } from '../../engine/rows/transform.ts';
+import type { Db } from '../../store/db.ts';
+import type { Run } from '../../store/tables.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import type { Logger } from '../module.ts';
+import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
+import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
+import { activeRunInto, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
+import type { BridgeParams } from './bridge.service.ts';
+import { createMissingTables } from './bridge-create.ts';
+import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
+import { computeSubset, type Subset } from './bridge-subset.ts';
+
+/** Progress is written at most this often: every batch would be a store write per megabyte. */
+const PROGRESS_EVERY_MS = 250;
+
+export interface BridgeRunDeps {
+  db: Db;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+  snapshots: Pick<SnapshotsService, 'takeSnapshot'>;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** The server and database a session reaches (RowFormat.identitySql). */
+export async function identityOf(session: RowSession, handle: TargetHandle): Promise<string> {
+  const { rows } = await session.query(migrationDialects[handle.dialect].rows.identitySql);
+  return `${handle.dialect}:${String((rows[0] as { identity: unknown }).identity)}`;
+}
+
+export function createBridgeRun(deps: BridgeRunDeps) {
+  const { db, connections, now } = deps;
+
+  return async function bridgeRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
+    const params = run.params as unknown as BridgeParams;
+    const source = await connections.findById(params.source_connection_id);
+    const target = await connections.findById(params.target_connection_id);
+    if (!source || !target) throw notFound('Connection');
+    if (await activeRunInto(db, target.id, run.id).then((r) => r?.status === 'running'))
+      throw new RunFailed(
+        'Another bridge run is writing into the target connection; nothing was written',
+        {},
+      );
+
+    const done: { table: string; rows: number }[] = [];
+    let planned: PlannedTable[] = [];
+    const result = (extra: Record<string, unknown> = {}) => ({
+      tables: done,
+      rows_total: done.reduce((sum, t) => sum + t.rows, 0),
+      tables_done: done.map((t) => t.table),
+      tables_not_done: planned.map((t) => t.name).filter((name) => !done.some((d) => d.table === name)),
+      ...extra,
+    });
+
+    const outcome = await connections.withTarget(source, (srcHandle) =>
+      connections.withTarget(target, async (tgtHandle) => {
+        const srcDialect = migrationDialects[srcHandle.dialect];
+        const tgtDialect = migrationDialects[tgtHandle.dialect];
+        const srcSession = await srcHandle.rowSession();
+        let tgtSession: RowSession | undefined;
+        let subset: Subset | undefined;
+        try {
+          tgtSession = await tgtHandle.rowSession();
+          if ((await identityOf(srcSession, srcHandle)) === (await identityOf(tgtSession, tgtHandle)))
+            throw new RunFailed(
+              'The source and the target are the same database (two connections reach it); nothing was written',
+              {},
+            );
+          const sourceModel = await srcHandle.introspect();
+          let targetModel = await tgtHandle.introspect();
+          const { tables, problems } = resolveTables(sourceModel, targetModel, params);
+          if (problems.length > 0)
+            throw new RunFailed(`${problems.map((p) => p.message).join('; ')}: nothing was written`, {});
+          const kinds = {
+            source: srcDialect.rows.valueKind,
+            target: tgtDialect.rows.valueKind,
+            refusal: tgtDialect.rows.refusal,
+          };
+          // Checked before any table is created: a refused column must not leave created tables behind.
+          const dry = planCopy(sourceModel, targetModel, tables, kinds, (t) => t);
+          if (dry.problems.length > 0)
+            throw new RunFailed(`${dry.problems.join('; ')}: nothing was written`, {});
+          let created: string[] = [];
+          if (params.create_tables) {
+            created = await createMissingTables({
+              source: sourceModel,
+              target: targetModel,
+              tables,
+              dialect: tgtDialect,
+              handle: tgtHandle,
+              kindOf: srcDialect.rows.valueKind,
+            });
+            if (created.length > 0) targetModel = await tgtHandle.introspect();
+          }
+          const plan = planCopy(sourceModel, targetModel, tables, kinds);
+          if (plan.problems.length > 0)
+            throw new RunFailed(`${plan.problems.join('; ')}: nothing was written`, {
+              tables_created: created,
+            });
+          planned = plan.tables;
+
+          // The request names tables as `schema.table` or bare; the plan as the source calls them.
+          const planned_ = (name: string) =>
+            planned.find((t) => t.name === name) ?? planned.find((t) => t.source.name === name);
+          const filterOf = new Map(
+            Object.entries(params.filters ?? {}).map(([name, condition]) => [
+              planned_(name)?.name,
+              condition,
+            ]),
+          );
+          const skip = await tablesDoneBefore(db, run.subject_id!, run);
+          for (const t of planned)
+            if (skip.has(t.name)) {
+              done.push({ table: t.name, rows: skip.get(t.name)! });
+              await recordTableLoad(db, {
+                runId: run.id,
+                table: t.name,
+                rows: skip.get(t.name)!,
+                carriedOver: true,
+                at: now(),
+              });
+            }
+
+          if (params.subset)
+            subset = await computeSubset({
+              session: srcSession,
+              sql: srcDialect,
+              randomSql: srcDialect.rows.randomSql,
+              tables: planned,
+              request: {
+                ...params.subset,
+                table: planned_(params.subset.table)?.name ?? params.subset.table,
+              },
+              runId: run.id,
+            });
+          const todo = planned.filter((t) => !skip.has(t.name));
+          const stats = await srcHandle.tableStats(
+            todo.map((t) => ({ schema: t.source.schema, name: t.source.name })),
+          );
+          const estimate = (t: PlannedTable) =>
+            subset?.counts.get(t.name) ??
+            Math.max(
+              0,
+              stats.find((s) => s.schema === t.source.schema && s.name === t.source.name)?.rows ?? 0,
+            );
+          let total = todo.reduce((sum, t) => sum + estimate(t), 0);
+          let rowsDone = 0;
+          await context.progress(0, total);
+
+          const loader = await createTargetLoader({
+            session: tgtSession,
+            rows: tgtDialect.rows,
+            sql: tgtDialect,
+            targetTables: targetModel.tables,
+            copied: planned.map((t) => t.target!),
+            mode: params.mode,
+          });
+          const methods = new Set<string>();
+          let failure: unknown;
+          try {
+            for (const table of todo) {
+              const conditions = [
+                ...(filterOf.has(table.name) ? [`(${filterOf.get(table.name)})`] : []),
+                ...(subset ? [subset.whereOf(table)] : []),
+              ];
+              let last = 0;
+              let tableRows = 0;
+              const batches: AsyncIterable<RowBatch> = tapBatches(
+                srcSession.readRows({
+                  schema: table.source.schema,
+                  name: table.source.name,
+                  columns: table.columns,
+                  kinds: table.sourceKinds,
+                  ...(conditions.length > 0 && { where: conditions.join(' AND ') }),
+                }),
+                async (batch) => {
+                  rowsDone += batch.rows;
+                  tableRows += batch.rows;
+                  if (rowsDone > total) total = rowsDone;
+                  if (Date.now() - last >= PROGRESS_EVERY_MS) {
+                    last = Date.now();
+                    await context.progress(rowsDone, total);
+                  }
+                },
+              );
+              const written = await loader.load(table, batches);
+              methods.add(written.method);
+              done.push({ table: table.name, rows: written.rows });
+              await recordTableLoad(db, {
+                runId: run.id,
+                table: table.name,
+                rows: written.rows,
+                carriedOver: false,
+                at: now(),
+              });
+              void tableRows;
+              await context.progress(rowsDone, total);
+            }
+          } catch (error) {
+            failure = error;
+          }
+          // Keys come back checked whatever happened; a failure to check them is the run's failure.
+          const keyFailures = await loader.finish();
+          if (failure !== undefined) throw failure;
+          if (keyFailures.length > 0)
+            throw new RunFailed(`The rows were copied but ${keyFailures.join('; ')}`, result());
+          return result({
+            skipped_columns: planned
+              .filter((t) => t.skippedColumns.length > 0)
+              .map((t) => ({ table: t.name, columns: t.skippedColumns })),
+            tables_created: created,
+            load_method: [...methods].join(','),
+            ...(subset && { subset_rows: Object.fromEntries(subset.counts) }),
+          });
+        } catch (error) {
+          if (error instanceof RunFailed)
+            throw new RunFailed(error.message, { ...result(), ...error.result });
+          if (error instanceof RunCancelled) throw error;
+          if (error instanceof ForeignKeyRightsMissing)
+            throw new RunFailed(`${error.message}; nothing was written`, result());
+          if (error instanceof TargetError || error instanceof AppError)
+            throw new RunFailed(
+              `The copy failed${done.length > 0 ? ` after ${done.map((d) => d.table).join(', ')}` : ''}: ${error.message}`,
+              result(),
+            );
+          throw error;
+        } finally {
+          await subset?.drop();
+          await tgtSession?.close();
+          await srcSession.close();
+        }
+      }),
+    );
+    await deps.snapshots
+      .takeSnapshot(target.id, { baseline: false, actor: systemActor('bridge_run') })
+      .then((snapshot) => Object.assign(outcome, { snapshot_id: snapshot.id }))
+      .catch((error: unknown) => {
+        deps.logger.warn(
+          { err: error, run_id: run.id },
+          'snapshot after a bridge run failed; the copy itself succeeded',
+        );
+        Object.assign(outcome, { snapshot_id: null });
+      });
+    return outcome;
+  };
+}

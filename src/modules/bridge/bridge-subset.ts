@@ -1,0 +1,144 @@
+// `subset` of a bridge run (API §9.3), computed on the source: key tables of this service's own
+// (DESIGN §4: `dbops_backup` on PostgreSQL, `_dbops_bak_` on MySQL, named after the run and dropped
+// after it) collect the primary keys of the rows to copy. First the start rows (`where`, then
+// `percent` of them at random); then, until nothing new is found, the rows of the copied tables
+// that reference a kept row (children, recursively); then, until nothing new is found, the rows a
+// kept row references (parents, recursively), which do not pull in their other children. Each
+// pass adds only rows not yet kept, so cycles end. The copy then reads each table's rows whose key
+// is in its key table. Plain tables rather than temporary ones: MySQL cannot name a temporary
+// table twice in one statement, and each pass reads the table it adds to.
+import type { RowSession, SqlWriter } from '../../dialects/dialect.ts';
+import { qualifiedTable } from '../../dialects/rows.ts';
+import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
+import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
+
+export interface SubsetRequest {
+  table: string;
+  where?: string | undefined;
+  percent?: number | undefined;
+}
+
+interface Edge {
+  child: PlannedTable;
+  parent: PlannedTable;
+  fk: ForeignKeyModel;
+}
+
+export interface Subset {
+  /** The condition reading only the kept rows of a table. */
+  whereOf(table: PlannedTable): string;
+  /** Rows kept per table. */
+  counts: Map<string, number>;
+  drop(): Promise<void>;
+}
+
+export async function computeSubset(input: {
+  session: RowSession;
+  sql: SqlWriter;
+  randomSql: string;
+  tables: PlannedTable[];
+  request: SubsetRequest;
+  runId: string;
+}): Promise<Subset> {
+  const { session, sql, tables, request } = input;
+  const q = (name: string) => sql.quoteIdent(name);
+  const keyOf = (t: PlannedTable) => t.source.primary_key!.columns;
+  const keyTable = new Map(
+    tables.map((t, i) => [t.name, sql.ownTable(`bridge_${input.runId.slice(0, 8)}_${i}`)] as const),
+  );
+  const src = (t: TableModel) => qualifiedTable(q, t);
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const edges: Edge[] = tables.flatMap((child) =>
+    child.source.foreign_keys.flatMap((fk) => {
+      const parent = byName.get(
+        displayName({ schema: fk.referenced_schema ?? child.source.schema, name: fk.referenced_table }),
+      );
+      return parent ? [{ child, parent, fk }] : [];
+    }),
+  );
+  const created: string[] = [];
+  const drop = async () => {
+    for (const table of created) await session.query(`DROP TABLE IF EXISTS ${table}`).catch(() => {});
+  };
+  const notKept = (t: PlannedTable, alias: string) =>
+    `NOT EXISTS (SELECT 1 FROM ${keyTable.get(t.name)} x WHERE ${keyOf(t)
+      .map((c) => `x.${q(c)} = ${alias}.${q(c)}`)
+      .join(' AND ')})`;
+  const joinOn = (e: Edge) =>
+    e.fk.columns.map((c, i) => `c.${q(c)} = p.${q(e.fk.referenced_columns[i]!)}`).join(' AND ');
+  const keptBy = (t: PlannedTable, alias: string) =>
+    keyOf(t)
+      .map((c) => `k.${q(c)} = ${alias}.${q(c)}`)
+      .join(' AND ');
+  try {
+    for (const setup of sql.ownTablesSetup()) await session.query(setup);
+    for (const t of tables) {
+      const name = keyTable.get(t.name)!;
+      await session.query(`DROP TABLE IF EXISTS ${name}`);
+      await session.query(
+        `CREATE TABLE ${name} AS SELECT ${keyOf(t).map(q).join(', ')} FROM ${src(t.source)} WHERE 1 = 0`,
+      );
+      created.push(name);
+      // Each pass looks kept keys up: without an index the closure would be quadratic.
+      await session.query(`ALTER TABLE ${name} ADD PRIMARY KEY (${keyOf(t).map(q).join(', ')})`);
+    }
+    const start = byName.get(request.table)!;
+    const conditions = [
+      ...(request.where === undefined ? [] : [`(${request.where})`]),
+      ...(request.percent === undefined || request.percent >= 100
+        ? []
+        : [`${input.randomSql} < ${request.percent / 100}`]),
+    ];
+    await session.query(
+      `INSERT INTO ${keyTable.get(start.name)} (${keyOf(start).map(q).join(', ')}) SELECT ${keyOf(start)
+        .map(q)
+        .join(
+          ', ',
+        )} FROM ${src(start.source)}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`,
+    );
+    // Children of kept rows, recursively.
+    for (let added = 1; added > 0; ) {
+      added = 0;
+      for (const e of edges)
+        added += (
+          await session.query(
+            `INSERT INTO ${keyTable.get(e.child.name)} (${keyOf(e.child).map(q).join(', ')}) ` +
+              `SELECT DISTINCT ${keyOf(e.child)
+                .map((c) => `c.${q(c)}`)
+                .join(', ')} FROM ${src(e.child.source)} c ` +
+              `JOIN ${src(e.parent.source)} p ON ${joinOn(e)} JOIN ${keyTable.get(e.parent.name)} k ON ${keptBy(e.parent, 'p')} ` +
+              `WHERE ${notKept(e.child, 'c')}`,
+          )
+        ).affectedRows;
+    }
+    // Parents of kept rows, recursively; they do not bring their other children.
+    for (let added = 1; added > 0; ) {
+      added = 0;
+      for (const e of edges)
+        added += (
+          await session.query(
+            `INSERT INTO ${keyTable.get(e.parent.name)} (${keyOf(e.parent).map(q).join(', ')}) ` +
+              `SELECT DISTINCT ${keyOf(e.parent)
+                .map((c) => `p.${q(c)}`)
+                .join(', ')} FROM ${src(e.parent.source)} p ` +
+              `JOIN ${src(e.child.source)} c ON ${joinOn(e)} JOIN ${keyTable.get(e.child.name)} k ON ${keptBy(e.child, 'c')} ` +
+              `WHERE ${notKept(e.parent, 'p')}`,
+          )
+        ).affectedRows;
+    }
+    const counts = new Map<string, number>();
+    for (const t of tables) {
+      const { rows } = await session.query(`SELECT COUNT(*) AS n FROM ${keyTable.get(t.name)}`);
+      counts.set(t.name, Number((rows[0] as { n: unknown }).n));
+    }
+    return {
+      counts,
+      whereOf: (t) =>
+        `(${keyOf(t).map(q).join(', ')}) IN (SELECT ${keyOf(t).map(q).join(', ')} FROM ${keyTable.get(t.name)})`,
+      drop,
+    };
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+}

@@ -1,0 +1,84 @@
+// Bridge (API §9.3): the body of POST /projects/{pid}/bridge/run. The answer is a run (runs.schemas.ts).
+import { type Static, Type } from 'typebox';
+import { Nullable, StringEnum, Uuid } from '../../http/schemas.ts';
+
+export const BRIDGE_MODES = ['replace', 'append', 'upsert'] as const;
+
+const TableName = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  description: '`schema.table`, or a bare table name',
+});
+const Condition = Type.String({
+  minLength: 1,
+  maxLength: 10_000,
+  description:
+    "One boolean SQL expression over the table's columns, in the source's SQL: columns, literals, comparison, " +
+    'boolean and arithmetic operators, IN, BETWEEN, LIKE, IS [NOT] NULL, CASE, casts and the functions lower, ' +
+    'upper, length, char_length, abs, round, floor, ceil, ceiling, mod, trim, btrim, ltrim, rtrim, substring, ' +
+    'substr, left, right, replace, md5, coalesce, nullif, greatest, least. Anything else (subqueries, other ' +
+    'functions, comments, a second statement) is refused with 422.',
+});
+
+export const BridgeRunBody = Type.Object(
+  {
+    source_connection_id: Uuid,
+    target_connection_id: Uuid,
+    tables: Type.Optional(
+      Type.Array(TableName, {
+        maxItems: 10_000,
+        description:
+          'Tables to copy; default: every source table the target has (with create_tables, every source table)',
+      }),
+    ),
+    mode: Type.Optional(
+      StringEnum(BRIDGE_MODES, {
+        description:
+          '`replace` (default): the rows of the copied tables are removed first (TRUNCATE where the engine can do ' +
+          'it in the transaction); `append`: rows are added; `upsert`: rows are inserted or, by primary key, updated',
+      }),
+    ),
+    filters: Type.Optional(
+      Type.Record(TableName, Condition, {
+        description: 'Per copied table, a condition its copied rows meet',
+      }),
+    ),
+    subset: Type.Optional(
+      Type.Object(
+        {
+          table: TableName,
+          where: Type.Optional(Condition),
+          percent: Type.Optional(
+            Type.Number({
+              exclusiveMinimum: 0,
+              maximum: 100,
+              description: 'Share of the start rows, taken at random',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Start from these rows of `table`; keep the rows that reference them (recursively) and the rows every kept ' +
+            'row references (recursively); a parent pulled in does not pull in its other children; cycles end the walk',
+        },
+      ),
+    ),
+    anonymize_config_id: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'uuid',
+          description: 'Not available yet: any value other than null answers 422',
+        }),
+      ),
+    ),
+    create_tables: Type.Optional(
+      Type.Boolean({
+        description:
+          "Create the copied tables the target lacks from the source's schema (types mapped between engines, see the README)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BridgeRunBody = Static<typeof BridgeRunBody>;

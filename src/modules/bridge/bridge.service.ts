@@ -1,0 +1,226 @@
+// Bridge (API §9.3): a copy from one connection of a project to another, checked when asked for
+// (both connections in the project and distinct, not one database behind two records, the tables,
+// filters and subset valid against the source's schema, no other copy writing into the target),
+// then gated and created as a `bridge_run` in one transaction with its audit entry. The approval is
+// bound to the request and both schema hashes. The request's hash also names it (the run's
+// subject): a later run of the same request resumes what a failed or cancelled one left.
+import { createHash } from 'node:crypto';
+import type { Actor } from '../../core/actors.ts';
+import { AppError, conflict, invalid, type ValidationItem } from '../../core/errors.ts';
+import { displayName, resolveTables, targetTableOf } from '../../engine/bridge/copy-plan.ts';
+import { checkFilter, loadFilterParser } from '../../engine/bridge/filter-check.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
+import type { Db } from '../../store/db.ts';
+import type { Connection, Run } from '../../store/tables.ts';
+import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { writesToParam } from '../approvals/approval-protection.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { requireConnection } from '../connections/connections.access.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import { requireProject } from '../projects/projects.access.ts';
+import type { RunsService } from '../runs/runs.service.ts';
+import { activeRunInto } from './bridge.repo.ts';
+import type { BridgeRunBody } from './bridge.schemas.ts';
+import { identityOf } from './bridge-run.ts';
+
+/** What the run works from: the request as checked, with its defaults filled in. */
+export interface BridgeParams {
+  source_connection_id: string;
+  target_connection_id: string;
+  tables?: string[];
+  mode: 'replace' | 'append' | 'upsert';
+  filters?: Record<string, string>;
+  subset?: { table: string; where?: string; percent?: number };
+  create_tables: boolean;
+  writes_to: string;
+  source_schema_hash: string;
+  target_schema_hash: string;
+}
+
+/** A UUID (v4 layout) derived from the request: the same request always names the same subject. */
+function subjectOf(projectId: string, request: unknown): string {
+  const hex = createHash('sha256')
+    .update(JSON.stringify([projectId, request]))
+    .digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((Number.parseInt(hex[16]!, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export type BridgeService = ReturnType<typeof createBridgeService>;
+
+export function createBridgeService(deps: {
+  db: Db;
+  audit: AuditService;
+  connections: Pick<ConnectionsService, 'withTarget'>;
+  gate: Pick<ApprovalGate, 'gate'>;
+  runs: Pick<RunsService, 'create' | 'enqueue'>;
+}) {
+  const { db, audit, connections, gate, runs } = deps;
+
+  /** A connection of the project, by a body field: 404 when invisible, 422 when of another project. */
+  async function connectionIn(
+    actor: Actor,
+    projectId: string,
+    id: string,
+    field: string,
+  ): Promise<Connection> {
+    const { connection } = await requireConnection(db, actor, id, 'project.read');
+    if (connection.project_id !== projectId)
+      throw invalid(['body', field], 'The connection belongs to another project', 'not_in_project');
+    return connection;
+  }
+
+  /** The request's problems against the source's schema, each at its place in the body. */
+  function problemsOf(body: BridgeRunBody, source: SchemaModel, target: SchemaModel): ValidationItem[] {
+    const items: ValidationItem[] = [];
+    const { tables, problems } = resolveTables(source, target, body);
+    for (const p of problems) items.push({ loc: p.loc, msg: p.message, type: 'invalid_table' });
+    const copied = new Map(tables.map((t) => [displayName(t), t]));
+    const findCopied = (name: string) => copied.get(name) ?? tables.find((t) => t.name === name);
+    for (const [name, condition] of Object.entries(body.filters ?? {})) {
+      const table = findCopied(name);
+      const verdict = table
+        ? checkFilter(
+            source.dialect,
+            condition,
+            table.columns.map((c) => c.name),
+          )
+        : { ok: false as const, message: `${name} is not one of the copied tables` };
+      if (!verdict.ok)
+        items.push({ loc: ['body', 'filters', name], msg: verdict.message, type: 'invalid_filter' });
+    }
+    if (body.subset) {
+      const start = findCopied(body.subset.table);
+      if (!start)
+        items.push({
+          loc: ['body', 'subset', 'table'],
+          msg: `${body.subset.table} is not one of the copied tables`,
+          type: 'invalid_subset',
+        });
+      else if (body.subset.where !== undefined) {
+        const verdict = checkFilter(
+          source.dialect,
+          body.subset.where,
+          start.columns.map((c) => c.name),
+        );
+        if (!verdict.ok)
+          items.push({ loc: ['body', 'subset', 'where'], msg: verdict.message, type: 'invalid_filter' });
+      }
+      const keyless = tables.filter((t) => t.primary_key === null).map(displayName);
+      if (keyless.length > 0)
+        items.push({
+          loc: ['body', 'subset'],
+          msg: `A subset follows rows by primary key; these copied tables have none: ${keyless.join(', ')}`,
+          type: 'invalid_subset',
+        });
+    }
+    if (body.mode === 'upsert') {
+      const keyless = tables
+        .filter((t) => (targetTableOf(t, source, target) ?? t).primary_key === null)
+        .map(displayName);
+      if (keyless.length > 0)
+        items.push({
+          loc: ['body', 'mode'],
+          msg: `upsert matches rows by primary key; these target tables have none: ${keyless.join(', ')}`,
+          type: 'invalid_mode',
+        });
+    }
+    return items;
+  }
+
+  return {
+    async run(actor: Actor, projectId: string, body: BridgeRunBody): Promise<Run> {
+      // With the target, so that a just-in-time grant on that connection counts (it is what is written).
+      await requireProject(db, actor, projectId, 'bridge.run', { connectionId: body.target_connection_id });
+      if (body.anonymize_config_id != null)
+        throw invalid(
+          ['body', 'anonymize_config_id'],
+          'anonymization configs are not available yet',
+          'not_available',
+        );
+      const source = await connectionIn(actor, projectId, body.source_connection_id, 'source_connection_id');
+      const target = await connectionIn(actor, projectId, body.target_connection_id, 'target_connection_id');
+      if (source.id === target.id)
+        throw invalid(
+          ['body', 'target_connection_id'],
+          'The source and the target must be different connections',
+          'same_connection',
+        );
+      await loadFilterParser();
+      const look = (connection: Connection) =>
+        connections.withTarget(connection, async (handle) => {
+          const session = await handle.rowSession();
+          try {
+            return { identity: await identityOf(session, handle), model: await handle.introspect() };
+          } finally {
+            await session.close();
+          }
+        });
+      const [from, to] = [await look(source), await look(target)];
+      if (from.identity === to.identity)
+        throw invalid(
+          ['body', 'target_connection_id'],
+          'The source and the target reach the same database: a copy would overwrite what it reads',
+          'same_database',
+        );
+      const problems = problemsOf(body, from.model, to.model);
+      if (problems.length > 0) throw new AppError('validation', problems);
+
+      const params: BridgeParams = {
+        source_connection_id: source.id,
+        target_connection_id: target.id,
+        ...(body.tables !== undefined && { tables: body.tables }),
+        mode: body.mode ?? 'replace',
+        ...(body.filters !== undefined && { filters: body.filters }),
+        ...(body.subset !== undefined && { subset: body.subset }),
+        create_tables: body.create_tables === true,
+        ...writesToParam(target.id),
+        source_schema_hash: schemaHash(from.model),
+        target_schema_hash: schemaHash(to.model),
+      };
+      const request = { ...params, source_schema_hash: undefined, target_schema_hash: undefined };
+      const subjectId = subjectOf(projectId, request);
+      const run = await db.transaction().execute(async (trx) => {
+        // One copy at a time into a target: the target's row locks the check against a concurrent one.
+        await trx.selectFrom('connections').select('id').where('id', '=', target.id).forUpdate().execute();
+        const busy = await activeRunInto(trx, target.id);
+        if (busy)
+          throw conflict(`Bridge run ${busy.id} is ${busy.status} into this target; wait for it to end`);
+        const verdict = await gate.gate(trx, actor, {
+          projectId,
+          operation: 'bridge_run',
+          writesTo: target,
+          subjectId,
+          contentHash: createHash('sha256')
+            .update(JSON.stringify([request, params.source_schema_hash, params.target_schema_hash]))
+            .digest('hex'),
+        });
+        const created = await runs.create(trx, actor, {
+          projectId,
+          kind: 'bridge_run',
+          subjectId,
+          unit: 'rows',
+          params: params as unknown as Record<string, unknown>,
+          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
+        });
+        await audit.record(trx, actor, {
+          action: 'bridge.run',
+          projectId,
+          target: { type: 'connection', id: target.id, label: target.name },
+          details: {
+            run_id: created.id,
+            status: created.status,
+            source_connection_id: source.id,
+            mode: params.mode,
+            tables: params.tables ?? null,
+            create_tables: params.create_tables,
+            subset: params.subset ?? null,
+          },
+        });
+        return created;
+      });
+      await runs.enqueue(run);
+      return run;
+    },
+  };
+}
