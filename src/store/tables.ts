@@ -42,6 +42,7 @@ import type { OutboxTable } from './tables/outbox.ts';
 import type { PatchesTable } from './tables/patches.ts';
 import type { ProjectMembersTable, ProjectsTable } from './tables/projects.ts';
 import type { RunsTable } from './tables/runs.ts';
+import type { SamlAssertionsTable, SamlConfigsTable, SamlRequestsTable } from './tables/saml.ts';
 import type { SnapshotsTable } from './tables/snapshots.ts';
 import type { UsersTable } from './tables/users.ts';
 
@@ -58,6 +59,7 @@ export * from './tables/outbox.ts';
 export * from './tables/patches.ts';
 export * from './tables/projects.ts';
 export * from './tables/runs.ts';
+export * from './tables/saml.ts';
 export * from './tables/snapshots.ts';
 export * from './tables/users.ts';
 
@@ -76,6 +78,9 @@ export interface Database {
   oauth_identities: OAuthIdentitiesTable;
   recovery_codes: RecoveryCodesTable;
   login_challenges: LoginChallengesTable;
+  saml_configs: SamlConfigsTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
   api_keys: ApiKeysTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;
@@ -93,6 +98,7 @@ export type UserUpdate = Updateable<UsersTable>;
 export type Session = Selectable<SessionsTable>;
 export type OAuthIdentity = Selectable<OAuthIdentitiesTable>;
 export type LoginChallenge = Selectable<LoginChallengesTable>;
+export type SamlConfig = Selectable<SamlConfigsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type Project = Selectable<ProjectsTable>;
 export type ProjectMember = Selectable<ProjectMembersTable>;
