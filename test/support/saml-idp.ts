@@ -68,6 +68,8 @@ export interface AssertionOptions {
   issuer?: string;
   recipient?: string;
   assertionId?: string;
+  /** The bearer confirmation's InResponseTo, when it differs from the Response's (null: none). */
+  subjectInResponseTo?: string | null;
   /** Relative to now, in ms; both the Conditions and the bearer confirmation use them. */
   notBeforeMs?: number;
   notOnOrAfterMs?: number;
@@ -90,7 +92,8 @@ export function assertionXml(o: AssertionOptions): string {
   const issuer = o.issuer ?? IDP_ENTITY_ID;
   const notBefore = iso(o.notBeforeMs ?? -60_000);
   const notOnOrAfter = iso(o.notOnOrAfterMs ?? 5 * 60_000);
-  const inResponseTo = o.inResponseTo === null ? '' : ` InResponseTo="${xmlEscape(o.inResponseTo)}"`;
+  const answered = o.subjectInResponseTo === undefined ? o.inResponseTo : o.subjectInResponseTo;
+  const inResponseTo = answered === null ? '' : ` InResponseTo="${xmlEscape(answered)}"`;
   const externalId = o.externalId
     ? `<saml:AttributeStatement><saml:Attribute Name="externalId"><saml:AttributeValue>${xmlEscape(o.externalId)}</saml:AttributeValue></saml:Attribute></saml:AttributeStatement>`
     : '';

@@ -74,6 +74,24 @@ function settingsOf(input: SamlConfigInput): IdpSettings {
   return { ...settings, idp_certificate: pem };
 }
 
+/** What the audit trail and the caller are told about a refusal of node-saml's, by its check. */
+const REFUSED = {
+  signature: 'The SAML Response is not signed by the configured identity provider certificate',
+  in_response_to:
+    'The SAML Response does not answer a sign-in request of this service made in the last 10 minutes: start the sign-in again',
+  audience: 'The SAML assertion is meant for another service (Audience)',
+  time: 'The SAML assertion is expired or not yet valid',
+  invalid_response: 'The SAML Response was refused',
+} as const;
+
+function nodeSamlReason(message: string): keyof typeof REFUSED {
+  if (/signature/i.test(message)) return 'signature';
+  if (/InResponseTo/i.test(message)) return 'in_response_to';
+  if (/audience/i.test(message)) return 'audience';
+  if (/expired|not yet valid|subject confirmation/i.test(message)) return 'time';
+  return 'invalid_response';
+}
+
 export function createSamlService(deps: {
   db: Db;
   audit: AuditService;
@@ -171,9 +189,8 @@ export function createSamlService(deps: {
         if (error instanceof SamlRefusal) return refuse(error.reason, error.message);
         // node-saml's refusals are plain Errors; their message names the failed check, not a secret.
         const message = error instanceof Error ? error.message : String(error);
-        return refuse('invalid_response', 'The SAML Response was refused', undefined, {
-          error: message.slice(0, 300),
-        });
+        const reason = nodeSamlReason(message);
+        return refuse(reason, REFUSED[reason], undefined, { error: message.slice(0, 300) });
       }
 
       const user = await findSamlUser(db, orgId, { email: checked.nameId, externalId: checked.externalId });
