@@ -93,7 +93,7 @@ export function createAuthService(deps: {
     user: User,
     method: LoginMethod,
   ): Promise<void> {
-    if (method === 'saml' || user.org_role === 'owner' || !(await isSamlEnforced(db, user.org_id))) return;
+    if (user.org_role === 'owner' || !(await isSamlEnforced(db, user.org_id))) return;
     await audit.record(db, actor, {
       action: 'auth.login',
       outcome: 'failure',
