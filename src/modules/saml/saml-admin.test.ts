@@ -166,6 +166,38 @@ describe('SAML configuration', () => {
       expect(kept.expires_at.getTime() - kept.created_at.getTime()).toBe(10 * 60_000);
     });
 
+    it("forgets the organization's expired request and assertion ids as a sign-in starts", async () => {
+      const past = new Date(t.now().getTime() - 1000);
+      const future = new Date(t.now().getTime() + 60_000);
+      await t.store.db
+        .insertInto('saml_requests')
+        .values([
+          { org_id: orgId, request_id: '_expired', created_at: past, expires_at: past },
+          { org_id: orgId, request_id: '_live', created_at: past, expires_at: future },
+        ])
+        .execute();
+      await t.store.db
+        .insertInto('saml_assertions')
+        .values({ org_id: orgId, assertion_id: '_expired', used_at: past, expires_at: past })
+        .execute();
+      expect(
+        (await t.app.inject({ method: 'GET', url: `/api/v1/auth/saml/${orgId}/login` })).statusCode,
+      ).toBe(302);
+      const requests = await t.store.db
+        .selectFrom('saml_requests')
+        .select('request_id')
+        .where('org_id', '=', orgId)
+        .execute();
+      expect(requests.map((r) => r.request_id)).toContain('_live');
+      expect(requests.map((r) => r.request_id)).not.toContain('_expired');
+      const assertions = await t.store.db
+        .selectFrom('saml_assertions')
+        .select('assertion_id')
+        .where('org_id', '=', orgId)
+        .execute();
+      expect(assertions).toEqual([]);
+    });
+
     it('answer 404 for an organization without SAML and 422 for a malformed id', async () => {
       const other = await t.createOrg();
       for (const path of ['metadata', 'login']) {

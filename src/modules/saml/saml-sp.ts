@@ -7,7 +7,12 @@
 import { type CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Db } from '../../store/db.ts';
 import type { SamlConfig } from '../../store/tables.ts';
-import { deleteSamlRequest, findLiveSamlRequest, insertSamlRequest } from './saml.repo.ts';
+import {
+  deleteExpiredSamlIds,
+  deleteSamlRequest,
+  findLiveSamlRequest,
+  insertSamlRequest,
+} from './saml.repo.ts';
 import { attr, child, children, NS, parseXml, textOf } from './saml-xml.ts';
 
 export const CLOCK_SKEW_MS = 3 * 60_000;
@@ -39,6 +44,7 @@ function requestIdStore(db: Db, orgId: string, now: () => Date): CacheProvider {
   return {
     async saveAsync(key, value) {
       const at = now();
+      await deleteExpiredSamlIds(db, orgId, at);
       await insertSamlRequest(db, {
         org_id: orgId,
         request_id: key,
