@@ -13,7 +13,7 @@ import {
   findLiveSamlRequest,
   insertSamlRequest,
 } from './saml.repo.ts';
-import { attr, child, children, NS, parseXml, textOf } from './saml-xml.ts';
+import { attr, child, children, NS, parseXml, textOf, XmlError } from './saml-xml.ts';
 
 export const CLOCK_SKEW_MS = 3 * 60_000;
 export const REQUEST_TTL_MS = 10 * 60_000;
@@ -95,16 +95,21 @@ export interface CheckedAssertion {
 }
 
 /**
- * The checks node-saml leaves out, on the Response as posted and on the assertion node-saml verified
- * (never on an unsigned copy of it elsewhere in the document).
+ * The Response as posted, before node-saml reads it: a Response, addressed to this ACS, from the
+ * identity provider, reporting success. Returns the request it answers.
  */
-export function checkAssertion(
+export function checkResponse(
   responseXml: string,
-  verifiedAssertionXml: string,
   expected: { idpEntityId: string; acsUrl: string },
-  now: Date,
-): CheckedAssertion {
-  const response = parseXml(responseXml);
+): { inResponseTo: string | null } {
+  let response: Element;
+  try {
+    response = parseXml(responseXml);
+  } catch (error) {
+    if (error instanceof XmlError)
+      throw new SamlRefusal('not_a_response', 'The SAML Response is not valid XML');
+    throw error;
+  }
   if (response.namespaceURI !== NS.protocol || response.localName !== 'Response') {
     throw new SamlRefusal('not_a_response', 'The SAML message is not a Response');
   }
@@ -119,7 +124,19 @@ export function checkAssertion(
   if (attr(status && child(status, NS.protocol, 'StatusCode'), 'Value') !== SUCCESS) {
     throw new SamlRefusal('status', 'The identity provider did not sign you in (SAML status is not Success)');
   }
+  return { inResponseTo: attr(response, 'InResponseTo') };
+}
 
+/**
+ * The checks node-saml leaves out, on the assertion node-saml verified (never on an unsigned copy
+ * of it elsewhere in the document).
+ */
+export function checkAssertion(
+  verifiedAssertionXml: string,
+  expected: { idpEntityId: string; acsUrl: string },
+  inResponseTo: string | null,
+  now: Date,
+): CheckedAssertion {
   const assertion = parseXml(verifiedAssertionXml);
   if (textOf(child(assertion, NS.assertion, 'Issuer')) !== expected.idpEntityId) {
     throw new SamlRefusal('issuer', 'The SAML assertion comes from another identity provider (Issuer)');
@@ -130,7 +147,6 @@ export function checkAssertion(
   // A bearer confirmation for this ACS, answering the request the Response answers (the assertion's
   // copy is signed; the Response's may not be).
   const subject = child(assertion, NS.assertion, 'Subject');
-  const inResponseTo = attr(response, 'InResponseTo');
   const confirmations = subject ? children(subject, NS.assertion, 'SubjectConfirmation') : [];
   const bearer = confirmations
     .filter((c) => attr(c, 'Method') === BEARER)

@@ -19,7 +19,7 @@ import {
 } from './saml.repo.ts';
 import { toPemCertificate } from './saml-certificate.ts';
 import { type IdpSettings, readIdpMetadata } from './saml-idp-metadata.ts';
-import { checkAssertion, SamlRefusal, samlProvider, spUrls } from './saml-sp.ts';
+import { checkAssertion, checkResponse, SamlRefusal, samlProvider, spUrls } from './saml-sp.ts';
 import { XmlError } from './saml-xml.ts';
 
 export type SamlService = ReturnType<typeof createSamlService>;
@@ -175,15 +175,14 @@ export function createSamlService(deps: {
 
       let checked: ReturnType<typeof checkAssertion>;
       try {
+        const expected = { idpEntityId: config.idp_entity_id, acsUrl };
+        const { inResponseTo } = checkResponse(
+          Buffer.from(samlResponse, 'base64').toString('utf8'),
+          expected,
+        );
         const { profile } = await provider(config).validatePostResponseAsync({ SAMLResponse: samlResponse });
         if (!profile) return refuse('no_assertion', 'The SAML Response carries no assertion');
-        const responseXml = Buffer.from(samlResponse, 'base64').toString('utf8');
-        checked = checkAssertion(
-          responseXml,
-          profile.getAssertionXml?.() ?? '',
-          { idpEntityId: config.idp_entity_id, acsUrl },
-          now(),
-        );
+        checked = checkAssertion(profile.getAssertionXml?.() ?? '', expected, inResponseTo, now());
       } catch (error) {
         if (error instanceof AppError) throw error;
         if (error instanceof SamlRefusal) return refuse(error.reason, error.message);

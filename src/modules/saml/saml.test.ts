@@ -357,10 +357,26 @@ describe('SAML sign-in (ACS)', () => {
       await expectRefused(await postAcs(await answer({ nameId: gone.user.email })), 'unknown_user');
     });
 
+    it('what is not a SAML Response at all', async () => {
+      await expectRefused(await postAcs(toBase64('<html>hello</html>')), 'not_a_response');
+      await expectRefused(await postAcs('%%% not base64 %%%'), 'not_a_response');
+    });
+
     it('an organization without SAML', async () => {
       const other = await t.createOrg();
       await expectRefused(await postAcs(await answer(), other.orgId), 'not_configured');
     });
+  });
+
+  it('answers 422 for a form without SAMLResponse', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/auth/saml/${orgId}/acs`,
+      headers: { 'content-type': FORM },
+      payload: 'RelayState=x',
+    });
+    expect(response.statusCode).toBe(422);
+    expect(JSON.parse(response.body).detail[0].loc).toEqual(['body', 'SAMLResponse']);
   });
 
   it('takes the form body on the ACS only: the rest of the API stays JSON', async () => {
