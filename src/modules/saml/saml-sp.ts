@@ -3,7 +3,8 @@
 // AuthnRequest ids kept in the store, the time bounds with 3 minutes of skew and the audience.
 // node-saml 5 leaves out the rest (it checks the issuer of logout messages only, neither the
 // Response's Destination nor the assertion's Recipient, and keeps no assertion-id cache), so
-// `checkAssertion` does those on the verified assertion.
+// `checkResponse` looks at the Response as posted, `checkAssertion` at the assertion node-saml
+// verified, and the service spends each assertion id once (saml.repo.ts).
 import { type CacheProvider, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Db } from '../../store/db.ts';
 import type { SamlConfig } from '../../store/tables.ts';
