@@ -17,6 +17,7 @@ import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 import * as auditSequence from './migrations/0013_audit_sequence.ts';
 import * as scim from './migrations/0014_scim.ts';
 import * as bridge from './migrations/0015_bridge.ts';
+import * as saml from './migrations/0016_saml.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0013_audit_sequence': auditSequence,
   '0014_scim': scim,
   '0015_bridge': bridge,
+  '0016_saml': saml,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
