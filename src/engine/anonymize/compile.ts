@@ -70,6 +70,32 @@ export function keepsDistinct(spec: TransformerSpec, shape: ColumnShape): boolea
   }
 }
 
+/**
+ * The longest text a transformer writes into a column of `shape`: a number when its options fix it,
+ * `input` when the output is as long as the input (mask, scramble), null when only the column's
+ * length bounds it. What a referencing column must hold to take a key's rule.
+ */
+export function outputLengthBound(spec: TransformerSpec, shape: ColumnShape): number | 'input' | null {
+  const o = spec.options ?? {};
+  switch (spec.transformer) {
+    case 'hash':
+      return Math.min(Number(o.length ?? 64), shape.maxLength ?? 64);
+    case 'mask':
+    case 'scramble':
+      return 'input';
+    case 'constant':
+      return typeof o.value === 'string' ? Array.from(o.value).length : null;
+    case 'choice':
+      return Array.isArray(o.values) && o.values.every((v) => typeof v === 'string')
+        ? Math.max(...o.values.map((v: string) => Array.from(v).length))
+        : null;
+    case 'fake':
+      return o.kind === 'uuid' ? 36 : null;
+    default:
+      return null;
+  }
+}
+
 function compileCore(
   spec: TransformerSpec,
   shape: ColumnShape,

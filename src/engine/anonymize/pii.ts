@@ -34,7 +34,7 @@ const NAME_PATTERNS: [PiiCategory, RegExp][] = [
   ],
   [
     'birth_date',
-    /(^|_)(birth|birthday|dob|date_of_birth|birth_?date|geburt\w*|naissance|nacimiento|nascita|geboorte\w*)(_|$)/,
+    /(^|_)(birth|birthday|born|dob|date_of_birth|birth_?date|geburt\w*|naissance|nacimiento|nascita|geboorte\w*)(_|$)/,
   ],
   ['national_id', NATIONAL_ID],
   ['ip_address', /(^|_)(ip|ip_?addr(ess)?|ipv4|ipv6|remote_addr|client_ip)(_|$)/],
