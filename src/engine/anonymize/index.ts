@@ -13,4 +13,5 @@ export * from './keyed.ts';
 export * from './pii.ts';
 export * from './propagation.ts';
 export * from './rules.ts';
+export * from './run-plan.ts';
 export * from './shuffle.ts';
