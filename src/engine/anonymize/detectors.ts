@@ -13,14 +13,16 @@ export function isEmail(value: string): boolean {
   return value.length <= 320 && EMAIL.test(value);
 }
 
-/** 7 to 15 digits (E.164) with the separators people write, and not a date or a decimal number. */
+/** 8 to 15 digits (E.164, with the area code) with the separators people write, and not a date or a decimal number. */
 export function isPhone(value: string): boolean {
   if (!PHONE.test(value)) return false;
   const digits = value.replace(/\D/g, '');
-  if (digits.length < 7 || digits.length > 15) return false;
+  if (digits.length < 8 || digits.length > 15) return false;
   // A bare number without a leading + or separators is an id, not a phone.
   if (/^\d+$/.test(value)) return false;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value) || /^\d+\.\d+$/.test(value)) return false;
+  // Dates (2024-05-01, 01.02.2024), year ranges (2019-2020) and decimals are not phones.
+  if (/^\d{1,4}([-./])\d{1,2}\1\d{1,4}$/.test(value) || /^\d+\.\d+$/.test(value)) return false;
+  if (/^\d{4}\s?[-–]\s?\d{4}$/.test(value)) return false;
   return true;
 }
 

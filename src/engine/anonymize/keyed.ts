@@ -58,9 +58,9 @@ export function keyedSource(key: Buffer, purpose: string): ByteSource {
   const innerPrefix = Buffer.concat([ipad, Buffer.from(`${purpose}\u0000`)]);
   const bytes = (input: string) => {
     const inner = hash('sha256', Buffer.concat([innerPrefix, Buffer.from(input)]), 'buffer');
-    const outer = Buffer.from(opad);
-    inner.copy(outer, 64);
-    return hash('sha256', outer, 'buffer');
+    // hash() is synchronous, so one outer block per source can be reused for every value.
+    inner.copy(opad, 64);
+    return hash('sha256', opad, 'buffer');
   };
   return { bytes, stream: (input, length) => expand(bytes(input), length) };
 }
