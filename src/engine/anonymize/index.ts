@@ -12,6 +12,7 @@ export * from './json-path.ts';
 export * from './keyed.ts';
 export * from './pii.ts';
 export * from './propagation.ts';
+export * from './row-transform.ts';
 export * from './rules.ts';
 export * from './run-plan.ts';
 export * from './shuffle.ts';
