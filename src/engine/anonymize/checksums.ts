@@ -17,10 +17,18 @@ export function luhnValid(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** The Luhn check digit to append to `body`. */
+/** The Luhn check digit to append to `body`: the body's digits doubled from its last one. */
 export function luhnCheckDigit(body: string): string {
-  for (let d = 0; d <= 9; d++) if (luhnValid(body + d)) return String(d);
-  throw new Error('unreachable: one of ten digits completes a Luhn sum');
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let d = body.charCodeAt(body.length - 1 - i) - 48;
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
 }
 
 /** The remainder mod 97 of a long decimal string, in chunks that stay within a double's integers. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ibanValid, luhnValid } from './checksums.ts';
+import { ibanValid, luhnCheckDigit, luhnValid } from './checksums.ts';
 import { isIpAddress, isPhone, valueCategory } from './detectors.ts';
 import { categoryByName, categoryByValues } from './pii.ts';
 import { shuffleBatch, shuffleSalt } from './shuffle.ts';
@@ -58,8 +58,13 @@ describe('PII categories', () => {
       ['film_id', null],
       ['rental_rate', null],
       ['description_id', null],
+      ['description', null],
     ];
     for (const [column, category] of cases) expect(categoryByName(column), column).toBe(category);
+    expect(categoryByName('name', 'customer')).toBe('person_name');
+    expect(categoryByName('Name', 'StaffMembers')).toBe('person_name');
+    expect(categoryByName('name', 'category')).toBeNull();
+    expect(categoryByName('nombre', 'clientes')).toBe('person_name');
   });
 
   it('by values: a detector on half the sample, or free text holding personal data', () => {
@@ -82,5 +87,16 @@ describe('shuffleBatch', () => {
     expect([...out].sort()).toEqual([...values].sort());
     expect(out.filter((v, i) => v === values[i]).length).toBeLessThan(10);
     expect(shuffleBatch(shuffleSalt(Buffer.alloc(32, 2)), values, keys)).not.toEqual(out);
+  });
+});
+
+describe('luhnCheckDigit', () => {
+  it('completes any body into a number passing Luhn, and only with that digit', () => {
+    for (const body of ['411111111111111', '7992739871', '0', '12345678901234', '49927398716'.slice(0, 10)]) {
+      const digit = luhnCheckDigit(body);
+      expect(luhnValid(body + digit)).toBe(true);
+      expect(luhnValid(body + ((Number(digit) + 1) % 10))).toBe(false);
+    }
+    expect(luhnCheckDigit('7992739871')).toBe('3');
   });
 });

@@ -44,11 +44,11 @@ const NAME_PATTERNS: [PiiCategory, RegExp][] = [
   ],
   [
     'person_name',
-    /(^|_)(first_?name|last_?name|full_?name|given_?name|family_?name|surname|middle_?name|maiden_?name|name|vorname|nachname|familienname|prenom|prénom|nom|nombre|apellidos?|cognome|nome|achternaam|voornaam|sobrenome|contact|owner)(_|$)/,
+    /(^|_)(first_?name|last_?name|full_?name|given_?name|family_?name|surname|middle_?name|maiden_?name|vorname|nachname|familienname|prenom|prénom|apellidos?|cognome|achternaam|voornaam|sobrenome|contact|owner)(_|$)/,
   ],
   [
     'free_text',
-    /(^|_)(note|notes|comment|comments|remark|remarks|description|bio|message|body|bemerkung|kommentar|commentaire|comentario|nota|opmerking)(_|$)/,
+    /(^|_)(note|notes|comment|comments|remark|remarks|bio|message|body|bemerkung|kommentar|commentaire|comentario|nota|opmerking)(_|$)/,
   ],
 ];
 
@@ -59,9 +59,18 @@ function normalizedName(name: string): string {
     .replace(/[\s-]+/g, '_');
 }
 
-/** The category a column's name suggests, or null. */
-export function categoryByName(column: string): PiiCategory | null {
+/** A bare `name` column names a person only in a table of people (`customer.name`, not `category.name`). */
+const BARE_NAME = /^(name|nom|nombre|nome|naam)$/;
+const PEOPLE_TABLE =
+  /(^|_)(customers?|users?|persons?|people|employees?|staff|contacts?|members?|clients?|patients?|authors?|actors?|students?|teachers?|accounts?|owners?|guests?|kunden?|mitarbeiter|personen|clientes?|utilisateurs?)(_|$)/;
+
+/**
+ * The category a column's name suggests, or null; `table` (its name) decides whether a bare `name`
+ * is a person's. Descriptions and titles are left to the value sample: most describe things.
+ */
+export function categoryByName(column: string, table = ''): PiiCategory | null {
   const name = normalizedName(column);
+  if (BARE_NAME.test(name)) return PEOPLE_TABLE.test(normalizedName(table)) ? 'person_name' : null;
   // A reference, counter, kind or moment named after a personal field (`address_id`, `email_count`)
   // holds no personal data itself; identity numbers (`tax_id`, `national_id`) do.
   if (/_(id|ids|key|count|type|kind|flag|status|verified|at|on)$/.test(name))

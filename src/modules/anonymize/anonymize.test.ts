@@ -6,6 +6,7 @@ import { type Client, createTestApp, SECRET_KEY, type TestApp } from '../../../t
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
 import { createSecretBox } from '../../security/secret-box.ts';
+import { bridgeTransforms } from './bridge-transforms.ts';
 import { openKey } from './config-key.ts';
 
 const API = '/api/v1';
@@ -363,6 +364,44 @@ describe('anonymization configs', () => {
         const other = (await owner.post(`${BASE}/${c}/preview`, { rows: 5 })).body.samples;
         expect(other[0].after).not.toEqual(misc.after);
         expect(await sum()).toEqual(checksum);
+      });
+
+      it('compiles a config for the bridge against a source schema: transforms keyed by table, 422 naming a rule that does not match', async () => {
+        const created = await create(
+          [{ table: 'customers', column: 'email', transformer: 'hash', options: { length: 24 } }],
+          { key: 'bridge-key-0123456789' },
+        );
+        expect(created.status).toBe(201);
+        const connection = (await t.composition.connections.findById(connectionId))!;
+        const model = await t.composition.connections.introspect(connection);
+        const scope = { orgId, projectId };
+        const transforms = await bridgeTransforms(t.composition, scope, created.body.id, model);
+        const customers = transforms.get(table('customers'))!;
+        const orders = transforms.get(table('orders'))!;
+        const row = customers.row({ id: 1, email: 'ada@lovelace.org', full_name: 'Ada' });
+        expect(row.email).toMatch(/^[0-9a-f]{24}$/);
+        expect(row.full_name).toBe('Ada');
+        expect(orders.row({ id: 10, customer_email: 'ada@lovelace.org' }).customer_email).toBe(row.email);
+
+        const smaller = {
+          ...model,
+          tables: model.tables.map((t) =>
+            t.name === 'customers' ? { ...t, columns: t.columns.filter((c) => c.name !== 'email') } : t,
+          ),
+        };
+        await expect(bridgeTransforms(t.composition, scope, created.body.id, smaller)).rejects.toMatchObject({
+          status: 422,
+          detail: [
+            expect.objectContaining({
+              msg: expect.stringMatching(
+                /Rule 0 does not match the source: Unknown column .*customers.email/,
+              ),
+            }),
+          ],
+        });
+        await expect(
+          bridgeTransforms(t.composition, { orgId, projectId: connectionId }, created.body.id, model),
+        ).rejects.toMatchObject({ status: 422 });
       });
 
       it('answers 401 without credentials, 403 to a role or scope too low, 404 to another organization', async () => {

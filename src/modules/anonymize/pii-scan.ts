@@ -31,7 +31,7 @@ export async function scanColumns(
     const sampled: string[] = [];
     for (const column of table.columns) {
       if (column.generated) continue;
-      const byName = categoryByName(column.name);
+      const byName = categoryByName(column.name, table.name);
       if (byName) {
         found.push({
           table: tableKey(table),
