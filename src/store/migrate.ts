@@ -15,7 +15,7 @@ import * as patches from './migrations/0010_patches.ts';
 import * as patchBackupRetention from './migrations/0011_patch_backup_retention.ts';
 import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 import * as auditSequence from './migrations/0013_audit_sequence.ts';
-import * as anonymize from './migrations/0015_anonymize.ts';
+import * as anonymize from './migrations/0016_anonymize.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -31,7 +31,7 @@ const migrations: Record<string, Migration> = {
   '0011_patch_backup_retention': patchBackupRetention,
   '0012_patch_execute_xid': patchExecuteXid,
   '0013_audit_sequence': auditSequence,
-  '0015_anonymize': anonymize,
+  '0016_anonymize': anonymize,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

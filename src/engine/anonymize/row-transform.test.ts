@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeColumn, makeSchema, makeTable } from '../../../test/support/schema-models.ts';
 import { checkConfigRules } from './config-check.ts';
-import { compileTableTransforms } from './row-transform.ts';
+import { compileTableTransforms, positionalTransform } from './row-transform.ts';
 import { planRun } from './run-plan.ts';
 
 const pk = (...columns: string[]) => ({ name: 'pk', columns, deferrable: false, initially_deferred: false });
@@ -64,5 +64,21 @@ describe('compileTableTransforms', () => {
     expect(users.batch(rows)).toEqual(out);
     expect(rows[0]).toEqual({ id: 0, email: 'u0@x.org', score: 0 });
     expect(transforms(Buffer.alloc(32, 4)).get('public.users')!.batch(rows)).not.toEqual(out);
+  });
+});
+
+describe('positionalTransform', () => {
+  it("takes and gives the row pipeline's text rows, matching a referencing column to its key", () => {
+    const t = transforms();
+    const users = positionalTransform(t.get('public.users')!, ['id', 'email', 'score']);
+    const orders = positionalTransform(t.get('public.orders')!, ['buyer', 'id']);
+    const input = ['1', 'ada@x.org', '30'];
+    const user = users(input);
+    expect(user[0]).toBe('1');
+    expect(user[1]).toMatch(/@example\.net$/);
+    expect(user[2]).toBe('30');
+    expect(input[1]).toBe('ada@x.org');
+    expect(orders(['ada@x.org', '10'])).toEqual([user[1], '10']);
+    expect(users(['2', null, null])).toEqual(['2', null, null]);
   });
 });

@@ -58,3 +58,35 @@ export function compileTableTransforms(plan: RunPlan, key: Buffer): Map<string, 
   }
   return out;
 }
+
+/** A row as the row pipeline's per-row hook sees it: each field's neutral text, or null, in stream order. */
+export type TextRow = (string | null)[];
+
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * The table's per-row transform for the row pipeline's hook (positional text rows whose fields are
+ * `columns`, in order): every value arrives as text, which the transformers take as they take a
+ * driver's strings, and leaves as text. Shuffle is not applied here: it needs a batch.
+ */
+export function positionalTransform(
+  transform: TableTransform,
+  columns: readonly string[],
+): (row: TextRow) => TextRow {
+  const touched = columns.flatMap((c, i) => (transform.columns.includes(c) ? [i] : []));
+  return (row) => {
+    const named: Row = {};
+    for (const i of touched) named[columns[i] as string] = row[i] ?? null;
+    const done = transform.row(named);
+    const out = row.slice();
+    for (const i of touched) out[i] = asText(done[columns[i] as string]);
+    return out;
+  };
+}
