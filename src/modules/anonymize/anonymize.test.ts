@@ -31,6 +31,7 @@ const ENGINES = [
       'create table orders (id bigint primary key, customer_email varchar(200) references customers(email), total numeric(10,2)); ' +
       'create table short_refs (id int primary key, email varchar(30) references customers(email)); ' +
       'create table loose (message text); ' +
+      `create table "odd ""t""" (id int primary key, "e-mail addr" text); insert into "odd ""t""" values (1, 'x@y.org'); ` +
       ROWS,
   },
   {
@@ -45,6 +46,7 @@ const ENGINES = [
       'foreign key (customer_email) references customers(email)); ' +
       'create table short_refs (id int primary key, email varchar(30), foreign key (email) references customers(email)); ' +
       'create table loose (message text); ' +
+      'create table `odd "t"` (id int primary key, `e-mail addr` text); insert into `odd "t"` values (1, \'x@y.org\'); ' +
       ROWS,
   },
 ];
@@ -364,6 +366,31 @@ describe('anonymization configs', () => {
         const other = (await owner.post(`${BASE}/${c}/preview`, { rows: 5 })).body.samples;
         expect(other[0].after).not.toEqual(misc.after);
         expect(await sum()).toEqual(checksum);
+      });
+
+      it('quotes identifiers through the dialect: a table and a column with quotes, spaces and dashes', async () => {
+        const created = await create([
+          { table: 'odd "t"', column: 'e-mail addr', transformer: 'fake', options: { kind: 'email' } },
+        ]);
+        expect(created.status).toBe(201);
+        const scan = await owner.get(`${BASE}/${created.body.id}/pii-scan`);
+        expect(scan.body.columns).toContainEqual({
+          table: table('odd "t"'),
+          column: 'e-mail addr',
+          category: 'email',
+          evidence: 'name',
+          covered: true,
+        });
+        const preview = await owner.post(`${BASE}/${created.body.id}/preview`, {});
+        expect(preview.status).toBe(200);
+        expect(preview.body.samples).toEqual([
+          {
+            table: table('odd "t"'),
+            column: 'e-mail addr',
+            before: ['x@y.org'],
+            after: [expect.stringMatching(/@example\.net$/)],
+          },
+        ]);
       });
 
       it('compiles a config for the bridge against a source schema: transforms keyed by table, 422 naming a rule that does not match', async () => {
