@@ -2,6 +2,7 @@
 // `<feature>.module.ts` that says what it contributes, see module.ts) and one line here. The order
 // is the order of their routes in the OpenAPI description.
 import { accessRequestsModule } from './access-requests/access-requests.module.ts';
+import { anonymizeModule } from './anonymize/anonymize.module.ts';
 import { apiKeysModule } from './api-keys/api-keys.module.ts';
 import { approvalsModule } from './approvals/approvals.module.ts';
 import { auditModule } from './audit/audit.module.ts';
@@ -38,6 +39,7 @@ export const MODULES: readonly ModuleFactory[] = [
   migrationsModule,
   patchesModule,
   bridgeModule,
+  anonymizeModule,
   billingModule,
   scimModule,
 ];

@@ -78,6 +78,14 @@ export const ACTIONS = {
   // Bridge: developers copy between the project's connections (the policy's approvals and
   // protected connections guard what reaches production).
   'bridge.run': { scope: 'write', projectRole: 'developer' },
+  // Anonymization configs: the project sees them and their PII scan (categories, never values);
+  // developers write them, preview (which shows sampled personal values) and run them.
+  'anonymize.read': { scope: 'read', projectRole: 'viewer' },
+  'anonymize.create': { scope: 'write', projectRole: 'developer' },
+  'anonymize.edit': { scope: 'write', projectRole: 'developer' },
+  'anonymize.delete': { scope: 'admin', projectRole: 'developer' },
+  'anonymize.preview': { scope: 'write', projectRole: 'developer' },
+  'anonymize.run': { scope: 'write', projectRole: 'developer' },
   // Runs: seen by the project; stopped by those who may start operations.
   'runs.list': { scope: 'read', orgRole: 'member' },
   'run.cancel': { scope: 'write', projectRole: 'developer' },

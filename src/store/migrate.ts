@@ -18,6 +18,7 @@ import * as auditSequence from './migrations/0013_audit_sequence.ts';
 import * as scim from './migrations/0014_scim.ts';
 import * as bridge from './migrations/0015_bridge.ts';
 import * as saml from './migrations/0016_saml.ts';
+import * as anonymize from './migrations/0017_anonymize.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0014_scim': scim,
   '0015_bridge': bridge,
   '0016_saml': saml,
+  '0017_anonymize': anonymize,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

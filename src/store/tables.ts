@@ -25,6 +25,7 @@ export type {
 } from '../core/vocabulary.ts';
 
 import type { AccessRequestsTable } from './tables/access-requests.ts';
+import type { AnonymizeConfigsTable } from './tables/anonymize.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { ApprovalDecisionsTable, ApprovalsTable } from './tables/approvals.ts';
 import type { AuditLogTable } from './tables/audit.ts';
@@ -49,6 +50,7 @@ import type { SnapshotsTable } from './tables/snapshots.ts';
 import type { UsersTable } from './tables/users.ts';
 
 export * from './tables/access-requests.ts';
+export * from './tables/anonymize.ts';
 export * from './tables/api-keys.ts';
 export * from './tables/approvals.ts';
 export * from './tables/audit.ts';
@@ -75,6 +77,7 @@ export interface Database {
   drift_reports: DriftReportsTable;
   migrations: MigrationsTable;
   patches: PatchesTable;
+  anonymize_configs: AnonymizeConfigsTable;
   outbox: OutboxTable;
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -100,6 +103,7 @@ export interface Database {
 export type Organization = Selectable<OrganizationsTable>;
 export type SchemaMigration = Selectable<MigrationsTable>;
 export type Patch = Selectable<PatchesTable>;
+export type AnonymizeConfig = Selectable<AnonymizeConfigsTable>;
 export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
