@@ -7,17 +7,19 @@ import { type SchemaModel, tableKey } from './model.ts';
 import { objectKey, type SchemaObjectFields, triggerKey } from './objects.ts';
 import { highestSeverity, type Severity } from './severity.ts';
 
-export type ObjectKind =
-  | 'schema'
-  | 'view'
-  | 'materialized_view'
-  | 'function'
-  | 'procedure'
-  | 'trigger'
-  | 'extension'
-  | 'domain'
-  | 'type'
-  | 'policy';
+export const OBJECT_KINDS = [
+  'schema',
+  'view',
+  'materialized_view',
+  'function',
+  'procedure',
+  'trigger',
+  'extension',
+  'domain',
+  'type',
+  'policy',
+] as const;
+export type ObjectKind = (typeof OBJECT_KINDS)[number];
 
 export interface ObjectChange {
   /** What changed: `definition`, `columns`, `options`, `indexes`, `comment`, `state`, `version`, `kind`… */

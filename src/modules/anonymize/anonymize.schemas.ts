@@ -55,7 +55,7 @@ export const CreateConfigBody = Type.Object(
     key: Type.Optional(Key),
     strict: Type.Optional(Strict),
   },
-  { additionalProperties: false },
+  { title: 'CreateAnonymizeConfigRequest', additionalProperties: false },
 );
 export type CreateConfigBody = Static<typeof CreateConfigBody>;
 
@@ -66,7 +66,7 @@ export const EditConfigBody = Type.Object(
     key: Type.Optional(Key),
     strict: Type.Optional(Strict),
   },
-  { additionalProperties: false },
+  { title: 'UpdateAnonymizeConfigRequest', additionalProperties: false },
 );
 export type EditConfigBody = Static<typeof EditConfigBody>;
 
@@ -153,7 +153,7 @@ export const PreviewBody = Type.Object(
       Type.Integer({ minimum: 1, maximum: 100, description: 'Sampled rows per rule (default 10)' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'AnonymizePreviewRequest', additionalProperties: false },
 );
 export type PreviewBody = Static<typeof PreviewBody>;
 

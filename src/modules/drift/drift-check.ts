@@ -15,6 +15,7 @@ import {
   type SchemaModel,
   summarizeDiff,
 } from '../../engine/schema/index.ts';
+import { isOutdatedModel, modelVersionOf, SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, DriftReport, Plan, Snapshot } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -75,6 +76,25 @@ export function createDriftChecker(deps: {
         return { drift: false, report: null, newReport: false, baselineCreated: true };
       }
       const none = { drift: false, report: null, newReport: false, baselineCreated: false };
+      if (isOutdatedModel(baseline.schema_json as SchemaModel)) {
+        // Taken by an older schema model, which did not see some kinds of object: compared with
+        // today's snapshot, every such object would look added. It is re-taken, never reported.
+        await setBaseline(trx, connection.id, snapshot.id);
+        await audit.record(trx, actor, {
+          action: 'drift.baseline_retake',
+          orgId: connection.org_id,
+          projectId: connection.project_id,
+          target: { type: 'connection', id: connection.id, label: connection.name },
+          details: {
+            reason: 'schema model upgraded',
+            from_model_version: modelVersionOf(baseline.schema_json as SchemaModel),
+            to_model_version: SCHEMA_MODEL_VERSION,
+            previous_baseline_id: baseline.id,
+            snapshot_id: snapshot.id,
+          },
+        });
+        return { ...none, baselineCreated: true };
+      }
       if (baseline.schema_hash === snapshot.schema_hash) return none;
       const diff = diffSchemas(baseline.schema_json as SchemaModel, snapshot.schema_json as SchemaModel);
       if (isEmptyDiff(diff)) return none;

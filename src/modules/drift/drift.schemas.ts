@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { DRIFT_STATUSES } from '../../core/vocabulary.ts';
 import type { SchemaDiff } from '../../engine/schema/diff.ts';
+import { OBJECT_KINDS } from '../../engine/schema/diff-objects.ts';
 import { CHANGE_SEVERITY } from '../../engine/schema/severity.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { DriftReport } from '../../store/tables.ts';
@@ -45,8 +46,38 @@ const TableEntrySchema = Type.Object(
   { title: 'DriftTableChanges' },
 );
 
+const ObjectEntrySchema = Type.Object(
+  {
+    kind: StringEnum(OBJECT_KINDS),
+    name: Type.String({
+      description: '`schema.name`; functions with their argument types; triggers as `schema.table.trigger`',
+    }),
+    severity: Severity,
+    changes: Type.Array(
+      Type.Object(
+        {
+          kind: Type.String({
+            description: 'What changed: definition, columns, options, indexes, comment, …',
+          }),
+          from: Nullable(Type.String()),
+          to: Nullable(Type.String()),
+          severity: Severity,
+        },
+        { title: 'DriftObjectChange' },
+      ),
+    ),
+  },
+  { title: 'DriftObjectChanges' },
+);
+
+const objectList = (what: string) =>
+  Type.Optional(Type.Array(ObjectEntrySchema, { description: `Objects other than tables ${what}` }));
+
 export const DriftDiffSchema = Type.Object(
   {
+    objects_added: objectList('added (minor)'),
+    objects_removed: objectList('removed (critical)'),
+    objects_modified: objectList('changed (moderate; a comment alone minor)'),
     tables_added: Type.Array(TableEntrySchema),
     tables_removed: Type.Array(TableEntrySchema),
     tables_modified: Type.Array(
@@ -64,8 +95,8 @@ export const DriftDiffSchema = Type.Object(
     title: 'DriftDiff',
     description:
       'From the baseline to the current snapshot. Tables and columns are matched by name (a rename is ' +
-      'a removal and an addition); column order, raw default text, the server version, and views, ' +
-      'functions or triggers are not compared. Shadow objects of online schema change tools (gh-ost, ' +
+      'a removal and an addition); column order, raw default text and the server version are not ' +
+      'compared. Views, functions, triggers and the other objects are in `objects_*`. Shadow objects of online schema change tools (gh-ost, ' +
       "pt-online-schema-change, REINDEX CONCURRENTLY, …) and this service's backups are never reported.",
   },
 );
