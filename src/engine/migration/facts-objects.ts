@@ -14,6 +14,9 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
     case 'create_schema':
     case 'drop_schema':
       return fact(`schema ${op.schema.name}`);
+    case 'create_collation':
+    case 'drop_collation':
+      return fact(`collation ${op.collation.schema}.${op.collation.name}`);
     case 'create_type':
     case 'drop_type':
       return fact(`${op.type.kind === 'domain' ? 'domain' : 'type'} ${op.type.schema}.${op.type.name}`);

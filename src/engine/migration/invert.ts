@@ -193,6 +193,10 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ ...op, kind: 'no_inherit' });
     case 'no_inherit':
       return exact({ ...op, kind: 'inherit' });
+    case 'create_collation':
+      return exact({ ...op, kind: 'drop_collation' });
+    case 'drop_collation':
+      return exact({ ...op, kind: 'create_collation' });
     case 'create_type':
       return exact({ ...op, kind: 'drop_type' });
     case 'drop_type':

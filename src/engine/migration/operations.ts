@@ -19,6 +19,7 @@ import type {
   UniqueConstraintModel,
 } from '../schema/model.ts';
 import type {
+  CollationModel,
   NamespaceModel,
   RoutineModel,
   TriggerModel,
@@ -88,6 +89,7 @@ export type MigrationOperation =
   | { kind: 'create_schema' | 'drop_schema'; schema: NamespaceModel }
   /** Domains and composite types. */
   | { kind: 'create_type' | 'drop_type'; type: UserTypeModel }
+  | { kind: 'create_collation' | 'drop_collation'; collation: CollationModel }
   /** Its default, NOT NULL, checks, attributes or comment: the dialect writes the steps between. */
   | { kind: 'alter_type'; before: UserTypeModel; after: UserTypeModel }
   | { kind: 'comment_object'; target: CommentTarget; before: string | null; after: string | null }
@@ -245,6 +247,8 @@ export function operationTable(op: MigrationOperation): TableRef | null {
     case 'create_type':
     case 'drop_type':
     case 'alter_type':
+    case 'create_collation':
+    case 'drop_collation':
     case 'comment_object':
     case 'create_view':
     case 'drop_view':
@@ -283,6 +287,9 @@ export function operationObject(op: MigrationOperation): string {
     case 'create_type':
     case 'drop_type':
       return `${op.type.schema}.${op.type.name}`;
+    case 'create_collation':
+    case 'drop_collation':
+      return `${op.collation.schema}.${op.collation.name}`;
     case 'alter_type':
       return `${op.after.schema}.${op.after.name}`;
     case 'comment_object':

@@ -10,6 +10,7 @@
 // engine knew these objects (an old snapshot) must not make the plan drop them all.
 import { type SchemaModel, tableKey } from '../schema/model.ts';
 import {
+  type CollationModel,
   type DependencyRef,
   dependencyKey,
   objectKey,
@@ -62,11 +63,29 @@ export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt:
   const broken = brokenByTables(p);
   planSchemas(p, src, tgt);
   planExtensionsManaged(p, src, tgt);
+  if (src.collations && tgt.collations) planCollations(p, src.collations, tgt.collations);
   if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types);
   if (src.routines && tgt.routines) planRoutines(p, src.routines, tgt.routines, broken);
   if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);
   if (tgt.dialect === 'postgresql') planPolicies(p, src, tgt, broken);
+}
+
+/** Before the types and tables that use them; a changed one is dropped and created again. */
+function planCollations(p: Phases, src: CollationModel[], tgt: CollationModel[]): void {
+  const key = (c: CollationModel) => `${c.schema}.${c.name}`;
+  const before = new Map(tgt.map((c) => [key(c), c]));
+  const wanted = new Map(src.map((c) => [key(c), c]));
+  const creates: MigrationOperation[] = [];
+  for (const collation of src) {
+    const existing = before.get(key(collation));
+    if (existing && same(existing, collation)) continue;
+    if (existing) creates.push({ kind: 'drop_collation', collation: existing });
+    creates.push({ kind: 'create_collation', collation });
+  }
+  p.types.unshift(...creates);
+  for (const collation of tgt)
+    if (!wanted.has(key(collation))) p.dropTypes.push({ kind: 'drop_collation', collation });
 }
 
 function planSchemas(p: Phases, src: SchemaModel, tgt: SchemaModel): void {
