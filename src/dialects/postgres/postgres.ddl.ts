@@ -13,7 +13,7 @@ import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
 import { renderObjectOperation } from './postgres.ddl-objects.ts';
 import { clampSequence, identityOptions, sequenceOptions } from './postgres.ddl-sequences.ts';
-import { renderTableExtras } from './postgres.ddl-tables.ts';
+import { rebuildTable, renderTableExtras } from './postgres.ddl-tables.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 // pg writes E'…' with a leading space when the value holds a backslash.
@@ -277,6 +277,8 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     }
     case 'create_table':
       return many(createTable(op.table));
+    case 'rebuild_table':
+      return many(rebuildTable(op, createTable));
     case 'drop_table':
       return one(`DROP TABLE ${table(op.table)}`);
     case 'add_column':

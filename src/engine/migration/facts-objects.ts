@@ -74,6 +74,8 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
           ...(op.before.enabled && !op.after.enabled ? { change: 'disable_row_security' as const } : {}),
         },
       ];
+    case 'rebuild_table':
+      return [{ action: 'data_change', table: { schema: op.after.schema, name: op.after.name } }];
     case 'set_table_options':
       return fact(`options of ${named(op.table)}`);
     case 'set_partitioning':

@@ -175,6 +175,8 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'outside_transaction':
       // The rollback runs in the transaction.
       return invertOperation(op.op, dialect);
+    case 'rebuild_table':
+      return exact({ ...op, before: op.after, after: op.before });
     case 'set_table_options':
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_partitioning':

@@ -199,6 +199,13 @@ export type MigrationOperation =
   | { kind: 'outside_transaction'; op: MigrationOperation }
   | { kind: 'set_row_security'; table: TableRef; before: RowSecurity; after: RowSecurity }
   | { kind: 'create_policy' | 'drop_policy'; table: TableRef; policy: PolicyModel }
+  /**
+   * PostgreSQL: the table rebuilt because its partitioning key changes (plain → partitioned, another
+   * key): renamed away with its indexes, created anew, its own rows copied over, the sequences its
+   * columns own handed to the new columns, the old one dropped. `before` and `after` are without
+   * foreign keys (those are dropped and added around it).
+   */
+  | { kind: 'rebuild_table'; before: TableModel; after: TableModel; sequences: SequenceModel[] }
   /** MySQL: ENGINE, default collation, ROW_FORMAT (null: the database's defaults). */
   | { kind: 'set_table_options'; table: TableRef; before: TableOptions; after: TableOptions }
   /** MySQL: PARTITION BY the clause, or REMOVE PARTITIONING (null). */
@@ -266,6 +273,8 @@ export function operationTable(op: MigrationOperation): TableRef | null {
     case 'create_table':
     case 'drop_table':
       return ref(op.table);
+    case 'rebuild_table':
+      return ref(op.after);
     default:
       return op.table;
   }

@@ -35,8 +35,10 @@ const columnRef = (schema: string | null, table: string, column: string) =>
 /** The keys of what the table plan drops or rewrites: relations and columns (see dependencyKey). */
 export function brokenByTables(p: Phases): Set<string> {
   const broken = new Set<string>();
-  for (const op of [...p.dropTables, ...p.createTables])
+  for (const op of [...p.dropTables, ...p.createTables]) {
     if (op.kind === 'drop_table') broken.add(`rel:${tableKey(op.table)}`);
+    if (op.kind === 'rebuild_table') broken.add(`rel:${tableKey(op.before)}`);
+  }
   for (const op of [...p.columns, ...p.dropColumns]) {
     if (op.kind === 'drop_column') broken.add(columnRef(op.table.schema, op.table.name, op.column.name));
     if (
