@@ -251,6 +251,7 @@ function managedKind(src: SchemaModel, tgt: SchemaModel, kind: string): boolean 
   if (kind === 'trigger') return both('triggers');
   if (kind === 'extension') return both('extensions');
   if (kind === 'domain' || kind === 'type') return both('types');
+  if (kind === 'policy') return src.model_version !== undefined && tgt.model_version !== undefined;
   return false;
 }
 
