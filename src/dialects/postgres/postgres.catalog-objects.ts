@@ -238,6 +238,18 @@ export interface RowSecurityRow {
   forced: boolean;
 }
 
+// Whatever this server's catalog calls the columns (the ICU locale moved between versions).
+export const COLLATIONS_SQL = `
+  select n.nspname as schema, c.collname as name, to_jsonb(c) as row
+  from pg_collation c join pg_namespace n on n.oid = c.collnamespace
+  where ${USER_SCHEMA('n.nspname')} and ${NOT_EXTENSION_MEMBER('pg_collation', 'c.oid')}`;
+
+export interface CollationRow {
+  schema: string;
+  name: string;
+  row: Record<string, unknown>;
+}
+
 export interface ObjectRows {
   schemas: SchemaRow[];
   views: ViewRow[];
@@ -249,4 +261,5 @@ export interface ObjectRows {
   dependencies: DependencyRow[];
   policies: PolicyRow[];
   rowSecurity: RowSecurityRow[];
+  collations: CollationRow[];
 }

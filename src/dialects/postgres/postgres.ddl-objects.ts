@@ -117,6 +117,17 @@ export function renderObjectOperation(op: MigrationOperation): string[] | null {
     }
     case 'drop_schema':
       return [`DROP SCHEMA ${id(op.schema.name)}`];
+    case 'create_collation': {
+      const c = op.collation;
+      const options =
+        c.provider === 'icu'
+          ? [`provider = icu`, `locale = ${lit(c.locale ?? '')}`]
+          : [`lc_collate = ${lit(c.lc_collate ?? '')}`, `lc_ctype = ${lit(c.lc_ctype ?? '')}`];
+      if (!c.deterministic) options.push('deterministic = false');
+      return [`CREATE COLLATION ${qualified(c.schema, c.name)} (${options.join(', ')})`];
+    }
+    case 'drop_collation':
+      return [`DROP COLLATION ${qualified(op.collation.schema, op.collation.name)}`];
     case 'create_type':
       return createUserType(op.type);
     case 'drop_type':

@@ -10,14 +10,10 @@ import { BACKUP_SCHEMA } from '../../engine/migration/backup.ts';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
-import type {
-  CheckConstraintModel,
-  ColumnModel,
-  ForeignKeyModel,
-  SequenceModel,
-  SequenceOptions,
-} from '../../engine/schema/model.ts';
+import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
 import { renderObjectOperation } from './postgres.ddl-objects.ts';
+import { clampSequence, identityOptions, sequenceOptions } from './postgres.ddl-sequences.ts';
+import { rebuildTable, renderTableExtras } from './postgres.ddl-tables.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 // pg writes E'…' with a leading space when the value holds a backslash.
@@ -43,18 +39,6 @@ const backupValue = (column: ColumnModel) =>
 const restoredValue = (alias: string, column: ColumnModel) =>
   isUserType(column.type) ? `${alias}.${id(column.name)}::${column.type}` : `${alias}.${id(column.name)}`;
 
-/** The sequence options of an identity, without AS (its type is the column's). */
-function identityOptions(o: SequenceOptions, prefix: string): string[] {
-  return [
-    `${prefix}INCREMENT BY ${integer(o.increment)}`,
-    `${prefix}MINVALUE ${integer(o.min_value)}`,
-    `${prefix}MAXVALUE ${integer(o.max_value)}`,
-    `${prefix}START WITH ${integer(o.start)}`,
-    `${prefix}CACHE ${integer(o.cache)}`,
-    `${prefix}${o.cycle ? 'CYCLE' : 'NO CYCLE'}`,
-  ];
-}
-
 export function columnDefinition(column: ColumnModel): string {
   let text = `${id(column.name)} ${column.type}`;
   if (column.collation !== null) text += ` COLLATE ${column.collation}`;
@@ -67,19 +51,6 @@ export function columnDefinition(column: ColumnModel): string {
   return text;
 }
 
-function integer(value: string): string {
-  if (!/^-?\d+$/.test(value)) throw new Error(`Not an integer: ${value}`);
-  return value;
-}
-
-function sequenceOptions(s: SequenceModel): string {
-  return (
-    `AS ${s.data_type} INCREMENT BY ${integer(s.increment)} MINVALUE ${integer(s.min_value)}` +
-    ` MAXVALUE ${integer(s.max_value)} START WITH ${integer(s.start)} CACHE ${integer(s.cache)}` +
-    `${s.cycle ? ' CYCLE' : ' NO CYCLE'}`
-  );
-}
-
 function indexSql(
   t: TableRef,
   index: import('../../engine/schema/model.ts').IndexModel,
@@ -90,21 +61,6 @@ function indexSql(
   if (index.include.length > 0) sql += ` INCLUDE (${index.include.join(', ')})`;
   if (index.predicate !== null) sql += ` WHERE (${index.predicate})`;
   return sql;
-}
-
-/**
- * Bounds that narrow would be refused while the sequence's current value lies outside them: it is
- * moved inside first (its next value is the nearest bound, or where it was when that fits).
- */
-function clampSequence(sequence: string, before: SequenceOptions, after: SequenceOptions): string[] {
-  const narrows =
-    BigInt(after.min_value) > BigInt(before.min_value) || BigInt(after.max_value) < BigInt(before.max_value);
-  if (!narrows) return [];
-  const [min, max] = [integer(after.min_value), integer(after.max_value)];
-  return [
-    `SELECT setval(s, greatest(least(coalesce(pg_sequence_last_value(s), ${min}), ${max}), ${min}),` +
-      ` pg_sequence_last_value(s) IS NOT NULL) FROM (SELECT ${sequence} AS s) AS q`,
-  ];
 }
 
 /** Moves a sequence past the highest value a column holds (after rows were put back or numbered). */
@@ -321,6 +277,8 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     }
     case 'create_table':
       return many(createTable(op.table));
+    case 'rebuild_table':
+      return many(rebuildTable(op, createTable));
     case 'drop_table':
       return one(`DROP TABLE ${table(op.table)}`);
     case 'add_column':
@@ -393,38 +351,10 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       const inner = render(op.op);
       return { ...inner, transactional: false };
     }
-    case 'set_row_security': {
-      const out: string[] = [];
-      const t = table(op.table);
-      if (op.before.enabled !== op.after.enabled)
-        out.push(`ALTER TABLE ${t} ${op.after.enabled ? 'ENABLE' : 'DISABLE'} ROW LEVEL SECURITY`);
-      if (op.before.forced !== op.after.forced)
-        out.push(`ALTER TABLE ${t} ${op.after.forced ? 'FORCE' : 'NO FORCE'} ROW LEVEL SECURITY`);
-      return many(out);
-    }
-    case 'create_policy': {
-      const p = op.policy;
-      const roles = p.roles.map((r) => (r === 'public' ? 'PUBLIC' : id(r))).join(', ');
-      let sql = `CREATE POLICY ${id(p.name)} ON ${table(op.table)} AS ${p.permissive ? 'PERMISSIVE' : 'RESTRICTIVE'}`;
-      sql += ` FOR ${p.command} TO ${roles}`;
-      if (p.using !== null) sql += ` USING (${p.using})`;
-      if (p.check !== null) sql += ` WITH CHECK (${p.check})`;
-      return one(sql);
-    }
-    case 'drop_policy':
-      return one(`DROP POLICY ${id(op.policy.name)} ON ${table(op.table)}`);
-    case 'attach_partition':
-      return one(`ALTER TABLE ${table(op.parent)} ATTACH PARTITION ${table(op.table)} ${op.bound}`);
-    case 'detach_partition':
-      return one(`ALTER TABLE ${table(op.parent)} DETACH PARTITION ${table(op.table)}`);
-    case 'inherit':
-      return one(`ALTER TABLE ${table(op.table)} INHERIT ${table(op.parent)}`);
-    case 'no_inherit':
-      return one(`ALTER TABLE ${table(op.table)} NO INHERIT ${table(op.parent)}`);
     case 'set_table_comment':
       return one(`COMMENT ON TABLE ${table(op.table)} IS ${op.after === null ? 'NULL' : lit(op.after)}`);
     default: {
-      const sql = renderObjectOperation(op);
+      const sql = renderTableExtras(op) ?? renderObjectOperation(op);
       if (sql === null) throw new Error(`PostgreSQL cannot render ${op.kind}`);
       return many(sql);
     }

@@ -25,6 +25,7 @@ import {
   UNMANAGED_SQL,
 } from './postgres.catalog.ts';
 import {
+  COLLATIONS_SQL,
   DEPENDENCIES_SQL,
   EXTENSIONS_SQL,
   type ObjectRows,
@@ -154,6 +155,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           types: await query(client, TYPES_SQL),
           policies: await query(client, POLICIES_SQL),
           rowSecurity: await query(client, ROW_SECURITY_SQL),
+          collations: await query(client, COLLATIONS_SQL),
           dependencies: await query(client, DEPENDENCIES_SQL),
         };
         await query(client, 'commit');

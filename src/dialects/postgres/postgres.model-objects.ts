@@ -99,6 +99,21 @@ export function buildPostgresObjects(rows: ObjectRows): SchemaObjects {
     extensions: rows.extensions
       .map((row) => ({ name: row.name, schema: row.schema, version: row.version }))
       .sort((a, b) => byText(a.name, b.name)),
+    collations: rows.collations
+      .map((row) => {
+        const text = (key: string) => (typeof row.row[key] === 'string' ? (row.row[key] as string) : null);
+        const icu = row.row.collprovider === 'i';
+        return {
+          schema: row.schema,
+          name: row.name,
+          provider: icu ? 'icu' : 'libc',
+          locale: icu ? (text('colliculocale') ?? text('colllocale') ?? text('collcollate')) : null,
+          lc_collate: icu ? null : text('collcollate'),
+          lc_ctype: icu ? null : text('collctype'),
+          deterministic: row.row.collisdeterministic !== false,
+        };
+      })
+      .sort(bySchemaName),
     types: rows.types
       .map((row) => ({
         schema: row.schema,

@@ -14,6 +14,9 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
     case 'create_schema':
     case 'drop_schema':
       return fact(`schema ${op.schema.name}`);
+    case 'create_collation':
+    case 'drop_collation':
+      return fact(`collation ${op.collation.schema}.${op.collation.name}`);
     case 'create_type':
     case 'drop_type':
       return fact(`${op.type.kind === 'domain' ? 'domain' : 'type'} ${op.type.schema}.${op.type.name}`);
@@ -71,6 +74,8 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
           ...(op.before.enabled && !op.after.enabled ? { change: 'disable_row_security' as const } : {}),
         },
       ];
+    case 'rebuild_table':
+      return [{ action: 'data_change', table: { schema: op.after.schema, name: op.after.name } }];
     case 'set_table_options':
       return fact(`options of ${named(op.table)}`);
     case 'set_partitioning':

@@ -175,6 +175,8 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'outside_transaction':
       // The rollback runs in the transaction.
       return invertOperation(op.op, dialect);
+    case 'rebuild_table':
+      return exact({ ...op, before: op.after, after: op.before });
     case 'set_table_options':
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_partitioning':
@@ -193,6 +195,10 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ ...op, kind: 'no_inherit' });
     case 'no_inherit':
       return exact({ ...op, kind: 'inherit' });
+    case 'create_collation':
+      return exact({ ...op, kind: 'drop_collation' });
+    case 'drop_collation':
+      return exact({ ...op, kind: 'create_collation' });
     case 'create_type':
       return exact({ ...op, kind: 'drop_type' });
     case 'drop_type':

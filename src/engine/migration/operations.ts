@@ -19,6 +19,7 @@ import type {
   UniqueConstraintModel,
 } from '../schema/model.ts';
 import type {
+  CollationModel,
   NamespaceModel,
   RoutineModel,
   TriggerModel,
@@ -88,6 +89,7 @@ export type MigrationOperation =
   | { kind: 'create_schema' | 'drop_schema'; schema: NamespaceModel }
   /** Domains and composite types. */
   | { kind: 'create_type' | 'drop_type'; type: UserTypeModel }
+  | { kind: 'create_collation' | 'drop_collation'; collation: CollationModel }
   /** Its default, NOT NULL, checks, attributes or comment: the dialect writes the steps between. */
   | { kind: 'alter_type'; before: UserTypeModel; after: UserTypeModel }
   | { kind: 'comment_object'; target: CommentTarget; before: string | null; after: string | null }
@@ -197,6 +199,13 @@ export type MigrationOperation =
   | { kind: 'outside_transaction'; op: MigrationOperation }
   | { kind: 'set_row_security'; table: TableRef; before: RowSecurity; after: RowSecurity }
   | { kind: 'create_policy' | 'drop_policy'; table: TableRef; policy: PolicyModel }
+  /**
+   * PostgreSQL: the table rebuilt because its partitioning key changes (plain → partitioned, another
+   * key): renamed away with its indexes, created anew, its own rows copied over, the sequences its
+   * columns own handed to the new columns, the old one dropped. `before` and `after` are without
+   * foreign keys (those are dropped and added around it).
+   */
+  | { kind: 'rebuild_table'; before: TableModel; after: TableModel; sequences: SequenceModel[] }
   /** MySQL: ENGINE, default collation, ROW_FORMAT (null: the database's defaults). */
   | { kind: 'set_table_options'; table: TableRef; before: TableOptions; after: TableOptions }
   /** MySQL: PARTITION BY the clause, or REMOVE PARTITIONING (null). */
@@ -245,6 +254,8 @@ export function operationTable(op: MigrationOperation): TableRef | null {
     case 'create_type':
     case 'drop_type':
     case 'alter_type':
+    case 'create_collation':
+    case 'drop_collation':
     case 'comment_object':
     case 'create_view':
     case 'drop_view':
@@ -262,6 +273,8 @@ export function operationTable(op: MigrationOperation): TableRef | null {
     case 'create_table':
     case 'drop_table':
       return ref(op.table);
+    case 'rebuild_table':
+      return ref(op.after);
     default:
       return op.table;
   }
@@ -283,6 +296,9 @@ export function operationObject(op: MigrationOperation): string {
     case 'create_type':
     case 'drop_type':
       return `${op.type.schema}.${op.type.name}`;
+    case 'create_collation':
+    case 'drop_collation':
+      return `${op.collation.schema}.${op.collation.name}`;
     case 'alter_type':
       return `${op.after.schema}.${op.after.name}`;
     case 'comment_object':

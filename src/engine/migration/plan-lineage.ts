@@ -1,8 +1,8 @@
 // A table's place in a partition tree or an inheritance tree, changed in place: ATTACH or DETACH
 // PARTITION for a table that becomes or stops being a partition of a partitioned table both sides
 // have (with another bound: detached and attached again), INHERIT / NO INHERIT for inheritance
-// parents. A table whose own partitioning key changes (plain → partitioned, another key) would have
-// to be rebuilt and its rows copied: not planned, and the plan says so in a note.
+// parents. A table whose own partitioning key changes is rebuilt by the planner (rebuild_table);
+// the note below is for the case it cannot rebuild (a partition whose own key changes).
 import { describePartitioning } from '../schema/diff-lineage.ts';
 import { type TableModel, type TableRefModel, tableKey } from '../schema/model.ts';
 import { ref } from './operations.ts';

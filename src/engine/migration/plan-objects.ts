@@ -10,6 +10,7 @@
 // engine knew these objects (an old snapshot) must not make the plan drop them all.
 import { type SchemaModel, tableKey } from '../schema/model.ts';
 import {
+  type CollationModel,
   type DependencyRef,
   dependencyKey,
   objectKey,
@@ -34,8 +35,10 @@ const columnRef = (schema: string | null, table: string, column: string) =>
 /** The keys of what the table plan drops or rewrites: relations and columns (see dependencyKey). */
 export function brokenByTables(p: Phases): Set<string> {
   const broken = new Set<string>();
-  for (const op of [...p.dropTables, ...p.createTables])
+  for (const op of [...p.dropTables, ...p.createTables]) {
     if (op.kind === 'drop_table') broken.add(`rel:${tableKey(op.table)}`);
+    if (op.kind === 'rebuild_table') broken.add(`rel:${tableKey(op.before)}`);
+  }
   for (const op of [...p.columns, ...p.dropColumns]) {
     if (op.kind === 'drop_column') broken.add(columnRef(op.table.schema, op.table.name, op.column.name));
     if (
@@ -62,11 +65,29 @@ export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt:
   const broken = brokenByTables(p);
   planSchemas(p, src, tgt);
   planExtensionsManaged(p, src, tgt);
+  if (src.collations && tgt.collations) planCollations(p, src.collations, tgt.collations);
   if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types);
   if (src.routines && tgt.routines) planRoutines(p, src.routines, tgt.routines, broken);
   if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);
   if (tgt.dialect === 'postgresql') planPolicies(p, src, tgt, broken);
+}
+
+/** Before the types and tables that use them; a changed one is dropped and created again. */
+function planCollations(p: Phases, src: CollationModel[], tgt: CollationModel[]): void {
+  const key = (c: CollationModel) => `${c.schema}.${c.name}`;
+  const before = new Map(tgt.map((c) => [key(c), c]));
+  const wanted = new Map(src.map((c) => [key(c), c]));
+  const creates: MigrationOperation[] = [];
+  for (const collation of src) {
+    const existing = before.get(key(collation));
+    if (existing && same(existing, collation)) continue;
+    if (existing) creates.push({ kind: 'drop_collation', collation: existing });
+    creates.push({ kind: 'create_collation', collation });
+  }
+  p.types.unshift(...creates);
+  for (const collation of tgt)
+    if (!wanted.has(key(collation))) p.dropTypes.push({ kind: 'drop_collation', collation });
 }
 
 function planSchemas(p: Phases, src: SchemaModel, tgt: SchemaModel): void {

@@ -267,6 +267,7 @@ export function planDependentForeignKeys(
   src: SchemaModel,
   tgt: SchemaModel,
   mysql: boolean,
+  rebuilt: Set<string> = new Set(),
 ): void {
   const dropped = new Set<string>();
   const keyId = (table: TableRef, columns: string[]) =>
@@ -301,7 +302,10 @@ export function planDependentForeignKeys(
           key.referenced_columns.some((c) =>
             retyped.has(columnKey({ schema: referenced.schema, table: referenced.name, column: c })),
           ));
-      if (!touchesRetyped && !dropped.has(keyId(referenced, key.referenced_columns))) continue;
+      // A rebuilt table is dropped at the end of its rebuild: nothing may reference it then.
+      const intoRebuilt = rebuilt.has(tableKey(referenced)) && !rebuilt.has(tableKey(table));
+      if (!touchesRetyped && !intoRebuilt && !dropped.has(keyId(referenced, key.referenced_columns)))
+        continue;
       const kept = wanted.foreign_keys.find((k) => k.name === key.name);
       p.dropForeignKeys.push({ kind: 'drop_foreign_key', table: ref(table), key });
       if (kept) p.addForeignKeys.push({ kind: 'add_foreign_key', table: ref(table), key: kept });

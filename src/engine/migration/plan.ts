@@ -30,6 +30,7 @@ import { type SchemaModel, type SequenceModel, type TableModel, tableKey } from 
 import { backupName } from './backup.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { type MigrationOperation, ref } from './operations.ts';
+import { planLineage } from './plan-lineage.ts';
 import { planObjects } from './plan-objects.ts';
 import { onlineOperations } from './plan-online.ts';
 import { type Phases, planColumnDrops, planDependentForeignKeys, planTable } from './plan-tables.ts';
@@ -127,9 +128,28 @@ export function planOperations(
     ownedByDropped = sequences.ownedByDropped;
   }
 
+  const rebuilt = new Set<string>();
   // Parents before their partitions and inheritance children.
   for (const table of lineageOrder(src.tables)) {
     const existing = tgtTables.get(tableKey(table));
+    if (existing && !mysql && needsRebuild(existing, table)) {
+      const owned = tgt.sequences.filter(
+        (s) => s.owned_by !== null && s.owned_by.schema === table.schema && s.owned_by.table === table.name,
+      );
+      p.createTables.push({
+        kind: 'rebuild_table',
+        before: { ...existing, foreign_keys: [] },
+        after: { ...table, foreign_keys: [] },
+        sequences: owned,
+      });
+      for (const key of existing.foreign_keys)
+        p.dropForeignKeys.push({ kind: 'drop_foreign_key', table: ref(table), key });
+      for (const key of table.foreign_keys)
+        p.addForeignKeys.push({ kind: 'add_foreign_key', table: ref(table), key });
+      rebuilt.add(tableKey(table));
+      planLineage(p, notes, { ...existing, partitioning: table.partitioning ?? null }, table);
+      continue;
+    }
     if (existing)
       planTable(p, existing, table, mysql, { ...options, default_collation: tgt.default_collation }, notes);
     else {
@@ -138,7 +158,7 @@ export function planOperations(
         p.addForeignKeys.push({ kind: 'add_foreign_key', table: ref(table), key });
     }
   }
-  planDependentForeignKeys(p, src, tgt, mysql);
+  planDependentForeignKeys(p, src, tgt, mysql, rebuilt);
 
   let backups = 0;
   const nextBackup = (table: string, column?: string) => {
@@ -231,7 +251,14 @@ function managedKind(src: SchemaModel, tgt: SchemaModel, kind: string): boolean 
   if (kind === 'trigger') return both('triggers');
   if (kind === 'extension') return both('extensions');
   if (kind === 'domain' || kind === 'type') return both('types');
+  if (kind === 'policy') return src.model_version !== undefined && tgt.model_version !== undefined;
   return false;
+}
+
+/** A table (not a partition) whose own partitioning key changes: PostgreSQL cannot alter that. */
+function needsRebuild(from: TableModel, to: TableModel): boolean {
+  if (from.partitioning?.parent || to.partitioning?.parent) return false;
+  return (from.partitioning?.key ?? null) !== (to.partitioning?.key ?? null);
 }
 
 /** Tables with each parent (partitioned table, inheritance parent) before its children. */

@@ -47,6 +47,7 @@ export function scopeModel(model: SchemaModel, scope: TableScope): SchemaModel {
     routines: undefined,
     extensions: undefined,
     types: undefined,
+    collations: undefined,
     views: model.views?.filter((view) =>
       view.depends_on.every(
         (dep) => dep.kind !== 'table' || kept.has(JSON.stringify([dep.schema, dep.name])),

@@ -18,6 +18,7 @@ export const OBJECT_KINDS = [
   'domain',
   'type',
   'policy',
+  'collation',
 ] as const;
 export type ObjectKind = (typeof OBJECT_KINDS)[number];
 
@@ -105,6 +106,14 @@ function described(
         using: policy.using,
         check: policy.check,
       });
+  for (const collation of model.collations ?? [])
+    put('collation', `${collation.schema}.${collation.name}`, {
+      provider: collation.provider,
+      locale: collation.locale,
+      lc_collate: collation.lc_collate,
+      lc_ctype: collation.lc_ctype,
+      deterministic: collation.deterministic ? 'deterministic' : 'nondeterministic',
+    });
   for (const extension of model.extensions ?? [])
     put('extension', extension.name, { schema: extension.schema, version: extension.version });
   return out;
@@ -125,7 +134,15 @@ function comparable(from: SchemaModel, to: SchemaModel): [SchemaObjectFields, Sc
     a.tables = from.tables;
     b.tables = to.tables;
   }
-  for (const key of ['schemas', 'views', 'routines', 'triggers', 'extensions', 'types'] as const) {
+  for (const key of [
+    'schemas',
+    'views',
+    'routines',
+    'triggers',
+    'extensions',
+    'types',
+    'collations',
+  ] as const) {
     if (from[key] !== undefined && to[key] !== undefined) {
       Object.assign(a, { [key]: from[key] });
       Object.assign(b, { [key]: to[key] });

@@ -104,6 +104,7 @@ function filterObjects(model: SchemaModel, filter: ObjectFilter): SchemaObjectFi
   if (model.views) out.views = model.views.filter(inSchema);
   if (model.routines) out.routines = model.routines.filter(inSchema);
   if (model.types) out.types = model.types.filter(inSchema);
+  if (model.collations) out.collations = model.collations.filter(inSchema);
   if (model.triggers)
     out.triggers = model.triggers.filter(
       (t) => inSchema(t) && filter.table(t.table) && filter.trigger(t.name),

@@ -84,6 +84,18 @@ export function canonicalObjects(model: SchemaObjectFields): Record<string, unkn
       })),
     ),
     ...section(
+      'collations',
+      sortBy(objects.collations, (c) => `${c.schema}.${c.name}`).map((c) => ({
+        schema: c.schema,
+        name: c.name,
+        provider: c.provider,
+        locale: c.locale,
+        lc_collate: c.lc_collate,
+        lc_ctype: c.lc_ctype,
+        deterministic: c.deterministic,
+      })),
+    ),
+    ...section(
       'extensions',
       sortBy(objects.extensions, (e) => e.name).map((e) => ({
         name: e.name,

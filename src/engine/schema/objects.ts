@@ -99,6 +99,19 @@ export interface UserTypeModel {
   comment: string | null;
 }
 
+/** A collation created in a user schema (PostgreSQL). */
+export interface CollationModel {
+  schema: string;
+  name: string;
+  /** `libc` or `icu`. */
+  provider: string;
+  /** icu: the locale; libc: LC_COLLATE and LC_CTYPE. */
+  locale: string | null;
+  lc_collate: string | null;
+  lc_ctype: string | null;
+  deterministic: boolean;
+}
+
 export interface ExtensionModel {
   name: string;
   /** The schema its objects live in. */
@@ -114,6 +127,7 @@ export interface SchemaObjects {
   triggers: TriggerModel[];
   extensions: ExtensionModel[];
   types: UserTypeModel[];
+  collations: CollationModel[];
 }
 
 /** The optional fields SchemaModel carries for them. */
@@ -127,6 +141,7 @@ export function schemaObjects(model: SchemaObjectFields): SchemaObjects {
     triggers: model.triggers ?? [],
     extensions: model.extensions ?? [],
     types: model.types ?? [],
+    collations: model.collations ?? [],
   };
 }
 

@@ -1,0 +1,45 @@
+// PostgreSQL sequence options as DDL: a sequence's full option list, an identity's (without AS:
+// its type is the column's), and the step that moves a sequence's current value inside bounds that
+// narrow (ALTER refuses bounds that exclude it). Numbers are checked to be integers: they come
+// from the catalog as text.
+import type { SequenceModel, SequenceOptions } from '../../engine/schema/model.ts';
+
+export function integer(value: string): string {
+  if (!/^-?\d+$/.test(value)) throw new Error(`Not an integer: ${value}`);
+  return value;
+}
+
+export function sequenceOptions(s: SequenceModel): string {
+  return (
+    `AS ${s.data_type} INCREMENT BY ${integer(s.increment)} MINVALUE ${integer(s.min_value)}` +
+    ` MAXVALUE ${integer(s.max_value)} START WITH ${integer(s.start)} CACHE ${integer(s.cache)}` +
+    `${s.cycle ? ' CYCLE' : ' NO CYCLE'}`
+  );
+}
+
+/** The sequence options of an identity, without AS (its type is the column's). */
+export function identityOptions(o: SequenceOptions, prefix: string): string[] {
+  return [
+    `${prefix}INCREMENT BY ${integer(o.increment)}`,
+    `${prefix}MINVALUE ${integer(o.min_value)}`,
+    `${prefix}MAXVALUE ${integer(o.max_value)}`,
+    `${prefix}START WITH ${integer(o.start)}`,
+    `${prefix}CACHE ${integer(o.cache)}`,
+    `${prefix}${o.cycle ? 'CYCLE' : 'NO CYCLE'}`,
+  ];
+}
+
+/**
+ * Bounds that narrow would be refused while the sequence's current value lies outside them: it is
+ * moved inside first (its next value is the nearest bound, or where it was when that fits).
+ */
+export function clampSequence(sequence: string, before: SequenceOptions, after: SequenceOptions): string[] {
+  const narrows =
+    BigInt(after.min_value) > BigInt(before.min_value) || BigInt(after.max_value) < BigInt(before.max_value);
+  if (!narrows) return [];
+  const [min, max] = [integer(after.min_value), integer(after.max_value)];
+  return [
+    `SELECT setval(s, greatest(least(coalesce(pg_sequence_last_value(s), ${min}), ${max}), ${min}),` +
+      ` pg_sequence_last_value(s) IS NOT NULL) FROM (SELECT ${sequence} AS s) AS q`,
+  ];
+}
