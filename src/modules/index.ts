@@ -17,6 +17,7 @@ import { projectsModule } from './projects/projects.module.ts';
 import { runsModule } from './runs/runs.module.ts';
 import { snapshotsModule } from './snapshots/snapshots.module.ts';
 import { usersModule } from './users/users.module.ts';
+import { webhooksModule } from './webhooks/webhooks.module.ts';
 
 export const MODULES: readonly ModuleFactory[] = [
   authModule,
@@ -34,4 +35,5 @@ export const MODULES: readonly ModuleFactory[] = [
   migrationsModule,
   patchesModule,
   billingModule,
+  webhooksModule,
 ];

@@ -81,6 +81,10 @@ export const ACTIONS = {
   // admin's revocation (the service tells the two apart).
   'access_request.create': { scope: 'write', projectRole: 'viewer' },
   'access_request.revoke': { scope: 'write', projectRole: 'viewer' },
+  // Webhooks: where the project's events go is the project admins' call (API §3: webhooks need the
+  // admin scope); their URLs and delivery logs can carry tokens, so reading them is theirs too.
+  'webhook.read': { scope: 'read', projectRole: 'admin' },
+  'webhook.manage': { scope: 'admin', projectRole: 'admin' },
 } as const satisfies Record<string, ActionRule>;
 
 export type Action = keyof typeof ACTIONS;

@@ -15,6 +15,7 @@ import * as patches from './migrations/0010_patches.ts';
 import * as patchBackupRetention from './migrations/0011_patch_backup_retention.ts';
 import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 import * as auditSequence from './migrations/0013_audit_sequence.ts';
+import * as eventOutboxWebhooks from './migrations/0014_event_outbox_webhooks.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0011_patch_backup_retention': patchBackupRetention,
   '0012_patch_execute_xid': patchExecuteXid,
   '0013_audit_sequence': auditSequence,
+  '0014_event_outbox_webhooks': eventOutboxWebhooks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

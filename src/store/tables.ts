@@ -10,9 +10,11 @@ export type {
   ApprovalStatus,
   AuditOutcome,
   ConnectionDialect,
+  DeliveryStatus,
   DriftSeverity,
   DriftStatus,
   Environment,
+  EventType,
   MigrationStatus,
   OrgRole,
   PatchStatus,
@@ -36,6 +38,7 @@ import type {
 } from './tables/auth.ts';
 import type { ConnectionsTable } from './tables/connections.ts';
 import type { DriftReportsTable } from './tables/drift.ts';
+import type { EventsTable, WebhookDeliveriesTable, WebhooksTable } from './tables/events.ts';
 import type { MigrationsTable } from './tables/migrations.ts';
 import type { OrganizationsTable } from './tables/organizations.ts';
 import type { OutboxTable } from './tables/outbox.ts';
@@ -52,6 +55,7 @@ export * from './tables/audit.ts';
 export * from './tables/auth.ts';
 export * from './tables/connections.ts';
 export * from './tables/drift.ts';
+export * from './tables/events.ts';
 export * from './tables/migrations.ts';
 export * from './tables/organizations.ts';
 export * from './tables/outbox.ts';
@@ -82,6 +86,9 @@ export interface Database {
   connections: ConnectionsTable;
   snapshots: SnapshotsTable;
   audit_log: AuditLogTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -105,3 +112,6 @@ export type ApprovalDecision = Selectable<ApprovalDecisionsTable>;
 export type AccessRequest = Selectable<AccessRequestsTable>;
 export type DriftReport = Selectable<DriftReportsTable>;
 export type OutboxMail = Selectable<OutboxTable>;
+export type DomainEvent = Selectable<EventsTable>;
+export type Webhook = Selectable<WebhooksTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

@@ -5,6 +5,7 @@ import type { Db } from '../../store/db.ts';
 import type { PageRequest } from '../../store/paging.ts';
 import { paginate } from '../../store/paging.ts';
 import type { ActorType, AuditOutcome } from '../../store/tables.ts';
+import type { AuditedChange } from '../events/events.service.ts';
 import { type AuditFilter, auditQuery, insertAudit } from './audit.repo.ts';
 
 export interface AuditEvent {
@@ -24,7 +25,16 @@ function actorTypeOf(actor: Actor | AnonymousActor | SystemActor): ActorType {
 
 export type AuditService = ReturnType<typeof createAuditService>;
 
-export function createAuditService({ db, now }: { db: Db; now: () => Date }) {
+export function createAuditService({
+  db,
+  now,
+  onRecord,
+}: {
+  db: Db;
+  now: () => Date;
+  /** The event outbox: an audited change may be a domain event too, emitted in the same transaction. */
+  onRecord?: (executor: Db, change: AuditedChange) => Promise<void>;
+}) {
   return {
     async record(
       executor: Db,
@@ -33,26 +43,24 @@ export function createAuditService({ db, now }: { db: Db; now: () => Date }) {
     ): Promise<void> {
       const principal = actor.principal;
       const system = 'system' in actor ? actor.system : null;
-      await insertAudit(
-        executor,
-        {
-          org_id: principal?.orgId ?? event.orgId ?? null,
-          actor_type: actorTypeOf(actor),
-          actor_id: principal?.userId ?? null,
-          actor_label: principal?.email ?? system,
-          api_key_id: principal?.apiKeyId ?? null,
-          action: event.action,
-          target_type: event.target?.type ?? null,
-          target_id: event.target?.id ?? null,
-          target_label: event.target?.label ?? null,
-          project_id: event.projectId ?? null,
-          ip: actor.ip,
-          user_agent: actor.userAgent,
-          outcome: event.outcome ?? 'success',
-          details: event.details ?? {},
-        },
-        now(),
-      );
+      const record = {
+        org_id: principal?.orgId ?? event.orgId ?? null,
+        actor_type: actorTypeOf(actor),
+        actor_id: principal?.userId ?? null,
+        actor_label: principal?.email ?? system,
+        api_key_id: principal?.apiKeyId ?? null,
+        action: event.action,
+        target_type: event.target?.type ?? null,
+        target_id: event.target?.id ?? null,
+        target_label: event.target?.label ?? null,
+        project_id: event.projectId ?? null,
+        ip: actor.ip,
+        user_agent: actor.userAgent,
+        outcome: event.outcome ?? 'success',
+        details: event.details ?? {},
+      };
+      await insertAudit(executor, record, now());
+      await onRecord?.(executor, record);
     },
 
     async list(actor: Actor, filter: AuditFilter, page: PageRequest) {

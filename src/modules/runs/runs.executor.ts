@@ -8,12 +8,13 @@ import { AppError } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { finishRunWithEvents, type RunOutcome } from './run-events.ts';
 import type { RunKinds } from './run-kinds.ts';
 import { requesterRefusal } from './run-requester.ts';
 import {
   claimRun,
   failInterruptedRuns,
-  finishRun,
   heartbeat,
   isCancelRequested,
   setProgress,
@@ -64,8 +65,12 @@ export function createRunExecutor(deps: {
   workerId: string;
   /** A running run whose worker has not beaten for this long is failed as interrupted. */
   staleAfterMs: number;
+  /** The event outbox: a run's end emits its events in the transaction that records it. */
+  events?: EventsService;
 }) {
   const { db, handlers, logger, now, workerId } = deps;
+  const finishRun = (_db: Db, id: string, outcome: RunOutcome, at: Date) =>
+    finishRunWithEvents(db, { events: deps.events, kinds: deps.kinds }, id, outcome, at);
 
   /** What a failed run says: the classified, password-free text of known errors; nothing internal. */
   function describe(run: Run, error: unknown): string {
