@@ -24,6 +24,9 @@ const BODYLESS = new Set([
   'cancelRun',
   'dryRunPatch',
   'rollbackMigration',
+  'rotateWebhookSecret',
+  'redeliverWebhookDelivery',
+  'testWebhook',
 ]);
 
 /** Browser navigations that answer only with a redirect (OAuth): a 3xx with Location instead of a 2xx. */

@@ -16,6 +16,7 @@ import * as patchBackupRetention from './migrations/0011_patch_backup_retention.
 import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 import * as auditSequence from './migrations/0013_audit_sequence.ts';
 import * as eventOutboxWebhooks from './migrations/0014_event_outbox_webhooks.ts';
+import * as auditChain from './migrations/0015_audit_chain.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0012_patch_execute_xid': patchExecuteXid,
   '0013_audit_sequence': auditSequence,
   '0014_event_outbox_webhooks': eventOutboxWebhooks,
+  '0015_audit_chain': auditChain,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -47,6 +49,18 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error;
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies (or reverts) migrations up to `name` included: for tests of one migration's data work. */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'store_migrations',
+    migrationLockTableName: 'store_migrations_lock',
+  });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
 }
 
 /** True when every known migration has been applied (for /readyz). */

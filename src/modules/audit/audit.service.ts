@@ -6,7 +6,10 @@ import type { PageRequest } from '../../store/paging.ts';
 import { paginate } from '../../store/paging.ts';
 import type { ActorType, AuditOutcome } from '../../store/tables.ts';
 import type { AuditedChange } from '../events/events.service.ts';
-import { type AuditFilter, auditQuery, insertAudit } from './audit.repo.ts';
+import { type AuditFilter, auditQuery, chainPage, insertAudit } from './audit.repo.ts';
+import { firstBroken, GENESIS } from './audit-chain.ts';
+
+const VERIFY_BATCH = 1000;
 
 export interface AuditEvent {
   action: string;
@@ -59,8 +62,32 @@ export function createAuditService({
         outcome: event.outcome ?? 'success',
         details: event.details ?? {},
       };
-      await insertAudit(executor, record, now());
-      await onRecord?.(executor, record);
+      const write = async (trx: Db) => {
+        await insertAudit(trx, record, now());
+        await onRecord?.(trx, record);
+      };
+      // The chain's lock lasts until the commit: a caller outside a transaction gets one of its own.
+      if (executor.isTransaction) await write(executor);
+      else await executor.transaction().execute(write);
+    },
+
+    /** Walks the organization's chain (API §11.2): whole, or where it first breaks. */
+    async verify(actor: Actor) {
+      const orgId = actor.principal.orgId;
+      let previous = { seq: 0, hash: GENESIS };
+      let entries = 0;
+      for (;;) {
+        const page = await chainPage(db, orgId, previous.seq, VERIFY_BATCH);
+        const { broken, last } = firstBroken(
+          page.map((row) => ({ ...row, seq: Number(row.seq) })),
+          previous,
+        );
+        if (broken !== null)
+          return { ok: false, entries: entries + (last.seq - previous.seq), first_broken_seq: broken };
+        entries += page.length;
+        previous = last;
+        if (page.length < VERIFY_BATCH) return { ok: true, entries, first_broken_seq: null };
+      }
     },
 
     async list(actor: Actor, filter: AuditFilter, page: PageRequest) {
