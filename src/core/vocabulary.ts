@@ -104,3 +104,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Where audit entries can be exported (API §11.2). */
+export const AUDIT_SINK_TYPES = ['http', 'splunk_hec', 'datadog'] as const;
+export type AuditSinkType = (typeof AUDIT_SINK_TYPES)[number];

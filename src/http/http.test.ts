@@ -27,6 +27,7 @@ const BODYLESS = new Set([
   'rotateWebhookSecret',
   'redeliverWebhookDelivery',
   'testWebhook',
+  'testAuditSink',
 ]);
 
 /** Browser navigations that answer only with a redirect (OAuth): a 3xx with Location instead of a 2xx. */

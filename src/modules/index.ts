@@ -5,6 +5,7 @@ import { accessRequestsModule } from './access-requests/access-requests.module.t
 import { apiKeysModule } from './api-keys/api-keys.module.ts';
 import { approvalsModule } from './approvals/approvals.module.ts';
 import { auditModule } from './audit/audit.module.ts';
+import { auditExportModule } from './audit-export/audit-export.module.ts';
 import { authModule } from './auth/auth.module.ts';
 import { billingModule } from './billing/billing.module.ts';
 import { connectionsModule } from './connections/connections.module.ts';
@@ -36,4 +37,5 @@ export const MODULES: readonly ModuleFactory[] = [
   patchesModule,
   billingModule,
   webhooksModule,
+  auditExportModule,
 ];

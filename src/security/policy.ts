@@ -85,6 +85,9 @@ export const ACTIONS = {
   // admin scope); their URLs and delivery logs can carry tokens, so reading them is theirs too.
   'webhook.read': { scope: 'read', projectRole: 'admin' },
   'webhook.manage': { scope: 'admin', projectRole: 'admin' },
+  // Audit export: where the organization's audit trail goes is an organization admin's setting.
+  'audit_sinks.read': { scope: 'read', orgRole: 'admin' },
+  'audit_sinks.manage': { scope: 'admin', orgRole: 'admin' },
 } as const satisfies Record<string, ActionRule>;
 
 export type Action = keyof typeof ACTIONS;

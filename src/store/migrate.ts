@@ -17,6 +17,7 @@ import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 import * as auditSequence from './migrations/0013_audit_sequence.ts';
 import * as eventOutboxWebhooks from './migrations/0014_event_outbox_webhooks.ts';
 import * as auditChain from './migrations/0015_audit_chain.ts';
+import * as auditSinks from './migrations/0016_audit_sinks.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0013_audit_sequence': auditSequence,
   '0014_event_outbox_webhooks': eventOutboxWebhooks,
   '0015_audit_chain': auditChain,
+  '0016_audit_sinks': auditSinks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

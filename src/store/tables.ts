@@ -9,6 +9,7 @@ export type {
   ApprovalKind,
   ApprovalStatus,
   AuditOutcome,
+  AuditSinkType,
   ConnectionDialect,
   DeliveryStatus,
   DriftSeverity,
@@ -30,6 +31,7 @@ import type { AccessRequestsTable } from './tables/access-requests.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { ApprovalDecisionsTable, ApprovalsTable } from './tables/approvals.ts';
 import type { AuditLogTable } from './tables/audit.ts';
+import type { AuditSinksTable } from './tables/audit-export.ts';
 import type {
   LoginChallengesTable,
   OAuthIdentitiesTable,
@@ -52,6 +54,7 @@ export * from './tables/access-requests.ts';
 export * from './tables/api-keys.ts';
 export * from './tables/approvals.ts';
 export * from './tables/audit.ts';
+export * from './tables/audit-export.ts';
 export * from './tables/auth.ts';
 export * from './tables/connections.ts';
 export * from './tables/drift.ts';
@@ -89,6 +92,7 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  audit_sinks: AuditSinksTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -115,3 +119,4 @@ export type OutboxMail = Selectable<OutboxTable>;
 export type DomainEvent = Selectable<EventsTable>;
 export type Webhook = Selectable<WebhooksTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type AuditSink = Selectable<AuditSinksTable>;
