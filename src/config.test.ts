@@ -53,6 +53,7 @@ describe('loadConfig', () => {
         retrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
         timeoutMs: 10_000,
       },
+      billing: { stripeWebhookSecret: undefined, graceDays: 7 },
     });
   });
 

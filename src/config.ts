@@ -45,6 +45,15 @@ export interface Config {
   targets: TargetsConfig;
   /** Outbound webhooks (src/modules/webhooks). */
   webhooks: WebhooksConfig;
+  /** Payment-provider events (src/modules/billing). */
+  billing: BillingConfig;
+}
+
+export interface BillingConfig {
+  /** STRIPE_WEBHOOK_SECRET: verifies `Stripe-Signature`; without it the endpoint answers 404. */
+  stripeWebhookSecret: string | undefined;
+  /** BILLING_GRACE_DAYS: how long a failed payment keeps the plan before Starter. */
+  graceDays: number;
 }
 
 export interface WebhooksConfig {
@@ -293,6 +302,10 @@ export function loadConfig(env: Env = process.env): Config {
       allowPrivate: boolean('WEBHOOK_ALLOW_PRIVATE', false),
       retrySchedule: retrySchedule(read('WEBHOOK_RETRY_SCHEDULE')),
       timeoutMs: 10_000,
+    },
+    billing: {
+      stripeWebhookSecret: read('STRIPE_WEBHOOK_SECRET'),
+      graceDays: integer('BILLING_GRACE_DAYS', 7, 0, 365),
     },
   };
 }

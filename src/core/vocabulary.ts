@@ -108,3 +108,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** Where audit entries can be exported (API §11.2). */
 export const AUDIT_SINK_TYPES = ['http', 'splunk_hec', 'datadog'] as const;
 export type AuditSinkType = (typeof AUDIT_SINK_TYPES)[number];
+
+/** An organization's subscription with the payment provider (API §11.3). */
+export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];

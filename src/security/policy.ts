@@ -88,6 +88,9 @@ export const ACTIONS = {
   // Audit export: where the organization's audit trail goes is an organization admin's setting.
   'audit_sinks.read': { scope: 'read', orgRole: 'admin' },
   'audit_sinks.manage': { scope: 'admin', orgRole: 'admin' },
+  // Billing: every member may see what the plans are; the subscription is the admins' business.
+  'billing.plans': { scope: 'read', orgRole: 'member' },
+  'billing.read': { scope: 'read', orgRole: 'admin' },
 } as const satisfies Record<string, ActionRule>;
 
 export type Action = keyof typeof ACTIONS;

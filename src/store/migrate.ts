@@ -18,6 +18,7 @@ import * as auditSequence from './migrations/0013_audit_sequence.ts';
 import * as eventOutboxWebhooks from './migrations/0014_event_outbox_webhooks.ts';
 import * as auditChain from './migrations/0015_audit_chain.ts';
 import * as auditSinks from './migrations/0016_audit_sinks.ts';
+import * as billing from './migrations/0017_billing.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0014_event_outbox_webhooks': eventOutboxWebhooks,
   '0015_audit_chain': auditChain,
   '0016_audit_sinks': auditSinks,
+  '0017_billing': billing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

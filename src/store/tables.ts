@@ -25,6 +25,7 @@ export type {
   RunKind,
   RunStatus,
   Scope,
+  SubscriptionStatus,
 } from '../core/vocabulary.ts';
 
 import type { AccessRequestsTable } from './tables/access-requests.ts';
@@ -38,6 +39,7 @@ import type {
   RecoveryCodesTable,
   SessionsTable,
 } from './tables/auth.ts';
+import type { BillingEventsTable, BillingSubscriptionsTable } from './tables/billing.ts';
 import type { ConnectionsTable } from './tables/connections.ts';
 import type { DriftReportsTable } from './tables/drift.ts';
 import type { EventsTable, WebhookDeliveriesTable, WebhooksTable } from './tables/events.ts';
@@ -56,6 +58,7 @@ export * from './tables/approvals.ts';
 export * from './tables/audit.ts';
 export * from './tables/audit-export.ts';
 export * from './tables/auth.ts';
+export * from './tables/billing.ts';
 export * from './tables/connections.ts';
 export * from './tables/drift.ts';
 export * from './tables/events.ts';
@@ -93,6 +96,8 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   audit_sinks: AuditSinksTable;
+  billing_subscriptions: BillingSubscriptionsTable;
+  billing_events: BillingEventsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -120,3 +125,4 @@ export type DomainEvent = Selectable<EventsTable>;
 export type Webhook = Selectable<WebhooksTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type AuditSink = Selectable<AuditSinksTable>;
+export type BillingSubscription = Selectable<BillingSubscriptionsTable>;

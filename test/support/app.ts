@@ -123,6 +123,8 @@ export interface TestAppOptions {
   resolveHost?: Resolver;
   /** Outbound webhooks (WEBHOOK_*); the defaults otherwise. */
   webhooks?: Partial<WebhooksConfig>;
+  /** Payment-provider events (STRIPE_WEBHOOK_SECRET, BILLING_GRACE_DAYS); the defaults otherwise. */
+  billing?: Partial<Config['billing']>;
 }
 
 /** The configuration of test apps: the defaults, with what the options change. */
@@ -140,6 +142,7 @@ export function testConfig(options: TestAppOptions): Config {
     oauth: options.oauth ?? {},
     targets: { ...TARGET_DEFAULTS, ...options.targets },
     webhooks: { ...defaults.webhooks, ...options.webhooks },
+    billing: { ...defaults.billing, ...options.billing },
   };
 }
 
