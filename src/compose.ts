@@ -178,6 +178,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       twoFactor,
       mailer,
       jobs,
+      resolveHost: options.resolveHost,
       runKinds,
     };
 

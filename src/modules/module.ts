@@ -15,6 +15,7 @@ import type { AuditService } from './audit/audit.service.ts';
 import type { AuthService } from './auth/auth.service.ts';
 import type { TwoFactorService } from './auth/two-factor.service.ts';
 import type { ConnectionsService } from './connections/connections.service.ts';
+import type { Resolver } from './connections/target-guard.ts';
 import type { EventSource, EventsService } from './events/events.service.ts';
 import type { OrgsService } from './orgs/orgs.service.ts';
 import type { RunKindRegistration, RunKinds } from './runs/run-kinds.ts';
@@ -59,6 +60,8 @@ export interface Shared {
   twoFactor: TwoFactorService;
   mailer: Mailer;
   jobs: JobSender;
+  /** How host names resolve for the address guard (outbound calls); the system resolver by default. */
+  resolveHost?: Resolver;
   /** Every module's run kinds, complete once the composition root has built all modules. */
   runKinds: RunKinds;
 }

@@ -8,11 +8,12 @@ import { createSinksService } from './sinks.service.ts';
 
 export const AUDIT_EXPORT_SCHEDULE = 'audit_export';
 
-export function auditExportModule({ config, db, box, audit, logger, now }: Shared): Module {
+export function auditExportModule({ config, db, box, audit, logger, now, resolveHost }: Shared): Module {
   // Outbound like webhooks, under the same address rules (WEBHOOK_ALLOW_PRIVATE).
   const guard = createTargetGuard({
     policy: { blockPrivate: !config.webhooks.allowPrivate },
     timeoutMs: 5_000,
+    resolve: resolveHost,
   });
   const exporter = createAuditExporter({ db, box, guard, timeoutMs: config.webhooks.timeoutMs, logger, now });
   const sinks = createSinksService({ db, box, audit, guard, exporter, now });

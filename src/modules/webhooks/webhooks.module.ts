@@ -10,12 +10,13 @@ import { createWebhooksService } from './webhooks.service.ts';
 
 export const WEBHOOK_SWEEP_SCHEDULE = 'webhook_sweep';
 
-export function webhooksModule({ config, db, box, audit, jobs, logger, now }: Shared): Module {
+export function webhooksModule({ config, db, box, audit, jobs, logger, now, resolveHost }: Shared): Module {
   // The connections' guard, with the webhooks' own switch: private and loopback receivers only
   // when WEBHOOK_ALLOW_PRIVATE=true; link-local and metadata addresses never.
   const guard = createTargetGuard({
     policy: { blockPrivate: !config.webhooks.allowPrivate },
     timeoutMs: 5_000,
+    resolve: resolveHost,
   });
   const worker = createDeliveryWorker({ db, box, audit, guard, config: config.webhooks, jobs, logger, now });
   const fanout = createFanout({ db, worker, now });
