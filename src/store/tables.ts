@@ -39,7 +39,7 @@ import type {
   RecoveryCodesTable,
   SessionsTable,
 } from './tables/auth.ts';
-import type { BillingEventsTable, BillingSubscriptionsTable } from './tables/billing.ts';
+import type { BillingEventsTable, BillingSubscriptionsTable, BillingUsageTable } from './tables/billing.ts';
 import type { ConnectionsTable } from './tables/connections.ts';
 import type { DriftReportsTable } from './tables/drift.ts';
 import type { EventsTable, WebhookDeliveriesTable, WebhooksTable } from './tables/events.ts';
@@ -98,6 +98,7 @@ export interface Database {
   audit_sinks: AuditSinksTable;
   billing_subscriptions: BillingSubscriptionsTable;
   billing_events: BillingEventsTable;
+  billing_usage: BillingUsageTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;

@@ -8,6 +8,7 @@ import type { Module, Shared } from '../module.ts';
 import { registerBillingRoutes } from './billing.routes.ts';
 import { createBillingService } from './billing.service.ts';
 import { createStripeEvents } from './stripe-events.ts';
+import { createUsageMeter } from './usage-meter.ts';
 
 export const BILLING_GRACE_JOB = 'billing_grace';
 
@@ -21,9 +22,11 @@ export function billingModule({ config, db, audit, logger, now }: Shared): Modul
     webhookSecret: config.billing.stripeWebhookSecret,
     graceDays: config.billing.graceDays,
   });
+  const meter = createUsageMeter({ db, logger, now });
   return {
     name: 'billing',
-    routes: (api) => registerBillingRoutes(api, { db, stripe }),
+    routes: (api) => registerBillingRoutes(api, { db, stripe, meter, now }),
+    close: () => meter.close(),
     schedules: [
       {
         name: BILLING_GRACE_JOB,

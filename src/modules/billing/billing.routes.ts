@@ -9,6 +9,8 @@ import { errors, Nullable, StringEnum, Timestamp, toTimestamp } from '../../http
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../store/db.ts';
 import type { StripeEvents } from './stripe-events.ts';
+import { readUsage } from './usage.repo.ts';
+import { periodOf, type UsageMeter } from './usage-meter.ts';
 
 const PlanSchema = Type.Object(
   {
@@ -36,8 +38,61 @@ const SubscriptionSchema = Type.Object(
   },
 );
 
-export function registerBillingRoutes(app: App, deps: { db: Db; stripe: StripeEvents }): void {
+const UsageSchema = Type.Object(
+  {
+    period: Type.String({ pattern: '^\\d{4}-\\d{2}$' }),
+    api_requests: Type.Integer({ description: 'Authenticated /api/v1 requests (flushed every 10 s)' }),
+    runs: Type.Record(Type.String(), Type.Integer(), { description: 'Runs started in the period, by kind' }),
+    rows: Type.Object({
+      patched: Type.Integer(),
+      seeded: Type.Integer(),
+      anonymized: Type.Integer(),
+      copied: Type.Integer(),
+    }),
+    drift_checks: Type.Integer(),
+  },
+  { title: 'Usage' },
+);
+
+const UsageQuery = Type.Object({
+  period: Type.Optional(
+    Type.String({
+      pattern: '^\\d{4}-(0[1-9]|1[0-2])$',
+      description: 'YYYY-MM (UTC); the current month by default',
+    }),
+  ),
+});
+
+export function registerBillingRoutes(
+  app: App,
+  deps: { db: Db; stripe: StripeEvents; meter: UsageMeter; now: () => Date },
+): void {
   const tags = ['billing'];
+
+  // Every authenticated /api/v1 call counts against its organization, in memory (usage-meter.ts).
+  app.addHook('onResponse', async (request) => {
+    if (request.principal) deps.meter.count(request.principal.orgId, 'api_requests');
+  });
+
+  app.get(
+    '/billing/usage',
+    {
+      config: { action: 'billing.read' },
+      schema: {
+        operationId: 'getUsage',
+        tags,
+        summary: "The organization's metered usage in a month",
+        querystring: UsageQuery,
+        response: { 200: UsageSchema, ...errors(401, 403) },
+      },
+    },
+    async (request) => {
+      // This process's latest counts first, so the answer includes the calls just made.
+      await deps.meter.flush();
+      const period = request.query.period ?? periodOf(deps.now());
+      return readUsage(deps.db, actorOf(request).principal.orgId, period);
+    },
+  );
 
   app.get(
     '/billing/plans',

@@ -1,4 +1,4 @@
-// Subscriptions driven by payment-provider events, and the events already applied.
+// Subscriptions driven by payment-provider events, the events already applied, and usage counters.
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -24,9 +24,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('org_id', 'uuid')
     .addColumn('received_at', 'timestamptz', (c) => c.notNull())
     .execute();
+  await db.schema
+    .createTable('billing_usage')
+    .addColumn('org_id', 'uuid', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('period', 'text', (c) => c.notNull())
+    .addColumn('metric', 'text', (c) => c.notNull())
+    .addColumn('count', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('billing_usage_pk', ['org_id', 'period', 'metric'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('billing_usage').execute();
   await db.schema.dropTable('billing_events').execute();
   await db.schema.dropTable('billing_subscriptions').execute();
 }

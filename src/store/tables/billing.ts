@@ -1,5 +1,6 @@
 // Payment-provider state (src/modules/billing): the subscription of each organization and the
 // provider events already applied (idempotency by event id).
+import type { ColumnType } from 'kysely';
 import type { SubscriptionStatus } from '../../core/vocabulary.ts';
 import type { NullableTimestamp, Timestamp } from './columns.ts';
 
@@ -20,4 +21,13 @@ export interface BillingEventsTable {
   type: string;
   org_id: string | null;
   received_at: Timestamp;
+}
+
+/** Counters of metered work per organization and month, added to by the meter's flushes. */
+export interface BillingUsageTable {
+  org_id: string;
+  /** `YYYY-MM` (UTC). */
+  period: string;
+  metric: string;
+  count: ColumnType<string, number, number>;
 }
