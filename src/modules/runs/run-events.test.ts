@@ -68,4 +68,39 @@ describe('events of a run end', () => {
     const { events } = await run('seed_run');
     expect(events.map((e) => e.type)).toEqual(['run.failed']);
   });
+
+  it('emits run.failed (and the kind failure event) for a run its dead process left running', async () => {
+    const { runs } = t.composition;
+    const actor = actorOf(owner, orgId);
+    const run = await t.store.db
+      .transaction()
+      .execute((trx) =>
+        runs.create(trx, actor, { projectId, kind: 'patch_execute', subjectId: null, unit: 'steps' }),
+      );
+    await t.store.db
+      .updateTable('runs')
+      .set({ status: 'running', worker_id: 'gone:1', heartbeat_at: new Date(Date.now() - 10 * 60_000) })
+      .where('id', '=', run.id)
+      .execute();
+    const { createRunExecutor } = await import('./runs.executor.ts');
+    const executor = createRunExecutor({
+      db: t.store.db,
+      kinds: t.composition.runKinds,
+      handlers: {},
+      logger: { error() {}, info() {} },
+      now: t.now,
+      workerId: 'sweeper',
+      staleAfterMs: 60_000,
+      events: t.composition.events,
+    });
+    await executor.sweep();
+    const events = (
+      await t.store.db.selectFrom('events').select(['type', 'data']).orderBy('seq').execute()
+    ).filter((e) => (e.data as { id?: string }).id === run.id);
+    expect(events.map((e) => e.type)).toEqual(['patch.failed', 'run.failed']);
+    expect(events[1]!.data).toMatchObject({
+      status: 'failed',
+      error: 'interrupted: the process working this run stopped',
+    });
+  });
 });

@@ -9,12 +9,13 @@ import { TargetError } from '../../dialects/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
 import type { EventsService } from '../events/events.service.ts';
-import { finishRunWithEvents, type RunOutcome } from './run-events.ts';
+import { emitRunEnd, finishRunWithEvents, type RunOutcome } from './run-events.ts';
 import type { RunKinds } from './run-kinds.ts';
 import { requesterRefusal } from './run-requester.ts';
 import {
   claimRun,
   failInterruptedRuns,
+  findRunById,
   heartbeat,
   isCancelRequested,
   setProgress,
@@ -127,7 +128,18 @@ export function createRunExecutor(deps: {
      * between their commit and the send, for the queue to send again.
      */
     async sweep(): Promise<string[]> {
-      const interrupted = await failInterruptedRuns(db, new Date(now().getTime() - deps.staleAfterMs), now());
+      const staleBefore = new Date(now().getTime() - deps.staleAfterMs);
+      // Failed and announced (run.failed) in one transaction, like any other end of a run.
+      const interrupted = await db.transaction().execute(async (trx) => {
+        const ids = await failInterruptedRuns(trx, staleBefore, now());
+        const { events } = deps;
+        if (events)
+          for (const id of ids) {
+            const run = await findRunById(trx, id);
+            if (run) await emitRunEnd(trx, { events, kinds: deps.kinds }, run);
+          }
+        return ids;
+      });
       if (interrupted.length > 0)
         logger.info({ runs: interrupted }, 'runs of a stopped process failed as interrupted');
       return staleQueuedRuns(db, new Date(now().getTime() - deps.staleAfterMs));
