@@ -20,6 +20,7 @@ import { createAuthService } from './modules/auth/auth.service.ts';
 import { createTwoFactorService } from './modules/auth/two-factor.service.ts';
 import { createTargetAccess } from './modules/connections/target-access.ts';
 import type { Resolver } from './modules/connections/target-guard.ts';
+import { createEventsService, EVENT_DISPATCH_QUEUE } from './modules/events/events.service.ts';
 import { MODULES } from './modules/index.ts';
 import type { JobSender, Logger, Module, ModuleFactory, Shared } from './modules/module.ts';
 import { createOrgsService } from './modules/orgs/orgs.service.ts';
@@ -128,7 +129,14 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     const secretKey = options.secretKey ?? resolveSecretKey(config);
     const passwords = options.passwords ?? (await createPasswordHasher(config.argon2));
     const box = createSecretBox(secretKey);
-    const audit = createAuditService({ db, now });
+    const events = createEventsService({
+      now,
+      nudge: queue ? () => jobs.send(EVENT_DISPATCH_QUEUE, {}) : undefined,
+      onNudgeError: (error) =>
+        logger.warn({ err: error }, 'event fan-out not nudged: the sweep will catch up'),
+    });
+    closers.push(() => events.close());
+    const audit = createAuditService({ db, now, onRecord: events.fromAudit });
     const targets = createTargetAccess({
       db,
       audit,
@@ -153,6 +161,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       box,
       passwords,
       audit,
+      events,
       connections,
       snapshots: createSnapshotsService({ db, audit, connections, now }),
       runs: createRunsService({ db, audit, queue: createRunQueue(jobs), now }),
@@ -169,6 +178,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       twoFactor,
       mailer,
       jobs,
+      resolveHost: options.resolveHost,
       runKinds,
       rateLimits: rateLimitStore,
     };
@@ -176,6 +186,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     const modules = (options.modules ?? MODULES).map((factory) => factory(shared));
     for (const module of modules) {
       for (const registration of module.runKinds ?? []) runKinds.add(registration);
+      for (const source of module.eventSources ?? []) events.addSource(source);
       if (module.close) closers.push(() => module.close?.());
     }
 
@@ -187,6 +198,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
         modules,
         runKinds,
         runHandlers: options.runHandlers,
+        events,
         schedules: options.schedules ?? true,
         pollingIntervalSeconds: options.pollingIntervalSeconds,
       });

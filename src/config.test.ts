@@ -48,7 +48,19 @@ describe('loadConfig', () => {
         poolIdleMs: 60_000,
         poolSize: 3,
       },
+      webhooks: {
+        allowPrivate: false,
+        retrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
+        timeoutMs: 10_000,
+      },
+      billing: { stripeWebhookSecret: undefined, graceDays: 7 },
     });
+  });
+
+  it('reads WEBHOOK_RETRY_SCHEDULE and WEBHOOK_ALLOW_PRIVATE', () => {
+    const config = loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1, 2,30', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    expect(config.webhooks).toMatchObject({ retrySchedule: [1, 2, 30], allowPrivate: true });
+    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0' }).webhooks.retrySchedule).toEqual([0]);
   });
 
   it('reads SIGNUP as open or closed, and nothing else', () => {
@@ -163,6 +175,10 @@ describe('loadConfig', () => {
     ['ARGON2_ITERATIONS', { ARGON2_ITERATIONS: '0' }],
     ['SESSION_TTL_HOURS', { SESSION_TTL_HOURS: '-1' }],
     ['JOBS_IN_SERVER', { JOBS_IN_SERVER: 'sometimes' }],
+    ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5,five' }],
+    ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '5,,10' }],
+    ['WEBHOOK_RETRY_SCHEDULE', { WEBHOOK_RETRY_SCHEDULE: '90000' }],
+    ['WEBHOOK_ALLOW_PRIVATE', { WEBHOOK_ALLOW_PRIVATE: 'perhaps' }],
   ])('refuses a bad %s: %j', (variable, env) => {
     const error = configError(env);
     expect(error.message).toContain(variable);

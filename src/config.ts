@@ -43,7 +43,30 @@ export interface Config {
   oauth: { google?: GoogleOAuthConfig; github?: GithubOAuthConfig };
   /** How the service reaches target databases (connections). */
   targets: TargetsConfig;
+  /** Outbound webhooks (src/modules/webhooks). */
+  webhooks: WebhooksConfig;
+  /** Payment-provider events (src/modules/billing). */
+  billing: BillingConfig;
 }
+
+export interface BillingConfig {
+  /** STRIPE_WEBHOOK_SECRET: verifies `Stripe-Signature`; without it the endpoint answers 404. */
+  stripeWebhookSecret: string | undefined;
+  /** BILLING_GRACE_DAYS: how long a failed payment keeps the plan before Starter. */
+  graceDays: number;
+}
+
+export interface WebhooksConfig {
+  /** WEBHOOK_ALLOW_PRIVATE: deliver to private and loopback addresses too (the metadata address never). */
+  allowPrivate: boolean;
+  /** WEBHOOK_RETRY_SCHEDULE: seconds before each retry, counted from the attempt before it. */
+  retrySchedule: number[];
+  /** How long an attempt may take, connect to last byte. */
+  timeoutMs: number;
+}
+
+/** Standard Webhooks' (Svix's) schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 export interface DriftConfig {
   /** When every connection of every Enterprise organization is checked: a cron expression in UTC. */
@@ -275,7 +298,28 @@ export function loadConfig(env: Env = process.env): Config {
       poolIdleMs: integer('TARGET_POOL_IDLE_MS', TARGET_DEFAULTS.poolIdleMs, 1_000, 86_400_000),
       poolSize: integer('TARGET_POOL_SIZE', TARGET_DEFAULTS.poolSize, 1, 20),
     },
+    webhooks: {
+      allowPrivate: boolean('WEBHOOK_ALLOW_PRIVATE', false),
+      retrySchedule: retrySchedule(read('WEBHOOK_RETRY_SCHEDULE')),
+      timeoutMs: 10_000,
+    },
+    billing: {
+      stripeWebhookSecret: read('STRIPE_WEBHOOK_SECRET'),
+      graceDays: integer('BILLING_GRACE_DAYS', 7, 0, 365),
+    },
   };
+}
+
+/** WEBHOOK_RETRY_SCHEDULE: 0 to 20 delays in whole seconds (each at most a day), comma-separated. */
+function retrySchedule(raw: string | undefined): number[] {
+  if (raw === undefined) return [...WEBHOOK_RETRY_SCHEDULE];
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length > 20 || parts.some((part) => !/^\d+$/.test(part) || Number(part) > 86_400)) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated delays in seconds, each at most 86400 (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return parts.map(Number);
 }
 
 /** SECRET_KEY is 32 bytes, written as 64 hex characters or as base64. */

@@ -3,6 +3,8 @@
 // the compiler checks, and writes `{detail}`.
 
 const STATUS = {
+  /** A request this service cannot read at all (a payment provider's call with a bad signature). */
+  bad_request: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,

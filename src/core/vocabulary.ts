@@ -78,3 +78,37 @@ export type DriftStatus = (typeof DRIFT_STATUSES)[number];
 
 export const DRIFT_SEVERITIES = ['critical', 'moderate', 'minor', 'cosmetic'] as const;
 export type DriftSeverity = (typeof DRIFT_SEVERITIES)[number];
+
+/** Domain events sent to webhooks (API §11.1): a closed set; `"*"` in a subscription means all. */
+export const EVENT_TYPES = [
+  'patch.executed',
+  'patch.failed',
+  'patch.rolled_back',
+  'migration.applied',
+  'migration.failed',
+  'migration.rolled_back',
+  'drift.detected',
+  'drift.acknowledged',
+  'approval.requested',
+  'approval.decided',
+  'access_request.created',
+  'access_request.decided',
+  'access_request.expired',
+  'seed.completed',
+  'anonymize.completed',
+  'bridge.completed',
+  'run.failed',
+  'webhook.test',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Where audit entries can be exported (API §11.2). */
+export const AUDIT_SINK_TYPES = ['http', 'splunk_hec', 'datadog'] as const;
+export type AuditSinkType = (typeof AUDIT_SINK_TYPES)[number];
+
+/** An organization's subscription with the payment provider (API §11.3). */
+export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];

@@ -25,6 +25,10 @@ const BODYLESS = new Set([
   'dryRunPatch',
   'rollbackMigration',
   'createScimToken',
+  'rotateWebhookSecret',
+  'redeliverWebhookDelivery',
+  'testWebhook',
+  'testAuditSink',
 ]);
 
 /** Browser navigations that answer only with a redirect (OAuth): a 3xx with Location instead of a 2xx. */

@@ -11,11 +11,14 @@ import {
 import { compose } from '../compose.ts';
 import { loadConfig, TARGET_DEFAULTS } from '../config.ts';
 import { APPROVAL_EXPIRY_CRON, APPROVAL_EXPIRY_JOB } from '../modules/approvals/expiry-pass.ts';
+import { AUDIT_EXPORT_SCHEDULE } from '../modules/audit-export/audit-export.module.ts';
 import { SESSION_CLEANUP_JOB } from '../modules/auth/session-cleanup.ts';
+import { BILLING_GRACE_JOB } from '../modules/billing/billing.module.ts';
 import { DRIFT_CHECK_JOB } from '../modules/drift/drift.module.ts';
 import { MODULES } from '../modules/index.ts';
 import { BACKUP_RETENTION_JOB } from '../modules/patches/backup-retention.ts';
 import { SNAPSHOT_RETENTION_JOB } from '../modules/snapshots/snapshot-retention.ts';
+import { WEBHOOK_SWEEP_SCHEDULE } from '../modules/webhooks/webhooks.module.ts';
 import { type Db, openStore, type Store } from '../store/db.ts';
 import { migrateToLatest } from '../store/migrate.ts';
 import { createJobs, type Jobs, type JobsLogger } from './boss.ts';
@@ -191,6 +194,9 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
         { name: DRIFT_CHECK_JOB, cron: CRON, timezone: 'UTC' },
         { name: BACKUP_RETENTION_JOB, cron: CRON, timezone: 'UTC' },
         { name: SNAPSHOT_RETENTION_JOB, cron: CRON, timezone: 'UTC' },
+        { name: WEBHOOK_SWEEP_SCHEDULE, cron: '* * * * *', timezone: 'UTC' },
+        { name: AUDIT_EXPORT_SCHEDULE, cron: '* * * * *', timezone: 'UTC' },
+        { name: BILLING_GRACE_JOB, cron: '15 5 * * *', timezone: 'UTC' },
       ].sort(byName),
     );
 

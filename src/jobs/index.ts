@@ -3,6 +3,7 @@
 // this registers each with pg-boss, in every process that works jobs (`serve` in the single-process
 // default, `worker`). Idempotent across processes and restarts: each registers the same.
 import { hostname } from 'node:os';
+import type { EventsService } from '../modules/events/events.service.ts';
 import type { Logger, Module } from '../modules/module.ts';
 import type { RunKinds } from '../modules/runs/run-kinds.ts';
 import { createRunExecutor, type RunHandlers } from '../modules/runs/runs.executor.ts';
@@ -29,6 +30,8 @@ export interface WorkOptions {
   schedules: boolean;
   /** Overrides every worker's idle polling interval. */
   pollingIntervalSeconds?: number;
+  /** The event outbox, for the events of a run's end. */
+  events?: EventsService;
 }
 
 /** Starts working runs, queues and schedules; returns what stops the run heartbeat. */
@@ -45,6 +48,7 @@ export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => 
     now,
     workerId: `${hostname()}:${process.pid}`,
     staleAfterMs: RUN_STALE_AFTER_MS,
+    events: options.events,
   });
   const stopHeartbeat = await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds });
   // Queues first, so that a schedule's first pass finds the queues it sends to.

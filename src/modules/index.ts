@@ -6,6 +6,7 @@ import { anonymizeModule } from './anonymize/anonymize.module.ts';
 import { apiKeysModule } from './api-keys/api-keys.module.ts';
 import { approvalsModule } from './approvals/approvals.module.ts';
 import { auditModule } from './audit/audit.module.ts';
+import { auditExportModule } from './audit-export/audit-export.module.ts';
 import { authModule } from './auth/auth.module.ts';
 import { billingModule } from './billing/billing.module.ts';
 import { bridgeModule } from './bridge/bridge.module.ts';
@@ -21,6 +22,7 @@ import { samlModule } from './saml/saml.module.ts';
 import { scimModule } from './scim/scim.module.ts';
 import { snapshotsModule } from './snapshots/snapshots.module.ts';
 import { usersModule } from './users/users.module.ts';
+import { webhooksModule } from './webhooks/webhooks.module.ts';
 
 export const MODULES: readonly ModuleFactory[] = [
   authModule,
@@ -42,4 +44,6 @@ export const MODULES: readonly ModuleFactory[] = [
   anonymizeModule,
   billingModule,
   scimModule,
+  webhooksModule,
+  auditExportModule,
 ];

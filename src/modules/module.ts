@@ -4,6 +4,7 @@
 // emits and the operator commands it answers. The composition root (src/compose.ts) hands every
 // module the same shared services; jobs/ and app.ts only read these declarations.
 import type { Config } from '../config.ts';
+import type { EventType } from '../core/vocabulary.ts';
 import type { RateLimitStore } from '../http/rate-limit-store.ts';
 import type { App } from '../http/types.ts';
 import type { Mailer } from '../mail/mailer.ts';
@@ -15,6 +16,8 @@ import type { AuditService } from './audit/audit.service.ts';
 import type { AuthService } from './auth/auth.service.ts';
 import type { TwoFactorService } from './auth/two-factor.service.ts';
 import type { ConnectionsService } from './connections/connections.service.ts';
+import type { Resolver } from './connections/target-guard.ts';
+import type { EventSource, EventsService } from './events/events.service.ts';
 import type { OrgsService } from './orgs/orgs.service.ts';
 import type { RunKindRegistration, RunKinds } from './runs/run-kinds.ts';
 import type { RunsService } from './runs/runs.service.ts';
@@ -29,7 +32,11 @@ export interface Logger {
 
 /** Sends a job to one of the queues a module declares (pg-boss on the store). */
 export interface JobSender {
-  send(queue: string, data: object, options?: { id?: string; singletonKey?: string }): Promise<void>;
+  send(
+    queue: string,
+    data: object,
+    options?: { id?: string; singletonKey?: string; startAfter?: number },
+  ): Promise<void>;
 }
 
 /** The services every module may use, built once per process by the composition root. */
@@ -42,6 +49,8 @@ export interface Shared {
   box: SecretBox;
   passwords: PasswordHasher;
   audit: AuditService;
+  /** The event outbox: `emit(trx, event)` in the transaction of the change (API §11.1). */
+  events: EventsService;
   /** Connections and the one pool set of this process to the target databases. */
   connections: ConnectionsService;
   snapshots: SnapshotsService;
@@ -52,6 +61,8 @@ export interface Shared {
   twoFactor: TwoFactorService;
   mailer: Mailer;
   jobs: JobSender;
+  /** How host names resolve for the address guard (outbound calls); the system resolver by default. */
+  resolveHost?: Resolver;
   /** Every module's run kinds, complete once the composition root has built all modules. */
   runKinds: RunKinds;
   /** The rate-limit counters of this process (Redis when several processes serve). */
@@ -119,7 +130,9 @@ export interface Module {
   schedules?: Schedule[];
   queues?: QueueWorker[];
   /** The domain events it emits (API §11.1), fanned out to webhooks. */
-  events?: readonly string[];
+  events?: readonly EventType[];
+  /** Which of its audited changes are those events (src/modules/events/events.service.ts). */
+  eventSources?: EventSource[];
   commands?: Command[];
   /** Releases what the module holds beyond the shared services. */
   close?(): Promise<void>;

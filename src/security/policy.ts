@@ -97,6 +97,16 @@ export const ACTIONS = {
   // admin's revocation (the service tells the two apart).
   'access_request.create': { scope: 'write', projectRole: 'viewer' },
   'access_request.revoke': { scope: 'write', projectRole: 'viewer' },
+  // Webhooks: where the project's events go is the project admins' call (API §3: webhooks need the
+  // admin scope); their URLs and delivery logs can carry tokens, so reading them is theirs too.
+  'webhook.read': { scope: 'read', projectRole: 'admin' },
+  'webhook.manage': { scope: 'admin', projectRole: 'admin' },
+  // Audit export: where the organization's audit trail goes is an organization admin's setting.
+  'audit_sinks.read': { scope: 'read', orgRole: 'admin' },
+  'audit_sinks.manage': { scope: 'admin', orgRole: 'admin' },
+  // Billing: every member may see what the plans are; the subscription is the admins' business.
+  'billing.plans': { scope: 'read', orgRole: 'member' },
+  'billing.read': { scope: 'read', orgRole: 'admin' },
 } as const satisfies Record<string, ActionRule>;
 
 export type Action = keyof typeof ACTIONS;

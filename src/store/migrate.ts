@@ -19,6 +19,10 @@ import * as scim from './migrations/0014_scim.ts';
 import * as bridge from './migrations/0015_bridge.ts';
 import * as saml from './migrations/0016_saml.ts';
 import * as anonymize from './migrations/0017_anonymize.ts';
+import * as eventOutboxWebhooks from './migrations/0018_event_outbox_webhooks.ts';
+import * as auditChain from './migrations/0019_audit_chain.ts';
+import * as auditSinks from './migrations/0020_audit_sinks.ts';
+import * as billing from './migrations/0021_billing.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -38,6 +42,10 @@ const migrations: Record<string, Migration> = {
   '0015_bridge': bridge,
   '0016_saml': saml,
   '0017_anonymize': anonymize,
+  '0018_event_outbox_webhooks': eventOutboxWebhooks,
+  '0019_audit_chain': auditChain,
+  '0020_audit_sinks': auditSinks,
+  '0021_billing': billing,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -53,6 +61,18 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error;
   return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies (or reverts) migrations up to `name` included: for tests of one migration's data work. */
+export async function migrateTo(db: Db, name: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'store_migrations',
+    migrationLockTableName: 'store_migrations_lock',
+  });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
 }
 
 /** True when every known migration has been applied (for /readyz). */

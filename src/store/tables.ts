@@ -9,10 +9,13 @@ export type {
   ApprovalKind,
   ApprovalStatus,
   AuditOutcome,
+  AuditSinkType,
   ConnectionDialect,
+  DeliveryStatus,
   DriftSeverity,
   DriftStatus,
   Environment,
+  EventType,
   MigrationStatus,
   OrgRole,
   PatchStatus,
@@ -22,6 +25,7 @@ export type {
   RunKind,
   RunStatus,
   Scope,
+  SubscriptionStatus,
 } from '../core/vocabulary.ts';
 
 import type { AccessRequestsTable } from './tables/access-requests.ts';
@@ -29,15 +33,18 @@ import type { AnonymizeConfigsTable } from './tables/anonymize.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { ApprovalDecisionsTable, ApprovalsTable } from './tables/approvals.ts';
 import type { AuditLogTable } from './tables/audit.ts';
+import type { AuditSinksTable } from './tables/audit-export.ts';
 import type {
   LoginChallengesTable,
   OAuthIdentitiesTable,
   RecoveryCodesTable,
   SessionsTable,
 } from './tables/auth.ts';
+import type { BillingEventsTable, BillingSubscriptionsTable, BillingUsageTable } from './tables/billing.ts';
 import type { BridgeTableLoadsTable } from './tables/bridge.ts';
 import type { ConnectionsTable } from './tables/connections.ts';
 import type { DriftReportsTable } from './tables/drift.ts';
+import type { EventsTable, WebhookDeliveriesTable, WebhooksTable } from './tables/events.ts';
 import type { MigrationsTable } from './tables/migrations.ts';
 import type { OrganizationsTable } from './tables/organizations.ts';
 import type { OutboxTable } from './tables/outbox.ts';
@@ -54,10 +61,13 @@ export * from './tables/anonymize.ts';
 export * from './tables/api-keys.ts';
 export * from './tables/approvals.ts';
 export * from './tables/audit.ts';
+export * from './tables/audit-export.ts';
 export * from './tables/auth.ts';
+export * from './tables/billing.ts';
 export * from './tables/bridge.ts';
 export * from './tables/connections.ts';
 export * from './tables/drift.ts';
+export * from './tables/events.ts';
 export * from './tables/migrations.ts';
 export * from './tables/organizations.ts';
 export * from './tables/outbox.ts';
@@ -98,6 +108,13 @@ export interface Database {
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
   bridge_table_loads: BridgeTableLoadsTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  audit_sinks: AuditSinksTable;
+  billing_subscriptions: BillingSubscriptionsTable;
+  billing_events: BillingEventsTable;
+  billing_usage: BillingUsageTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -124,3 +141,8 @@ export type AccessRequest = Selectable<AccessRequestsTable>;
 export type DriftReport = Selectable<DriftReportsTable>;
 export type OutboxMail = Selectable<OutboxTable>;
 export type ScimGroup = Selectable<ScimGroupsTable>;
+export type DomainEvent = Selectable<EventsTable>;
+export type Webhook = Selectable<WebhooksTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type AuditSink = Selectable<AuditSinksTable>;
+export type BillingSubscription = Selectable<BillingSubscriptionsTable>;

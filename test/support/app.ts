@@ -5,7 +5,13 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { type Composition, compose, LOG_REDACT } from '../../src/compose.ts';
-import { type Config, loadConfig, TARGET_DEFAULTS, type TargetsConfig } from '../../src/config.ts';
+import {
+  type Config,
+  loadConfig,
+  TARGET_DEFAULTS,
+  type TargetsConfig,
+  type WebhooksConfig,
+} from '../../src/config.ts';
 import type { TargetDialect } from '../../src/dialects/dialect.ts';
 import type { DialectName } from '../../src/engine/schema/model.ts';
 import type { RateLimitStore } from '../../src/http/rate-limit-store.ts';
@@ -118,6 +124,10 @@ export interface TestAppOptions {
   dialects?: Record<DialectName, TargetDialect>;
   /** How connection hosts resolve for the address guard; the system resolver by default. */
   resolveHost?: Resolver;
+  /** Outbound webhooks (WEBHOOK_*); the defaults otherwise. */
+  webhooks?: Partial<WebhooksConfig>;
+  /** Payment-provider events (STRIPE_WEBHOOK_SECRET, BILLING_GRACE_DAYS); the defaults otherwise. */
+  billing?: Partial<Config['billing']>;
 }
 
 /** The configuration of test apps: the defaults, with what the options change. */
@@ -134,6 +144,8 @@ export function testConfig(options: TestAppOptions): Config {
     trustedProxies: options.trustedProxies ?? [],
     oauth: options.oauth ?? {},
     targets: { ...TARGET_DEFAULTS, ...options.targets },
+    webhooks: { ...defaults.webhooks, ...options.webhooks },
+    billing: { ...defaults.billing, ...options.billing },
   };
 }
 

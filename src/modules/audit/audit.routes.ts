@@ -1,7 +1,7 @@
 import { actorOf } from '../../http/context.ts';
 import { errors, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
-import { AuditEntrySchema, AuditQuery, toAuditResponse } from './audit.schemas.ts';
+import { AuditEntrySchema, AuditQuery, AuditVerification, toAuditResponse } from './audit.schemas.ts';
 import type { AuditService } from './audit.service.ts';
 
 export function registerAuditRoutes(app: App, { audit }: { audit: AuditService }): void {
@@ -27,5 +27,19 @@ export function registerAuditRoutes(app: App, { audit }: { audit: AuditService }
       );
       return pageOf(paging, found, toAuditResponse);
     },
+  );
+
+  app.get(
+    '/audit/verify',
+    {
+      config: { action: 'audit.read' },
+      schema: {
+        operationId: 'verifyAudit',
+        tags: ['audit'],
+        summary: "Check the organization's audit hash chain from its first entry (organization admins)",
+        response: { 200: AuditVerification, ...errors(401, 403) },
+      },
+    },
+    async (request) => audit.verify(actorOf(request)),
   );
 }

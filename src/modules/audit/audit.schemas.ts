@@ -21,8 +21,28 @@ export const AuditEntrySchema = Type.Object(
     user_agent: Nullable(Type.String()),
     details: Type.Record(Type.String(), Type.Unknown()),
     created_at: Timestamp,
+    seq: Type.Integer({
+      minimum: 1,
+      description: "The entry's place in its organization's chain, from 1 without gaps",
+    }),
+    prev_hash: Type.String({ description: 'hash of the entry before (64 zeros for the first)' }),
+    hash: Type.String({
+      description:
+        'SHA-256 (hex) over the canonical JSON of the entry without actor_label, target_label, ip and user_agent (which a purge redacts), and prev_hash',
+    }),
   },
   { title: 'AuditEntry' },
+);
+
+export const AuditVerification = Type.Object(
+  {
+    ok: Type.Boolean(),
+    entries: Type.Integer({ minimum: 0, description: 'Entries checked and found whole, from seq 1' }),
+    first_broken_seq: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'The first place where an entry is missing, changed or linked to the wrong one',
+    }),
+  },
+  { title: 'AuditVerification' },
 );
 
 export const AuditQuery = Type.Intersect([
@@ -37,5 +57,6 @@ export const AuditQuery = Type.Intersect([
 ]);
 
 export function toAuditResponse(entry: AuditEntry) {
-  return { ...entry, created_at: toTimestamp(entry.created_at) };
+  const { position: _, ...shown } = entry;
+  return { ...shown, seq: Number(entry.seq), created_at: toTimestamp(entry.created_at) };
 }

@@ -5,7 +5,11 @@ import type { Db } from '../../store/db.ts';
 import type { PageRequest } from '../../store/paging.ts';
 import { paginate } from '../../store/paging.ts';
 import type { ActorType, AuditOutcome } from '../../store/tables.ts';
-import { type AuditFilter, auditQuery, insertAudit } from './audit.repo.ts';
+import type { AuditedChange } from '../events/events.service.ts';
+import { type AuditFilter, auditQuery, chainPage, insertAudit } from './audit.repo.ts';
+import { firstBroken, GENESIS } from './audit-chain.ts';
+
+const VERIFY_BATCH = 1000;
 
 export interface AuditEvent {
   action: string;
@@ -24,7 +28,16 @@ function actorTypeOf(actor: Actor | AnonymousActor | SystemActor): ActorType {
 
 export type AuditService = ReturnType<typeof createAuditService>;
 
-export function createAuditService({ db, now }: { db: Db; now: () => Date }) {
+export function createAuditService({
+  db,
+  now,
+  onRecord,
+}: {
+  db: Db;
+  now: () => Date;
+  /** The event outbox: an audited change may be a domain event too, emitted in the same transaction. */
+  onRecord?: (executor: Db, change: AuditedChange) => Promise<void>;
+}) {
   return {
     async record(
       executor: Db,
@@ -33,26 +46,48 @@ export function createAuditService({ db, now }: { db: Db; now: () => Date }) {
     ): Promise<void> {
       const principal = actor.principal;
       const system = 'system' in actor ? actor.system : null;
-      await insertAudit(
-        executor,
-        {
-          org_id: principal?.orgId ?? event.orgId ?? null,
-          actor_type: actorTypeOf(actor),
-          actor_id: principal?.userId ?? null,
-          actor_label: principal?.email ?? system,
-          api_key_id: principal?.apiKeyId ?? null,
-          action: event.action,
-          target_type: event.target?.type ?? null,
-          target_id: event.target?.id ?? null,
-          target_label: event.target?.label ?? null,
-          project_id: event.projectId ?? null,
-          ip: actor.ip,
-          user_agent: actor.userAgent,
-          outcome: event.outcome ?? 'success',
-          details: event.details ?? {},
-        },
-        now(),
-      );
+      const record = {
+        org_id: principal?.orgId ?? event.orgId ?? null,
+        actor_type: actorTypeOf(actor),
+        actor_id: principal?.userId ?? null,
+        actor_label: principal?.email ?? system,
+        api_key_id: principal?.apiKeyId ?? null,
+        action: event.action,
+        target_type: event.target?.type ?? null,
+        target_id: event.target?.id ?? null,
+        target_label: event.target?.label ?? null,
+        project_id: event.projectId ?? null,
+        ip: actor.ip,
+        user_agent: actor.userAgent,
+        outcome: event.outcome ?? 'success',
+        details: event.details ?? {},
+      };
+      const write = async (trx: Db) => {
+        await insertAudit(trx, record, now());
+        await onRecord?.(trx, record);
+      };
+      // The chain's lock lasts until the commit: a caller outside a transaction gets one of its own.
+      if (executor.isTransaction) await write(executor);
+      else await executor.transaction().execute(write);
+    },
+
+    /** Walks the organization's chain (API §11.2): whole, or where it first breaks. */
+    async verify(actor: Actor) {
+      const orgId = actor.principal.orgId;
+      let previous = { seq: 0, hash: GENESIS };
+      let entries = 0;
+      for (;;) {
+        const page = await chainPage(db, orgId, previous.seq, VERIFY_BATCH);
+        const { broken, last } = firstBroken(
+          page.map((row) => ({ ...row, seq: Number(row.seq) })),
+          previous,
+        );
+        if (broken !== null)
+          return { ok: false, entries: entries + (last.seq - previous.seq), first_broken_seq: broken };
+        entries += page.length;
+        previous = last;
+        if (page.length < VERIFY_BATCH) return { ok: true, entries, first_broken_seq: null };
+      }
     },
 
     async list(actor: Actor, filter: AuditFilter, page: PageRequest) {

@@ -1,16 +1,41 @@
-// Billing: an organization's plan, set by the operator's `set-plan` command until payment events
-// drive it.
+// Billing: an organization's plan, driven by Stripe's signed events (subscriptions, invoices, a
+// grace period after a failed payment), and the operator's `set-plan` command.
 import { parseArgs } from 'node:util';
 import { cliActor } from '../../core/actors.ts';
 import { AppError } from '../../core/errors.ts';
 import { PLAN_IDS, PLANS, rateLimitsOf } from '../../core/plans.ts';
 import type { Module, Shared } from '../module.ts';
+import { registerBillingRoutes } from './billing.routes.ts';
 import { createBillingService } from './billing.service.ts';
+import { createStripeEvents } from './stripe-events.ts';
+import { createUsageMeter } from './usage-meter.ts';
 
-export function billingModule({ db, audit, now }: Shared): Module {
+export const BILLING_GRACE_JOB = 'billing_grace';
+
+export function billingModule({ config, db, audit, logger, now }: Shared): Module {
   const billing = createBillingService({ db, audit, now });
+  const stripe = createStripeEvents({
+    db,
+    audit,
+    logger,
+    now,
+    webhookSecret: config.billing.stripeWebhookSecret,
+    graceDays: config.billing.graceDays,
+  });
+  const meter = createUsageMeter({ db, logger, now });
   return {
     name: 'billing',
+    routes: (api) => registerBillingRoutes(api, { db, stripe, meter, now }),
+    close: () => meter.close(),
+    schedules: [
+      {
+        name: BILLING_GRACE_JOB,
+        cron: '15 5 * * *',
+        run: () => stripe.endGracePeriods(),
+        retry: { limit: 3, delaySeconds: 300 },
+        expireInSeconds: 30 * 60,
+      },
+    ],
     commands: [
       {
         name: 'set-plan',

@@ -8,6 +8,7 @@ import { registerDriftRoutes } from './drift.routes.ts';
 import { createDriftService } from './drift.service.ts';
 import { createDriftAlertSender } from './drift-alert.ts';
 import { createDriftChecker, type DriftAlertQueue } from './drift-check.ts';
+import { DRIFT_EVENT_SOURCES } from './drift-events.ts';
 import { createDriftPass } from './drift-pass.ts';
 
 export const DRIFT_CHECK_JOB = 'drift_check';
@@ -24,6 +25,8 @@ export function driftModule(shared: Shared): Module {
   return {
     name: 'drift',
     routes: (api) => registerDriftRoutes(api, { drift }),
+    events: ['drift.detected', 'drift.acknowledged'],
+    eventSources: DRIFT_EVENT_SOURCES,
     schedules: [
       {
         name: DRIFT_CHECK_JOB,

@@ -30,13 +30,16 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
         handler: handlers.migration_apply,
         action: 'migration.apply',
         connectionOf: targetOf,
+        events: { succeeded: 'migration.applied', failed: 'migration.failed' },
       },
       {
         kind: 'migration_rollback',
         handler: handlers.migration_rollback,
         action: 'migration.rollback',
         connectionOf: targetOf,
+        events: { succeeded: 'migration.rolled_back' },
       },
     ],
+    events: ['migration.applied', 'migration.failed', 'migration.rolled_back', 'run.failed'],
   };
 }

@@ -31,9 +31,22 @@ export function patchesModule(shared: Shared): Module {
     name: 'patches',
     routes: (api) => registerPatchesRoutes(api, { patches }),
     runKinds: [
-      { kind: 'patch_execute', handler: handlers.patch_execute, action: 'patch.execute', connectionOf },
-      { kind: 'patch_rollback', handler: handlers.patch_rollback, action: 'patch.rollback', connectionOf },
+      {
+        kind: 'patch_execute',
+        handler: handlers.patch_execute,
+        action: 'patch.execute',
+        connectionOf,
+        events: { succeeded: 'patch.executed', failed: 'patch.failed' },
+      },
+      {
+        kind: 'patch_rollback',
+        handler: handlers.patch_rollback,
+        action: 'patch.rollback',
+        connectionOf,
+        events: { succeeded: 'patch.rolled_back' },
+      },
     ],
+    events: ['patch.executed', 'patch.failed', 'patch.rolled_back', 'run.failed'],
     schedules: [
       {
         name: BACKUP_RETENTION_JOB,

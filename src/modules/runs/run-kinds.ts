@@ -1,7 +1,7 @@
 // The kinds of run the modules registered (src/modules/module.ts): who may still start one, which
 // connection it writes to, and what works it. Filled once by the composition root, after every
 // module is built, and read by the executor and by the approval that releases a waiting run.
-import type { RunKind } from '../../core/vocabulary.ts';
+import type { EventType, RunKind } from '../../core/vocabulary.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
@@ -18,6 +18,8 @@ export interface RunKindRegistration {
    * undefined when its subject is gone.
    */
   connectionOf(db: Db, run: Run): Promise<string | undefined>;
+  /** The domain events of its end (API §11.1); `run.failed` is emitted for every kind besides. */
+  events?: { succeeded?: EventType; failed?: EventType };
 }
 
 export interface RunKinds {

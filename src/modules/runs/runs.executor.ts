@@ -8,12 +8,14 @@ import { AppError } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
+import type { EventsService } from '../events/events.service.ts';
+import { emitRunEnd, finishRunWithEvents, type RunOutcome } from './run-events.ts';
 import type { RunKinds } from './run-kinds.ts';
 import { requesterRefusal } from './run-requester.ts';
 import {
   claimRun,
   failInterruptedRuns,
-  finishRun,
+  findRunById,
   heartbeat,
   isCancelRequested,
   setProgress,
@@ -64,8 +66,12 @@ export function createRunExecutor(deps: {
   workerId: string;
   /** A running run whose worker has not beaten for this long is failed as interrupted. */
   staleAfterMs: number;
+  /** The event outbox: a run's end emits its events in the transaction that records it. */
+  events?: EventsService;
 }) {
   const { db, handlers, logger, now, workerId } = deps;
+  const finishRun = (_db: Db, id: string, outcome: RunOutcome, at: Date) =>
+    finishRunWithEvents(db, { events: deps.events, kinds: deps.kinds }, id, outcome, at);
 
   /** What a failed run says: the classified, password-free text of known errors; nothing internal. */
   function describe(run: Run, error: unknown): string {
@@ -122,7 +128,18 @@ export function createRunExecutor(deps: {
      * between their commit and the send, for the queue to send again.
      */
     async sweep(): Promise<string[]> {
-      const interrupted = await failInterruptedRuns(db, new Date(now().getTime() - deps.staleAfterMs), now());
+      const staleBefore = new Date(now().getTime() - deps.staleAfterMs);
+      // Failed and announced (run.failed) in one transaction, like any other end of a run.
+      const interrupted = await db.transaction().execute(async (trx) => {
+        const ids = await failInterruptedRuns(trx, staleBefore, now());
+        const { events } = deps;
+        if (events)
+          for (const id of ids) {
+            const run = await findRunById(trx, id);
+            if (run) await emitRunEnd(trx, { events, kinds: deps.kinds }, run);
+          }
+        return ids;
+      });
       if (interrupted.length > 0)
         logger.info({ runs: interrupted }, 'runs of a stopped process failed as interrupted');
       return staleQueuedRuns(db, new Date(now().getTime() - deps.staleAfterMs));

@@ -1,5 +1,5 @@
 // The audit trail (src/modules/audit).
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { ActorType, AuditOutcome } from '../../core/vocabulary.ts';
 import type { Json, Timestamp } from './columns.ts';
 
@@ -21,5 +21,11 @@ export interface AuditLogTable {
   details: Json<Record<string, unknown>>;
   created_at: Timestamp;
   /** The order the store took the entries in: ties of `created_at` (one transaction) by it. */
-  seq: Generated<string>;
+  position: Generated<string>;
+  /** The entry's place in its organization's chain, from 1 without gaps. */
+  seq: ColumnType<string, number, number>;
+  /** The hash of the entry before (64 zeros for the first). */
+  prev_hash: string;
+  /** SHA-256 of the entry's canonical form (src/modules/audit/audit-chain.ts). */
+  hash: string;
 }

@@ -1,0 +1,18 @@
+// The approvals' domain events (API §11.1), read from the audited changes that are them: a request
+// for approval, and the decision that ends it (granted or rejected). `data` is the approval as
+// `GET /approvals/{id}` answers it, read in the change's transaction.
+import type { Db } from '../../store/db.ts';
+import type { EventSource } from '../events/events.service.ts';
+import { approvalsByIds, decisionsOf } from './approvals.repo.ts';
+import { toApprovalResponse } from './approvals.schemas.ts';
+
+async function approvalData(db: Db, id: string) {
+  const [approval] = await approvalsByIds(db, [id]);
+  return approval && toApprovalResponse(approval, await decisionsOf(db, [id]));
+}
+
+export const APPROVAL_EVENT_SOURCES: EventSource[] = [
+  { action: 'approval.request', type: 'approval.requested', data: approvalData },
+  { action: 'approval.approve', type: 'approval.decided', data: approvalData },
+  { action: 'approval.reject', type: 'approval.decided', data: approvalData },
+];
