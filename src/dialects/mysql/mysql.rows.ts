@@ -24,6 +24,15 @@ import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
 const q = mysqlSqlWriter.quoteIdent;
 const BATCH_BYTES = 1 << 20;
+/**
+ * Error symbols of a refused LOAD DATA LOCAL: ER_NOT_ALLOWED_COMMAND (1148),
+ * ER_CLIENT_LOCAL_FILES_DISABLED (3948), ER_LOAD_INFILE_CAPABILITY_DISABLED (2068).
+ */
+const LOCAL_INFILE_REFUSED = new Set([
+  'ER_NOT_ALLOWED_COMMAND',
+  'ER_CLIENT_LOCAL_FILES_DISABLED',
+  'ER_LOAD_INFILE_CAPABILITY_DISABLED',
+]);
 /** Placeholders one INSERT may carry (the protocol's limit is 65535). */
 const MAX_PARAMS = 60_000;
 
@@ -222,7 +231,16 @@ export async function openMysqlRowSession(
         const { rows } = await run('SELECT @@local_infile AS on_');
         localInfile = Number((rows[0] as { on_: unknown }).on_) === 1;
       }
-      return localInfile ? loadData(request, batches) : insertBatches(request, batches);
+      if (!localInfile) return insertBatches(request, batches);
+      try {
+        return await loadData(request, batches);
+      } catch (error) {
+        // Refused before the server asked for the file (so no batch was taken): local files are
+        // off on one side after all (a MySQL 8 client or server setting the variable does not show).
+        if (!LOCAL_INFILE_REFUSED.has((error as { code?: string | null }).code ?? '')) throw error;
+        localInfile = false;
+        return insertBatches(request, batches);
+      }
     },
     async close() {
       // Never back to the pool: foreign_key_checks and other session state end with the connection.

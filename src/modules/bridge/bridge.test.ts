@@ -120,6 +120,21 @@ describe.skipIf(!up)('bridge runs', () => {
       load_method: 'copy',
     });
     expect(run.result.snapshot_id).toEqual(expect.any(String));
+    const audited = await t.store.db
+      .selectFrom('audit_log')
+      .select(['action', 'target_id', 'details'])
+      .where('action', '=', 'bridge.run')
+      .execute();
+    expect(audited).toEqual([
+      expect.objectContaining({
+        target_id: ids.pg_target,
+        details: expect.objectContaining({
+          run_id: started.body.id,
+          mode: 'replace',
+          source_connection_id: ids.pg_source,
+        }),
+      }),
+    ]);
     expect(run.progress).toMatchObject({ done: 850 });
     expect(await checksums('pg_target')).toEqual(await checksums('pg_source'));
     const keys = await engines.postgresql.query(
@@ -341,6 +356,44 @@ describe.skipIf(!up)('bridge runs', () => {
       "select count(*)::int as n, bool_and(convalidated) as ok from pg_constraint where contype = 'f'",
     );
     expect(keys).toEqual([{ n: 2, ok: true }]);
+  });
+
+  it('fails before writing when the target account may not take the foreign keys out of the way', async () => {
+    const role = `dbops_bridge_${randomUUID().slice(0, 8)}`;
+    await engines.postgresql.query(
+      urls.pg_target!,
+      `create role ${role} login; grant usage on schema public to ${role};
+       grant select, insert, update, delete, truncate on all tables in schema public to ${role};
+       grant usage, select, update on all sequences in schema public to ${role};`,
+    );
+    try {
+      const url = new URL(urls.pg_target!);
+      url.username = role;
+      const connection = await owner.post(
+        `${API}/connections`,
+        connectionBody(projectId, url.toString(), { name: role }),
+      );
+      const before = await checksums('pg_target');
+      const run = await finished(
+        (
+          await bridge({
+            source_connection_id: ids.pg_source,
+            target_connection_id: connection.body.id,
+            mode: 'append',
+          })
+        ).body.id,
+      );
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatch(
+        /may not drop and re-add the foreign keys.*must own the tables.*nothing was written/,
+      );
+      expect(await checksums('pg_target')).toEqual(before);
+      await owner.delete(`${API}/connections/${connection.body.id}`);
+    } finally {
+      await engines.postgresql
+        .query(urls.pg_target!, `drop owned by ${role}; drop role ${role};`)
+        .catch(() => {});
+    }
   });
 
   it('refuses bad requests with 422 at their place, and writes nothing', async () => {
