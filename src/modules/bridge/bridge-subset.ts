@@ -66,6 +66,16 @@ export async function computeSubset(input: {
       .join(' AND ')})`;
   const joinOn = (e: Edge) =>
     e.fk.columns.map((c, i) => `c.${q(c)} = p.${q(e.fk.referenced_columns[i]!)}`).join(' AND ');
+  /**
+   * For a key on the parent's primary key (the usual case), the child column of each primary key
+   * column: the closure then joins the key tables straight to the child, without the parent.
+   */
+  const direct = (e: Edge): string[] | null => {
+    const key = keyOf(e.parent);
+    if (key.length !== e.fk.columns.length) return null;
+    const mapped = key.map((k) => e.fk.columns[e.fk.referenced_columns.indexOf(k)]);
+    return mapped.every((c) => c !== undefined) ? (mapped as string[]) : null;
+  };
   const keptBy = (t: PlannedTable, alias: string) =>
     keyOf(t)
       .map((c) => `k.${q(c)} = ${alias}.${q(c)}`)
@@ -125,25 +135,47 @@ export async function computeSubset(input: {
     await closure(
       (e) => e.parent,
       (e) => e.child,
-      (e) =>
-        `INSERT INTO ${keyTable.get(e.child.name)} (${keyOf(e.child).map(q).join(', ')}) ` +
-        `SELECT DISTINCT ${keyOf(e.child)
+      (e) => {
+        const into = `INSERT INTO ${keyTable.get(e.child.name)} (${keyOf(e.child).map(q).join(', ')}) SELECT DISTINCT ${keyOf(
+          e.child,
+        )
           .map((c) => `c.${q(c)}`)
-          .join(', ')} FROM ${src(e.child.source)} c ` +
-        `JOIN ${src(e.parent.source)} p ON ${joinOn(e)} JOIN ${keyTable.get(e.parent.name)} k ON ${keptBy(e.parent, 'p')} ` +
-        `WHERE ${notKept(e.child, 'c')}`,
+          .join(', ')} FROM ${src(e.child.source)} c `;
+        const columns = direct(e);
+        const join = columns
+          ? `JOIN ${keyTable.get(e.parent.name)} k ON ${keyOf(e.parent)
+              .map((k, i) => `k.${q(k)} = c.${q(columns[i]!)}`)
+              .join(' AND ')} `
+          : `JOIN ${src(e.parent.source)} p ON ${joinOn(e)} JOIN ${keyTable.get(e.parent.name)} k ON ${keptBy(e.parent, 'p')} `;
+        return `${into}${join}WHERE ${notKept(e.child, 'c')}`;
+      },
     );
     // Parents of kept rows, recursively; they do not bring their other children.
     await closure(
       (e) => e.child,
       (e) => e.parent,
-      (e) =>
-        `INSERT INTO ${keyTable.get(e.parent.name)} (${keyOf(e.parent).map(q).join(', ')}) ` +
-        `SELECT DISTINCT ${keyOf(e.parent)
-          .map((c) => `p.${q(c)}`)
-          .join(', ')} FROM ${src(e.parent.source)} p ` +
-        `JOIN ${src(e.child.source)} c ON ${joinOn(e)} JOIN ${keyTable.get(e.child.name)} k ON ${keptBy(e.child, 'c')} ` +
-        `WHERE ${notKept(e.parent, 'p')}`,
+      (e) => {
+        const columns = direct(e);
+        const parentKey = keyOf(e.parent);
+        if (columns)
+          return (
+            `INSERT INTO ${keyTable.get(e.parent.name)} (${parentKey.map(q).join(', ')}) SELECT DISTINCT ${columns
+              .map((c) => `c.${q(c)}`)
+              .join(
+                ', ',
+              )} FROM ${src(e.child.source)} c JOIN ${keyTable.get(e.child.name)} k ON ${keptBy(e.child, 'c')} ` +
+            `WHERE ${columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ')} AND NOT EXISTS (SELECT 1 FROM ${keyTable.get(
+              e.parent.name,
+            )} x WHERE ${parentKey.map((k, i) => `x.${q(k)} = c.${q(columns[i]!)}`).join(' AND ')})`
+          );
+        return (
+          `INSERT INTO ${keyTable.get(e.parent.name)} (${parentKey.map(q).join(', ')}) SELECT DISTINCT ${parentKey
+            .map((c) => `p.${q(c)}`)
+            .join(', ')} FROM ${src(e.parent.source)} p ` +
+          `JOIN ${src(e.child.source)} c ON ${joinOn(e)} JOIN ${keyTable.get(e.child.name)} k ON ${keptBy(e.child, 'c')} ` +
+          `WHERE ${notKept(e.parent, 'p')}`
+        );
+      },
     );
     const counts = new Map<string, number>();
     for (const t of tables) {

@@ -268,6 +268,29 @@ describe.skipIf(!up)('bridge runs', () => {
     ).rejects.toThrow(/foreign key constraint fails/);
   });
 
+  it('computes a subset on a MariaDB source too (its own key tables, dropped after)', async () => {
+    const run = await finished(
+      (
+        await bridge({
+          source_connection_id: ids.my_target,
+          target_connection_id: ids.my_copy,
+          subset: { table: 'orders', where: 'id <= 4' },
+        })
+      ).body.id,
+    );
+    expect(run.error).toBeNull();
+    expect(run.result.tables).toEqual([
+      { table: 'customer', rows: 4 },
+      { table: 'orders', rows: 4 },
+      { table: 'line', rows: 12 },
+    ]);
+    const leftovers = await engines.mysql.query(
+      urls.my_target!,
+      "select count(*) as n from information_schema.tables where table_schema = database() and table_name like '\\_dbops\\_bak\\_%'",
+    );
+    expect(leftovers).toEqual([{ n: 0 }]);
+  });
+
   it('copies a subset closed over foreign keys: children of the start rows, then their parents', async () => {
     await engines.postgresql.query(urls.pg_target!, 'truncate line, orders, customer');
     const run = await finished(
