@@ -14,6 +14,7 @@ import { migrationDialects } from '../../dialects/index.ts';
 import { type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -83,6 +84,15 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             );
           const sourceModel = await srcHandle.introspect();
           let targetModel = await tgtHandle.introspect();
+          // An approval was bound to both schemas as they were when the copy was asked for.
+          if (
+            schemaHash(sourceModel) !== params.source_schema_hash ||
+            schemaHash(targetModel) !== params.target_schema_hash
+          )
+            throw new RunFailed(
+              'The schema of the source or the target changed since this copy was requested (and approved against it): request it again; nothing was written',
+              {},
+            );
           const { tables, problems } = resolveTables(sourceModel, targetModel, params);
           if (problems.length > 0)
             throw new RunFailed(`${problems.map((p) => p.message).join('; ')}: nothing was written`, {});
