@@ -8,7 +8,9 @@
 //   - introspect the target and read its table statistics (one handle);
 //   - planMigration(source, target): plan, render, annotate, derive the rollback;
 //   - lintStatements() on the plan, with the target's model and statistics.
-// Target: the whole under 3 s (median), both introspections included. Checked once afterwards, not
+// Both databases also hold 200 views, 100 functions and 50 triggers (bench/schema-objects.ts),
+// some of them changed on the source. Target: the whole under 3 s (median), both introspections
+// included. Checked once afterwards, not
 // timed: the plan applied to the target makes its schema hash the source's.
 // Prints a Markdown report and updates its section of bench/results.md; exits 1 when the target is
 // missed or the check fails. The databases are dropped at the end, whatever happened.
@@ -30,6 +32,7 @@ import { updateResults } from './results.ts';
 import { scriptChanges } from './schema-changes.ts';
 import { type BenchDatabase, postgresEngine } from './schema-engines.ts';
 import { generateSchema, postgresDdl } from './schema-fixture.ts';
+import { OBJECT_COUNTS, objectsDdl } from './schema-objects.ts';
 import { median } from './schema-report.ts';
 
 const TARGET_MS = 3000;
@@ -153,7 +156,11 @@ async function bench(tables: number, fraction: number, runs: number): Promise<Ou
     await Promise.all([postgresEngine.execute(source.url, ddl), postgresEngine.execute(target.url, ddl)]);
     const loadMs = performance.now() - loadStarted;
     log(`created in ${(loadMs / 1000).toFixed(1)} s; ${changes.expected.length} changes to the source …`);
+    // Views, functions and triggers on both; the source's after its changes, over what it still has.
+    await postgresEngine.execute(target.url, objectsDdl(specs, q, new Set(), false));
     await postgresEngine.execute(source.url, changes.pg);
+    const gone = new Set(changes.expected.filter((c) => c.kind === 'table_removed').map((c) => c.table));
+    await postgresEngine.execute(source.url, objectsDdl(specs, q, gone, true));
 
     const firstRun = await compareOnce(source, target);
     log(`warm-up: ${Math.round(firstRun.totalMs)} ms, ${firstRun.migration.statements.length} statements`);
@@ -221,6 +228,7 @@ function report(outcome: Outcome | string, runs: number, loadBefore: number[]): 
     `- Schema: ${outcome.tables.toLocaleString('en-US')} tables of bench/schema-fixture.ts in both; on the source, ` +
       `${outcome.scripted} scripted changes of bench/schema-changes.ts on ${outcome.changedTables} tables ` +
       `(${((outcome.changedTables / outcome.tables) * 100).toFixed(1)} %: tables dropped and added, columns added, dropped, retyped, defaults, NOT NULL, indexes, foreign keys, unique and check constraints, comments); tables empty`,
+    `- Objects (bench/schema-objects.ts) in both: ${OBJECT_COUNTS.views} views (a quarter over other views), ${OBJECT_COUNTS.functions} SQL functions, ${OBJECT_COUNTS.triggers} triggers; on the source every tenth view and function changed, and the views over its dropped tables gone`,
     '- Each run, as the compare does it, one after the other: open + introspect + close on the source; ' +
       'open + introspect + tableStats() (all tables) + close on the target; planMigration(); lintStatements() with the target model and statistics',
     `- Runs: one warm-up (${fmtMs(outcome.firstRun.totalMs)} ms), then ${runs} measured; wall-clock times`,

@@ -12,6 +12,7 @@ import { registerAuthentication } from './http/auth.ts';
 import { corsOptions } from './http/cors.ts';
 import { registerDeniedAudit } from './http/denied-audit.ts';
 import { registerErrorHandlers } from './http/errors.ts';
+import { registerHealthRoutes } from './http/health.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
@@ -54,13 +55,7 @@ export async function buildApp(composition: Composition): Promise<App> {
   await app.register(cookie);
   await registerOpenApi(app, { version: VERSION });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    const ready = await isMigrated(db).catch(() => false);
-    return ready
-      ? { status: 'ready' }
-      : reply.code(503).send({ detail: 'Store unreachable or not migrated' });
-  });
+  registerHealthRoutes(app, { isReady: () => isMigrated(db) });
 
   registerDeniedAudit(app, (actor, details) =>
     audit.record(db, actor, { action: 'request.denied', outcome: 'denied', details }),
@@ -81,6 +76,8 @@ export async function buildApp(composition: Composition): Promise<App> {
     },
     { prefix: '/api/v1' },
   );
+  for (const mount of composition.modules.flatMap((m) => m.mounts ?? []))
+    await app.register(async (scope) => mount.register(scope as App), { prefix: mount.prefix });
 
   return app;
 }

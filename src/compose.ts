@@ -170,6 +170,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       mailer,
       jobs,
       runKinds,
+      rateLimits: rateLimitStore,
     };
 
     const modules = (options.modules ?? MODULES).map((factory) => factory(shared));

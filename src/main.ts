@@ -5,7 +5,14 @@
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { buildApp } from './app.ts';
-import { askRunningService, runCommand, serveControlSocket } from './cli/control-socket.ts';
+import {
+  askRunningService,
+  type CommandAnswer,
+  type CommandDescription,
+  listRunningCommands,
+  runCommand,
+  serveControlSocket,
+} from './cli/control-socket.ts';
 import { compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { AppError } from './core/errors.ts';
@@ -42,7 +49,7 @@ async function main(argv: string[]): Promise<void> {
       return printOpenApi(config);
     case 'help':
     case '--help':
-      return console.log(await usage(config));
+      return operatorCommand(config, 'help', []);
     default:
       return operatorCommand(config, command, rest);
   }
@@ -116,15 +123,22 @@ async function printOpenApi(config: Config): Promise<void> {
  * answers), otherwise run here on the store directly.
  */
 async function operatorCommand(config: Config, name: string, args: string[]): Promise<void> {
-  const commands = await listCommands(config);
-  const command = commands.find((c) => c.name === name);
-  if (!command) throw new UsageError(`Unknown command "${name}"\n${await usage(config)}`);
-  const fullArgs = await withSecret(config, command, args);
-  let answer = config.databaseUrl ? undefined : await askRunningService(config.dataDir, name, fullArgs);
+  const running = config.databaseUrl ? undefined : await listRunningCommands(config.dataDir);
+  let answer: CommandAnswer | undefined;
+  if (running) {
+    if (name === 'help') return console.log(usage(running));
+    const command = running.find((c) => c.name === name);
+    if (!command) throw new UsageError(`Unknown command "${name}"\n${usage(running)}`);
+    answer = await askRunningService(config.dataDir, name, await withSecret(config, command, args));
+  }
   if (!answer) {
     const direct = await compose({ config: { ...config, logLevel: 'warn' }, jobs: 'none' });
     try {
-      answer = await runCommand(commandsOf(direct.modules), name, fullArgs);
+      const commands = commandsOf(direct.modules);
+      if (name === 'help') return console.log(usage(commands));
+      const command = commands.find((c) => c.name === name);
+      if (!command) throw new UsageError(`Unknown command "${name}"\n${usage(commands)}`);
+      answer = await runCommand(commands, name, await withSecret(config, command, args));
     } finally {
       await direct.close();
     }
@@ -134,11 +148,11 @@ async function operatorCommand(config: Config, name: string, args: string[]): Pr
 }
 
 /** The command's secret option from the configuration (environment) or a terminal prompt, if absent. */
-async function withSecret(config: Config, command: Command, args: string[]): Promise<string[]> {
+async function withSecret(config: Config, command: CommandDescription, args: string[]): Promise<string[]> {
   const secret = command.secret;
   if (!secret || args.some((arg) => arg === `--${secret.option}` || arg.startsWith(`--${secret.option}=`)))
     return args;
-  const value = secret.fromConfig(config) ?? (await promptHidden(secret.prompt));
+  const value = config[secret.config] ?? (await promptHidden(secret.prompt));
   return value === undefined ? args : [...args, `--${secret.option}`, value];
 }
 
@@ -160,29 +174,14 @@ function commandsOf(modules: readonly { commands?: Command[] }[]): Command[] {
   return modules.flatMap((module) => module.commands ?? []);
 }
 
-/** The commands the modules declare, read without opening any store. */
-async function listCommands(config: Config): Promise<Command[]> {
-  const composition = await compose({
-    config: { ...config, logLevel: 'silent', redisUrl: undefined },
-    jobs: 'none',
-    store: await openStore({ kind: 'pglite-memory' }),
-    migrate: false,
-    secretKey: Buffer.alloc(32),
-  });
-  await composition.close();
-  await composition.store.close();
-  return commandsOf(composition.modules);
-}
-
-async function usage(config: Config): Promise<string> {
-  const commands = await listCommands(config);
+function usage(commands: readonly CommandDescription[]): string {
   return [
     'Usage: npm run cli -- <command>',
     '  serve        start the API (and the job worker, unless JOBS_IN_SERVER=false)',
     '  worker       work the job queue only (needs DATABASE_URL)',
     '  migrate      apply the store migrations',
     '  openapi      print the OpenAPI description',
-    ...commands.map((command) => `  ${command.usage}`),
+    ...commands.filter((c) => c.name !== 'migrate').map((command) => `  ${command.usage}`),
     'Commands work while the service runs: with the embedded store they are answered by it.',
   ].join('\n');
 }

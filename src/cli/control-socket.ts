@@ -3,7 +3,8 @@
 // server itself, in its own store transactions (not through PGlite's socket server, whose single
 // connection would let a CLI transaction capture the server's queries). The socket lives in a
 // directory only the service's user may enter (0700), so only that user (and root) can ask.
-// The protocol is plain HTTP over the socket: POST /commands/<name> with `{args}`.
+// The protocol is plain HTTP over the socket: GET /commands lists them (name, usage, secret option),
+// POST /commands/<name> with `{args}` runs one.
 import { mkdirSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { join } from 'node:path';
@@ -48,7 +49,12 @@ export async function serveControlSocket(
   mkdirSync(join(dataDir, 'run'), { recursive: true, mode: 0o700 });
   // A socket left by a process that died: the data-dir lock says no other process holds the store.
   rmSync(path, { force: true });
+  const descriptions = commands.map(({ name, usage, secret }) => ({ name, usage, secret }));
   const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/commands') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(descriptions));
+      return;
+    }
     const name = /^\/commands\/([\w-]+)$/.exec(req.url ?? '')?.[1];
     if (req.method !== 'POST' || !name) {
       res.writeHead(404).end();
@@ -86,32 +92,42 @@ export async function serveControlSocket(
     });
 }
 
-/**
- * Asks the service holding the store to run a command; undefined when no service answers on the
- * socket (none runs, or one died and left it), so the caller works on the store itself.
- */
-export function askRunningService(
+/** A command as the running service describes it: what the CLI needs before asking. */
+export type CommandDescription = Pick<Command, 'name' | 'usage' | 'secret'>;
+
+/** The running service's commands; undefined when no service answers on the socket. */
+export async function listRunningCommands(dataDir: string): Promise<CommandDescription[] | undefined> {
+  return (await exchange(dataDir, 'GET', '/commands')) as CommandDescription[] | undefined;
+}
+
+/** Asks the service holding the store to run a command; undefined when no service answers. */
+export async function askRunningService(
   dataDir: string,
   name: string,
   args: string[],
 ): Promise<CommandAnswer | undefined> {
+  return (await exchange(dataDir, 'POST', `/commands/${name}`, { args })) as CommandAnswer | undefined;
+}
+
+/**
+ * One request on the socket; undefined when no service answers on it (none runs, or one died and
+ * left it), so the caller works on the store itself.
+ */
+function exchange(dataDir: string, method: string, path: string, body?: object): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      { socketPath: controlSocketPath(dataDir), method: 'POST', path: `/commands/${name}` },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        res.on('end', () => resolve(JSON.parse(body) as CommandAnswer));
-      },
-    );
+    const req = request({ socketPath: controlSocketPath(dataDir), method, path }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve(JSON.parse(text)));
+    });
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'ECONNREFUSED') resolve(undefined);
       else reject(error);
     });
-    req.setHeader('content-type', 'application/json');
-    req.end(JSON.stringify({ args }));
+    if (body) req.setHeader('content-type', 'application/json');
+    req.end(body ? JSON.stringify(body) : undefined);
   });
 }

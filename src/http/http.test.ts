@@ -24,10 +24,11 @@ const BODYLESS = new Set([
   'cancelRun',
   'dryRunPatch',
   'rollbackMigration',
+  'createScimToken',
 ]);
 
 /** Browser navigations that answer only with a redirect (OAuth): a 3xx with Location instead of a 2xx. */
-const REDIRECTS = new Set(['oauthAuthorize', 'oauthCallback']);
+const REDIRECTS = new Set(['oauthAuthorize', 'oauthCallback', 'samlLogin', 'samlAcs']);
 
 interface Content {
   content?: Record<string, { schema?: object }>;
@@ -39,6 +40,13 @@ interface Operation {
   responses?: Record<string, Content>;
   requestBody?: Content & { required?: boolean };
   parameters?: { in: string; name: string; required?: boolean; schema?: object }[];
+}
+
+/** The component a `#/components/schemas/…` reference names. */
+function component(doc: { components: { schemas: Record<string, { required?: string[] }> } }, ref: string) {
+  const found = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+  if (!found) throw new Error(`no component for ${ref}`);
+  return found;
 }
 
 interface LogLine {
@@ -245,6 +253,7 @@ describe('http: the error model, request ids, health and the OpenAPI description
       const ready = await app.inject({ method: 'GET', url: '/readyz' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual({ detail: 'Store unreachable or not migrated' });
+      expect(Number(ready.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     } finally {
       await app?.close();
@@ -280,16 +289,41 @@ describe('http: the error model, request ids, health and the OpenAPI description
             problems.push(`${where}: no 3xx response with a Location header`);
         } else if (success.length === 0) problems.push(`${where}: no 2xx response`);
         for (const status of success.filter((s) => s !== '204')) {
-          const schema = op.responses?.[status]?.content?.['application/json']?.schema;
+          // JSON, or the one media type of a route that answers otherwise (SAML metadata is XML).
+          const content = op.responses?.[status]?.content ?? {};
+          const schema = (content['application/json']?.schema ?? Object.values(content)[0]?.schema) as
+            | { $ref?: string }
+            | undefined;
           if (!schema || Object.keys(schema).length === 0)
             problems.push(`${where}: ${status} without a schema`);
         }
         if (!op.responses?.['422']) problems.push(`${where}: no 422 response`);
 
         if (['post', 'put', 'patch'].includes(method) && !BODYLESS.has(id)) {
-          const schema = op.requestBody?.content?.['application/json']?.schema;
+          // JSON, or the one media type of a route that takes another (the SAML ACS takes a form).
+          const content = op.requestBody?.content ?? {};
+          const schema = (content['application/json']?.schema ?? Object.values(content)[0]?.schema) as
+            | { $ref?: string }
+            | undefined;
           if (!schema || Object.keys(schema).length === 0) problems.push(`${where}: no requestBody schema`);
-          else if (op.requestBody?.required !== true) problems.push(`${where}: requestBody not required`);
+          else if (!schema.$ref) problems.push(`${where}: requestBody is not a named component`);
+          else {
+            // Optional means optional: a body is required exactly when one of its fields is.
+            const required = (component(doc, schema.$ref).required ?? []).length > 0;
+            if (op.requestBody?.required !== required)
+              problems.push(
+                `${where}: requestBody required is ${op.requestBody?.required}, fields say ${required}`,
+              );
+          }
+        }
+        for (const status of success.filter((s) => s !== '204')) {
+          const schema = op.responses?.[status]?.content?.['application/json']?.schema as { $ref?: string };
+          if (schema && !schema.$ref) problems.push(`${where}: ${status} is not a named component`);
+        }
+        for (const param of op.parameters ?? []) {
+          const schema = param.schema as { default?: unknown } | undefined;
+          if (param.in === 'query' && param.required && schema?.default !== undefined)
+            problems.push(`${where}: query parameter ${param.name} has a default but is required`);
         }
         for (const [, name] of path.matchAll(/\{(\w+)\}/g)) {
           const param = (op.parameters ?? []).find((p) => p.in === 'path' && p.name === name);
@@ -312,6 +346,57 @@ describe('http: the error model, request ids, health and the OpenAPI description
       expect(name, ref).toBeDefined();
       expect(doc.components[kind!]?.[name!], ref).toBeDefined();
     }
+  });
+
+  it('names the bodies clients read: Project, Run with its result per kind, the paged lists', async () => {
+    const doc = (await inject({ method: 'GET', url: '/openapi.json' })).json();
+    const names = Object.keys(doc.components.schemas);
+    for (const name of ['Project', 'Connection', 'Run', 'Patch', 'Migration', 'ProjectPage', 'RunPage'])
+      expect(names).toContain(name);
+    for (const name of [
+      'PatchExecuteResult',
+      'PatchRollbackResult',
+      'MigrationRunResult',
+      'DriftCheckResult',
+    ])
+      expect(JSON.stringify(doc.components.schemas.Run.properties.result)).toContain(
+        `"#/components/schemas/${name}"`,
+      );
+    const list = doc.paths['/api/v1/projects'].get;
+    expect(list.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ProjectPage',
+    });
+    expect(list.parameters.filter((p: { required?: boolean }) => p.required)).toEqual([]);
+    const snapshot = doc.paths['/api/v1/connections/{cid}/snapshots'].post;
+    expect(snapshot.parameters.find((p: { name: string }) => p.name === 'baseline').required).toBeFalsy();
+    for (const path of ['/healthz', '/readyz']) {
+      expect(doc.paths[path]?.get?.responses?.['200'], path).toBeDefined();
+      expect(doc.paths[path].get.security).toEqual([]);
+    }
+    expect(doc.paths['/readyz'].get.responses['503']).toBeDefined();
+  });
+
+  it('reads a missing or empty body as {} where nothing in it is required', async () => {
+    const { owner } = await t.createOrg('Bodiless');
+    const id = '00000000-0000-4000-8000-000000000000';
+    // Past validation, the service looks the patch up: 404, not 422, with or without a body.
+    for (const body of [undefined, {}]) {
+      const response = await owner.post(`/api/v1/patches/${id}/execute`, body);
+      expect(response.status, JSON.stringify(response.body)).toBe(404);
+    }
+    const empty = await owner.request('POST', `/api/v1/migrations/${id}/apply`, undefined, {
+      'content-type': 'application/json',
+    });
+    expect(empty.status, JSON.stringify(empty.body)).toBe(404);
+    // A body that is there is still validated.
+    const wrong = await owner.post(`/api/v1/patches/${id}/execute`, { expected_rows: 'many' });
+    expect(wrong.status).toBe(422);
+  });
+
+  it('sends GET / to the docs until the web application is served there', async () => {
+    const response = await inject({ method: 'GET', url: '/' });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe('/docs');
   });
 
   it('serves the interactive docs at /docs', async () => {

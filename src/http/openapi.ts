@@ -2,9 +2,12 @@
 // interactive docs (/docs). Security requirements are derived from each route's auth settings, so
 // the document says exactly which routes take a session (with the CSRF header when mutating) or a key.
 // Every /api/v1 operation also documents the rate-limit headers on each response and its 429 (API §4).
+// Schemas with a `title` become named components (what client generators turn into type names), and
+// a request body with no required field is marked optional, as the validator treats none as `{}`.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { DOCUMENTED_AS } from './schemas.ts';
 
 const SESSION = { sessionCookie: [] as string[] };
 const SESSION_WITH_CSRF = { sessionCookie: [] as string[], csrfHeader: [] as string[] };
@@ -54,7 +57,7 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (document) =>
       'openapiObject' in document
-        ? withRateLimits(document.openapiObject as OpenApiDocument)
+        ? withOptionalBodies(withNamedSchemas(withRateLimits(document.openapiObject as OpenApiDocument)))
         : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -66,9 +69,91 @@ interface OpenApiResponse {
   [key: string]: unknown;
 }
 
+interface OpenApiOperation {
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, OpenApiResponse>;
+}
+
 interface OpenApiDocument {
-  paths?: Record<string, Record<string, { responses?: Record<string, OpenApiResponse> }>>;
+  paths?: Record<string, Record<string, OpenApiOperation>>;
   components?: Record<string, Record<string, unknown>>;
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * Lifts every schema with a `title` into `components.schemas[title]` and puts a `$ref` in its
+ * place, innermost first, so a body used by ten operations is one component. Two different schemas
+ * with one title would make one of them lie: that stops the document from being built.
+ */
+function withNamedSchemas(doc: OpenApiDocument): OpenApiDocument {
+  doc.components ??= {};
+  doc.components.schemas ??= {};
+  const components = doc.components.schemas as Record<string, Record<string, Json>>;
+  const texts = new Map<string, string>();
+  const lift = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(lift);
+    if (node === null || typeof node !== 'object') return node;
+    const documented = (node as Record<string, Json>)[DOCUMENTED_AS];
+    if (documented !== undefined) return lift(documented);
+    const out: Record<string, Json> = {};
+    for (const [key, value] of Object.entries(node)) {
+      // Examples and defaults are values, not schemas.
+      out[key] = key === 'examples' || key === 'default' || key === 'example' ? value : lift(value);
+    }
+    const title = out.title;
+    if (typeof title !== 'string' || !isSchema(out)) return out;
+    // Nullable(named) is the named schema or null: the component itself is never null.
+    if (Array.isArray(out.type) && out.type.includes('null')) {
+      const types = out.type.filter((type) => type !== 'null');
+      return {
+        anyOf: [named(title, { ...out, type: types.length === 1 ? types[0]! : types }), { type: 'null' }],
+      };
+    }
+    return named(title, out);
+  };
+  const named = (title: string, out: Record<string, Json>): Json => {
+    // A use may describe the schema in its own words (`{...ApprovalSchema, description}`): that
+    // stays beside the reference, as OpenAPI 3.1 allows.
+    const { description, ...shape } = out;
+    const text = JSON.stringify(shape);
+    const known = texts.get(title);
+    if (known !== undefined && known !== text) {
+      throw new Error(`Two different schemas are named ${title} in the OpenAPI document`);
+    }
+    const ref: Record<string, Json> = { $ref: `#/components/schemas/${title}` };
+    if (known === undefined) {
+      texts.set(title, text);
+      components[title] = out;
+    } else if (description !== undefined && description !== components[title]?.description) {
+      ref.description = description;
+    }
+    return ref;
+  };
+  doc.paths = lift(doc.paths as Json) as OpenApiDocument['paths'];
+  return doc;
+}
+
+const SCHEMA_KEYWORDS = ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', '$ref'];
+function isSchema(node: Record<string, Json>): boolean {
+  return SCHEMA_KEYWORDS.some((keyword) => keyword in node);
+}
+
+/** A body whose schema requires nothing may be left out (the validator reads no body as `{}`). */
+function withOptionalBodies(doc: OpenApiDocument): OpenApiDocument {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, { required?: string[] }>;
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!OPERATIONS.has(method) || operation.requestBody === undefined) continue;
+      const media = Object.values(operation.requestBody.content ?? {})[0];
+      let schema = media?.schema as { $ref?: string; required?: string[] } | undefined;
+      if (schema?.$ref?.startsWith('#/components/schemas/'))
+        schema = schemas[schema.$ref.slice('#/components/schemas/'.length)];
+      if (schema !== undefined && (schema.required ?? []).length === 0)
+        operation.requestBody.required = false;
+    }
+  }
+  return doc;
 }
 
 const RATE_LIMIT_HEADERS = {

@@ -1,6 +1,9 @@
 // TypeBox building blocks shared by every module's schemas: ids, timestamps, names, the error
 // bodies of API §2 and the pagination envelope. One schema gives validation, type and OpenAPI.
-import { type Static, type TSchema, Type } from 'typebox';
+// A schema with a `title` is a named component of /openapi.json (src/http/openapi.ts lifts it into
+// components.schemas and refers to it), so request and response bodies carry a title: generated
+// clients then read `Project`, not an anonymous inline type.
+import { type Static, type TObject, type TSchema, Type } from 'typebox';
 
 export const Uuid = Type.String({ format: 'uuid', description: 'UUID v4' });
 
@@ -10,13 +13,44 @@ export const Timestamp = Type.String({
   examples: ['2026-01-31T12:00:00Z'],
 });
 
-/** `schema` or null; written as a type list so errors stay one per field. */
+/**
+ * `schema` or null; written as a type list so errors stay one per field (and the serializer needs
+ * no trial of alternatives). Of a named schema the document shows `anyOf: [component, null]`.
+ */
 export function Nullable<T extends TSchema>(schema: T) {
   const type = (schema as { type?: string }).type;
   return Type.Unsafe<Static<T> | null>(
     type ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]),
   );
 }
+
+/**
+ * The object with every property that has a default left out of `required`: a client may omit it,
+ * and the validator (Ajv with useDefaults) fills it in, so the handler's type keeps it required.
+ */
+export function OptionalDefaults<T extends TObject>(schema: T): T {
+  const properties = schema.properties as Record<string, { default?: unknown }>;
+  const required = (schema.required ?? []).filter((key) => properties[key]?.default === undefined);
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(schema)) as {
+    required?: string[];
+  };
+  if (required.length > 0) copy.required = required;
+  else delete copy.required;
+  return copy as T;
+}
+
+/**
+ * `served` for validation, serialization and the handler's type; `documented` in /openapi.json. For
+ * a value the server passes through as a handler made it (a run's result) while the document gives
+ * clients its exact shapes: the serializer never drops or coerces a field the description missed.
+ */
+export function DocumentedAs<T extends TSchema>(documented: TSchema, served: T): T {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(served)) as T;
+  Object.defineProperty(copy, DOCUMENTED_AS, { value: documented, enumerable: true });
+  return copy;
+}
+/** The keyword that carries DocumentedAs's schema to src/http/openapi.ts. */
+export const DOCUMENTED_AS = 'x-documented-as';
 
 export function StringEnum<const T extends readonly string[]>(
   values: T,
@@ -75,19 +109,32 @@ export function errors(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]) {
 /** 204: typed `void` so that handlers call `reply.code(204).send()`. */
 export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'No content' });
 
-export const PageQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
-  page_size: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Items per page, 1 to 200' }),
-});
+export const PageQuery = OptionalDefaults(
+  Type.Object({
+    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+    page_size: Type.Integer({
+      minimum: 1,
+      maximum: 200,
+      default: 50,
+      description: 'Items per page, 1 to 200 (over 100 counts as a heavy request)',
+    }),
+  }),
+);
 export type PageQuery = Static<typeof PageQuery>;
 
+/** The one paged list envelope of API §1, named after its item: `Page(ProjectSchema)` is `ProjectPage`. */
 export function Page<T extends TSchema>(item: T) {
-  return Type.Object({
-    items: Type.Array(item),
-    total: Type.Integer({ minimum: 0 }),
-    page: Type.Integer({ minimum: 1 }),
-    page_size: Type.Integer({ minimum: 1 }),
-  });
+  const name = (item as { title?: string }).title;
+  if (name === undefined) throw new Error('A paged list needs a named item schema (give it a title)');
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      total: Type.Integer({ minimum: 0, description: 'Items in all pages' }),
+      page: Type.Integer({ minimum: 1 }),
+      page_size: Type.Integer({ minimum: 1 }),
+    },
+    { title: `${name}Page`, description: `A page of ${name} items, newest first` },
+  );
 }
 
 export interface PageOf<T> {
@@ -95,6 +142,22 @@ export interface PageOf<T> {
   total: number;
   page: number;
   page_size: number;
+}
+
+/** The envelope of one page: the rows a service found for `paging`, answered through `toItem`. */
+export function pageOf<Item>(paging: PageQuery, found: { rows: Item[]; total: number }): PageOf<Item>;
+export function pageOf<Row, Item>(
+  paging: PageQuery,
+  found: { rows: Row[]; total: number },
+  toItem: (row: Row) => Item,
+): PageOf<Item>;
+export function pageOf<Row, Item>(
+  paging: PageQuery,
+  found: { rows: Row[]; total: number },
+  toItem?: (row: Row) => Item,
+): PageOf<Row | Item> {
+  const items = toItem ? found.rows.map((row) => toItem(row)) : found.rows;
+  return { items, total: found.total, page: paging.page, page_size: paging.page_size };
 }
 
 export const IdParams = Type.Object({ id: Uuid });

@@ -25,7 +25,17 @@ function createAjv(options: Options): Ajv {
 export function createValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
   const strict = createAjv({ coerceTypes: false });
   const coercing = createAjv({ coerceTypes: 'array' });
-  return ({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  return ({ schema, httpPart }) => {
+    if (httpPart !== 'body') return coercing.compile(schema as object);
+    const validate = strict.compile(schema as object);
+    if (((schema as { required?: string[] }).required ?? []).length > 0) return validate;
+    // Nothing in the body is required (`{"force": true}` or nothing), so a client may send no body at
+    // all, or an empty one: it reads as `{}` (Fastify hands a missing body over as null).
+    return (data: unknown) => {
+      const value = data === null || data === undefined ? {} : data;
+      return validate(value) ? { value } : { error: validate.errors ?? [] };
+    };
+  };
 }
 
 const LOCATION: Record<string, string> = {

@@ -16,11 +16,14 @@ import { orgsModule } from './orgs/orgs.module.ts';
 import { patchesModule } from './patches/patches.module.ts';
 import { projectsModule } from './projects/projects.module.ts';
 import { runsModule } from './runs/runs.module.ts';
+import { samlModule } from './saml/saml.module.ts';
+import { scimModule } from './scim/scim.module.ts';
 import { snapshotsModule } from './snapshots/snapshots.module.ts';
 import { usersModule } from './users/users.module.ts';
 
 export const MODULES: readonly ModuleFactory[] = [
   authModule,
+  samlModule,
   orgsModule,
   usersModule,
   projectsModule,
@@ -36,4 +39,5 @@ export const MODULES: readonly ModuleFactory[] = [
   patchesModule,
   bridgeModule,
   billingModule,
+  scimModule,
 ];

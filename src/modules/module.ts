@@ -4,6 +4,7 @@
 // emits and the operator commands it answers. The composition root (src/compose.ts) hands every
 // module the same shared services; jobs/ and app.ts only read these declarations.
 import type { Config } from '../config.ts';
+import type { RateLimitStore } from '../http/rate-limit-store.ts';
 import type { App } from '../http/types.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { PasswordHasher } from '../security/passwords.ts';
@@ -53,6 +54,8 @@ export interface Shared {
   jobs: JobSender;
   /** Every module's run kinds, complete once the composition root has built all modules. */
   runKinds: RunKinds;
+  /** The rate-limit counters of this process (Redis when several processes serve). */
+  rateLimits: RateLimitStore;
 }
 
 export type { RunKindRegistration };
@@ -94,14 +97,24 @@ export interface Command {
    * An option that carries a secret: never typed on the command line (npm echoes it, `ps` shows it),
    * read by the CLI from the environment or asked for on a terminal, and passed on.
    */
-  secret?: { option: string; prompt: string; fromConfig(config: Config): string | undefined };
+  secret?: { option: string; prompt: string; config: 'adminPassword' };
   /** Runs with the command line's arguments; returns what to print. */
   run(args: string[]): Promise<string>;
+}
+
+/**
+ * Routes outside /api/v1 with their own authentication, errors and limits (SCIM at /scim/v2): an
+ * encapsulated plugin, so none of the /api/v1 hooks apply to it.
+ */
+export interface Mount {
+  prefix: string;
+  register(app: App): Promise<void>;
 }
 
 export interface Module {
   name: string;
   routes?(api: App): void;
+  mounts?: Mount[];
   runKinds?: RunKindRegistration[];
   schedules?: Schedule[];
   queues?: QueueWorker[];

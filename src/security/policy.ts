@@ -24,6 +24,11 @@ export const ACTIONS = {
   'self.sessions.revoke': { scope: 'admin', orgRole: 'member' },
   'org.read': { scope: 'read', orgRole: 'member' },
   'org.update': { scope: 'admin', orgRole: 'admin' },
+  'scim.read': { scope: 'read', orgRole: 'admin' },
+  'scim.manage': { scope: 'admin', orgRole: 'admin' },
+  // SAML single sign-on settings: organization settings, the admins' (the admin scope, API §3).
+  'saml.read': { scope: 'read', orgRole: 'admin' },
+  'saml.manage': { scope: 'admin', orgRole: 'admin' },
   'users.read': { scope: 'read', orgRole: 'member' },
   'users.manage': { scope: 'admin', orgRole: 'admin' },
   'users.purge': { scope: 'admin', orgRole: 'owner' },

@@ -15,7 +15,9 @@ import * as patches from './migrations/0010_patches.ts';
 import * as patchBackupRetention from './migrations/0011_patch_backup_retention.ts';
 import * as patchExecuteXid from './migrations/0012_patch_execute_xid.ts';
 import * as auditSequence from './migrations/0013_audit_sequence.ts';
-import * as bridge from './migrations/0014_bridge.ts';
+import * as scim from './migrations/0014_scim.ts';
+import * as bridge from './migrations/0015_bridge.ts';
+import * as saml from './migrations/0016_saml.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -31,7 +33,9 @@ const migrations: Record<string, Migration> = {
   '0011_patch_backup_retention': patchBackupRetention,
   '0012_patch_execute_xid': patchExecuteXid,
   '0013_audit_sequence': auditSequence,
-  '0014_bridge': bridge,
+  '0014_scim': scim,
+  '0015_bridge': bridge,
+  '0016_saml': saml,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -43,6 +43,8 @@ import type { OutboxTable } from './tables/outbox.ts';
 import type { PatchesTable } from './tables/patches.ts';
 import type { ProjectMembersTable, ProjectsTable } from './tables/projects.ts';
 import type { RunsTable } from './tables/runs.ts';
+import type { SamlAssertionsTable, SamlConfigsTable, SamlRequestsTable } from './tables/saml.ts';
+import type { ScimConfigsTable, ScimGroupMembersTable, ScimGroupsTable } from './tables/scim.ts';
 import type { SnapshotsTable } from './tables/snapshots.ts';
 import type { UsersTable } from './tables/users.ts';
 
@@ -60,6 +62,8 @@ export * from './tables/outbox.ts';
 export * from './tables/patches.ts';
 export * from './tables/projects.ts';
 export * from './tables/runs.ts';
+export * from './tables/saml.ts';
+export * from './tables/scim.ts';
 export * from './tables/snapshots.ts';
 export * from './tables/users.ts';
 
@@ -78,12 +82,18 @@ export interface Database {
   oauth_identities: OAuthIdentitiesTable;
   recovery_codes: RecoveryCodesTable;
   login_challenges: LoginChallengesTable;
+  saml_configs: SamlConfigsTable;
+  saml_requests: SamlRequestsTable;
+  saml_assertions: SamlAssertionsTable;
   api_keys: ApiKeysTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;
   connections: ConnectionsTable;
   snapshots: SnapshotsTable;
   audit_log: AuditLogTable;
+  scim_configs: ScimConfigsTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
   bridge_table_loads: BridgeTableLoadsTable;
 }
 
@@ -96,6 +106,7 @@ export type UserUpdate = Updateable<UsersTable>;
 export type Session = Selectable<SessionsTable>;
 export type OAuthIdentity = Selectable<OAuthIdentitiesTable>;
 export type LoginChallenge = Selectable<LoginChallengesTable>;
+export type SamlConfig = Selectable<SamlConfigsTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type Project = Selectable<ProjectsTable>;
 export type ProjectMember = Selectable<ProjectMembersTable>;
@@ -108,3 +119,4 @@ export type ApprovalDecision = Selectable<ApprovalDecisionsTable>;
 export type AccessRequest = Selectable<AccessRequestsTable>;
 export type DriftReport = Selectable<DriftReportsTable>;
 export type OutboxMail = Selectable<OutboxTable>;
+export type ScimGroup = Selectable<ScimGroupsTable>;

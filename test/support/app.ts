@@ -13,6 +13,7 @@ import type { App } from '../../src/http/types.ts';
 import { type Jobs, type JobsTuning, RUN_QUEUE } from '../../src/jobs/index.ts';
 import type { Resolver } from '../../src/modules/connections/target-guard.ts';
 import { DRIFT_ALERT_JOB } from '../../src/modules/drift/drift.module.ts';
+import type { ModuleFactory } from '../../src/modules/module.ts';
 import type { RunHandlers } from '../../src/modules/runs/runs.executor.ts';
 import { insertUser } from '../../src/modules/users/users.repo.ts';
 import { createPasswordHasher } from '../../src/security/passwords.ts';
@@ -103,6 +104,8 @@ export interface TestAppOptions {
   runHandlers?: RunHandlers;
   /** Work runs for real with the modules' own handlers, as a `worker` process does. */
   work?: boolean;
+  /** The modules of the app; every module of the service by default. */
+  modules?: readonly ModuleFactory[];
   /**
    * pg-boss on the test store (exposed as `jobs`, started, with these settings) even without
    * `runHandlers`; drift alerts then go to its `send_drift_alert` queue besides `alertsEnqueued`.
@@ -170,6 +173,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     jobsTuning: options.jobs?.tuning,
     pollingIntervalSeconds: 0.5,
     runHandlers: options.runHandlers,
+    modules: options.modules,
     // A schedule firing in the middle of a suite that moves the clock would act on its data.
     schedules: false,
     wrapSender: (sender) => ({

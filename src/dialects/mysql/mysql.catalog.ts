@@ -5,15 +5,40 @@
 import type { Flavor } from '../../engine/schema/model.ts';
 
 export const TABLES_SQL = `
-  select TABLE_NAME as table_name, TABLE_TYPE as table_type, TABLE_COMMENT as table_comment
-  from information_schema.TABLES
-  where TABLE_SCHEMA = database()`;
+  select t.TABLE_NAME as table_name, t.TABLE_TYPE as table_type, t.TABLE_COMMENT as table_comment,
+    t.ENGINE as engine, t.TABLE_COLLATION as table_collation, t.CREATE_OPTIONS as create_options,
+    s.DEFAULT_COLLATION_NAME as default_collation
+  from information_schema.TABLES t
+  join information_schema.SCHEMATA s on s.SCHEMA_NAME = t.TABLE_SCHEMA
+  where t.TABLE_SCHEMA = database()`;
+
+// Partitions of partitioned tables (not subpartitions), in order.
+export const PARTITIONS_SQL = `
+  select TABLE_NAME as table_name, PARTITION_NAME as name, PARTITION_METHOD as method,
+    PARTITION_EXPRESSION as expression, PARTITION_DESCRIPTION as description,
+    PARTITION_ORDINAL_POSITION as position
+  from information_schema.PARTITIONS
+  where TABLE_SCHEMA = database() and PARTITION_NAME is not null
+  order by TABLE_NAME, PARTITION_ORDINAL_POSITION, SUBPARTITION_ORDINAL_POSITION`;
+
+export interface PartitionRow {
+  table_name: string;
+  name: string;
+  method: string;
+  expression: string | null;
+  description: string | null;
+  position: number;
+}
 
 export interface TableRow {
   table_name: string;
   /** BASE TABLE, VIEW, SYSTEM VERSIONED (MariaDB), SEQUENCE (MariaDB), TEMPORARY. */
   table_type: string;
   table_comment: string | null;
+  engine?: string | null;
+  table_collation?: string | null;
+  create_options?: string | null;
+  default_collation?: string | null;
 }
 
 export const COLUMNS_SQL = `
@@ -142,4 +167,5 @@ export interface CatalogRows {
   foreignKeys: ForeignKeyRow[];
   checks: CheckRow[];
   unmanaged: UnmanagedRow[];
+  partitions?: PartitionRow[];
 }

@@ -12,7 +12,8 @@
 import mysql from 'mysql2/promise';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
-import type { ColumnModel, Flavor, IndexModel, TableModel } from '../../engine/schema/model.ts';
+import type { ColumnModel, Flavor, IndexModel, TableModel, TableOptions } from '../../engine/schema/model.ts';
+import { renderMysqlObject } from './mysql.ddl-objects.ts';
 
 const id = (name: string) =>
   (mysql.escapeId as (value: string, forbidQualified: boolean) => string)(name, true);
@@ -53,6 +54,7 @@ export function columnDefinition(column: ColumnModel, flavor: Flavor): string {
     if (column.on_update !== null) text += ` ON UPDATE ${column.on_update}`;
     if (column.auto_increment) text += ' AUTO_INCREMENT';
   }
+  if (column.invisible) text += ' INVISIBLE';
   if (column.comment !== null) text += ` COMMENT ${lit(column.comment)}`;
   return text;
 }
@@ -76,6 +78,14 @@ function indexDefinition(index: IndexModel): string {
   return `${index.unique ? 'UNIQUE ' : ''}INDEX ${id(index.name)} ${parts}${using}`;
 }
 
+/** ENGINE, character set and collation, ROW_FORMAT; names from the catalog, checked. */
+function tableOptions(o: TableOptions): string {
+  const engine = collationName(o.engine);
+  const collation = collationName(o.collation);
+  const charset = collation.split('_')[0]!;
+  return `ENGINE=${engine} DEFAULT CHARSET=${charset} COLLATE=${collation} ROW_FORMAT=${o.row_format === null ? 'DEFAULT' : collationName(o.row_format)}`;
+}
+
 function createTable(t: TableModel, flavor: Flavor): string {
   const parts = t.columns.map((column) => columnDefinition(column, flavor));
   if (t.primary_key) parts.push(`PRIMARY KEY (${t.primary_key.columns.map(keyPart).join(', ')})`);
@@ -83,14 +93,20 @@ function createTable(t: TableModel, flavor: Flavor): string {
   for (const check of t.check_constraints)
     parts.push(`CONSTRAINT ${id(check.name)} CHECK (${check.expression})`);
   const comment = t.comment === null ? '' : ` COMMENT=${lit(t.comment)}`;
-  return `CREATE TABLE ${table({ schema: t.schema, name: t.name })} (\n  ${parts.join(',\n  ')}\n)${comment}`;
+  const options = t.table_options ? ` ${tableOptions(t.table_options)}` : '';
+  const partitions = t.partitioning?.key ? ` PARTITION BY ${t.partitioning.key}` : '';
+  return `CREATE TABLE ${table({ schema: t.schema, name: t.name })} (\n  ${parts.join(',\n  ')}\n)${options}${comment}${partitions}`;
 }
+
+/** Where an added column goes: after the named column, FIRST (null), or at the end (undefined). */
+const position = (after: string | null | undefined) =>
+  after === undefined ? '' : after === null ? ' FIRST' : ` AFTER ${id(after)}`;
 
 /** One change inside a folded ALTER TABLE, or null for an operation that is a statement of its own. */
 function alterPart(op: MigrationOperation, flavor: Flavor): string | null {
   switch (op.kind) {
     case 'add_column':
-      return `ADD COLUMN ${columnDefinition(op.column, flavor)}`;
+      return `ADD COLUMN ${columnDefinition(op.column, flavor)}${position(op.after)}`;
     case 'drop_column':
       return `DROP COLUMN ${id(op.column.name)}`;
     case 'alter_column':
@@ -140,6 +156,14 @@ function statement(op: MigrationOperation, flavor: Flavor): { sql: string; trans
     }
     case 'drop_foreign_key':
       return ddl(`ALTER TABLE ${table(op.table)} DROP FOREIGN KEY ${id(op.key.name)}`);
+    case 'set_table_options':
+      return ddl(`ALTER TABLE ${table(op.table)} ${tableOptions(op.after)}`);
+    case 'set_partitioning':
+      return ddl(
+        op.after === null
+          ? `ALTER TABLE ${table(op.table)} REMOVE PARTITIONING`
+          : `ALTER TABLE ${table(op.table)} PARTITION BY ${op.after}`,
+      );
     case 'rename_table':
       return ddl(`RENAME TABLE ${table(op.table)} TO ${table({ schema: op.table.schema, name: op.to })}`);
     case 'rename_column':
@@ -187,12 +211,19 @@ export const mysqlDdl: DdlRenderer = {
     const out: RenderedStatement[] = [];
     const open = new Map<string, OpenAlter>();
     const keyOf = (t: TableRef) => JSON.stringify([t.schema, t.name]);
+    const addedAt = new Map<string, string>();
     operations.forEach((op, index) => {
       const part = alterPart(op, flavor);
       const target = 'table' in op ? op.table : null;
       if (part === null) {
         // A statement of its own on a table closes that table's fold: later changes come after it.
         if (target !== null) open.delete(keyOf(target));
+        const objectSql = renderMysqlObject(op);
+        if (objectSql !== null) {
+          for (const sql of objectSql)
+            out.push({ sql, transactional: false, kind: op.kind, operations: [index] });
+          return;
+        }
         const single = statement(op, flavor);
         if (single) out.push({ ...single, kind: op.kind, operations: [index] });
         return;
@@ -217,11 +248,14 @@ export const mysqlDdl: DdlRenderer = {
       if (known && op.kind === 'alter_column' && op.change !== 'replace_generated') {
         // Later steps of a column replace its earlier part: only the final definition counts.
         const definition = columnDefinition(op.after, flavor);
-        alter.parts[known.at] = known.added ? `ADD COLUMN ${definition}` : `MODIFY COLUMN ${definition}`;
+        alter.parts[known.at] = known.added
+          ? `ADD COLUMN ${definition}${addedAt.get(`${keyOf(tableRef)}.${column}`) ?? ''}`
+          : `MODIFY COLUMN ${definition}`;
       } else {
         alter.parts.push(part);
         if (column !== null)
           alter.columns.set(column, { at: alter.parts.length - 1, added: op.kind === 'add_column' });
+        if (op.kind === 'add_column') addedAt.set(`${keyOf(tableRef)}.${op.column.name}`, position(op.after));
       }
       alter.statement.sql = `ALTER TABLE ${table(alter.table)} ${alter.parts.join(', ')}`;
     });

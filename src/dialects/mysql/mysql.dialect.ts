@@ -20,10 +20,18 @@ import {
   COLUMNS_SQL,
   checksSql,
   FOREIGN_KEYS_SQL,
+  PARTITIONS_SQL,
   statisticsSql,
   TABLES_SQL,
   UNMANAGED_SQL,
 } from './mysql.catalog.ts';
+import {
+  type MysqlObjectRows,
+  ROUTINES_SQL,
+  type RoutineRow,
+  TRIGGERS_SQL,
+  VIEWS_SQL,
+} from './mysql.catalog-objects.ts';
 import { mysqlDdl } from './mysql.ddl.ts';
 import { classifyMysqlError } from './mysql.errors.ts';
 import { buildMysqlModel } from './mysql.model.ts';
@@ -144,8 +152,35 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           foreignKeys: await query(connection, FOREIGN_KEYS_SQL),
           checks: await query(connection, checksSql(knownFlavor)),
           unmanaged: await query(connection, UNMANAGED_SQL),
+          partitions: await query(connection, PARTITIONS_SQL),
         };
-        return applyFilter(buildMysqlModel(rows), compileFilter(options.filter ?? DEFAULT_OBJECT_FILTER));
+        const routines = await query<RoutineRow>(connection, ROUTINES_SQL);
+        const objects: MysqlObjectRows = {
+          views: await query(connection, VIEWS_SQL),
+          triggers: await query(connection, TRIGGERS_SQL),
+          routines: [],
+        };
+        for (const trigger of objects.triggers) {
+          const [row] = await query<Record<string, string | null>>(
+            connection,
+            `SHOW CREATE TRIGGER ${mysql.escapeId(trigger.name)}`,
+          );
+          const create = row?.['SQL Original Statement'];
+          if (create) trigger.create = create;
+        }
+        for (const routine of routines) {
+          const kind = routine.type === 'PROCEDURE' ? 'PROCEDURE' : 'FUNCTION';
+          const [row] = await query<Record<string, string | null>>(
+            connection,
+            `SHOW CREATE ${kind} ${mysql.escapeId(routine.name)}`,
+          );
+          const create = row?.[kind === 'PROCEDURE' ? 'Create Procedure' : 'Create Function'];
+          if (create) objects.routines.push({ ...routine, create });
+        }
+        return applyFilter(
+          buildMysqlModel(rows, objects),
+          compileFilter(options.filter ?? DEFAULT_OBJECT_FILTER),
+        );
       } catch (error) {
         failed = true;
         throw error;

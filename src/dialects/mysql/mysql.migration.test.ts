@@ -4,7 +4,7 @@
 // fails midway: MySQL commits each DDL statement, so what ran stays and the result says exactly what.
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCorpus } from '../../../test/support/corpus.ts';
+import { corpusAvailable, readCorpus } from '../../../test/support/corpus.ts';
 import { reportSkipped } from '../../../test/support/databases.ts';
 import {
   expectRoundTrip,
@@ -48,7 +48,11 @@ const SAKILA_MUTATIONS = `
   INSERT INTO extra_notes VALUES (1, 'first', 1), (2, 'second', 2);
 `;
 
-describe.skipIf(!mysqlUp)('MySQL/MariaDB migrations: Sakila', () => {
+const corpusUp = corpusAvailable(
+  'MySQL migrations on Sakila and Chinook (src/dialects/mysql/mysql.migration.test.ts)',
+);
+
+describe.skipIf(!mysqlUp || !corpusUp)('MySQL/MariaDB migrations: Sakila', () => {
   let source: LoadedDatabase;
   let target: LoadedDatabase;
   beforeAll(async () => {
@@ -114,7 +118,7 @@ describe.skipIf(!mysqlUp)('MySQL/MariaDB migrations: Sakila', () => {
   });
 });
 
-describe.skipIf(!mysqlUp)('MySQL/MariaDB migrations: Chinook', () => {
+describe.skipIf(!mysqlUp || !corpusUp)('MySQL/MariaDB migrations: Chinook', () => {
   it('round-trips a target with retyped, dropped and added objects (rows included)', async () => {
     const schema = readCorpus('chinook', 'mysql.sql');
     const [source, target] = await Promise.all([

@@ -12,7 +12,11 @@ import type {
   UnmanagedObject,
 } from '../../engine/schema/model.ts';
 import { canonicalType, isMariaDbJsonCheck, normalizeDefault } from '../../engine/schema/normalize.ts';
+import { SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
 import type { CatalogRows, ColumnRow, ForeignKeyRow, StatisticsRow } from './mysql.catalog.ts';
+import type { MysqlObjectRows } from './mysql.catalog-objects.ts';
+import { buildMysqlObjects } from './mysql.model-objects.ts';
+import { partitionClause } from './mysql.partitions.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -40,13 +44,17 @@ export function parseExtra(extra: string): ParsedExtra {
   };
 }
 
-export function buildMysqlModel(rows: CatalogRows): SchemaModel {
+/** `objects`: the rows of mysql.catalog-objects.ts; without them the model has no objects. */
+export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): SchemaModel {
   const { flavor } = rows;
   const tables = new Map<string, TableModel>();
   const unmanaged: UnmanagedObject[] = [];
   for (const row of rows.tables) {
     if (row.table_type === 'BASE TABLE' || row.table_type === 'SYSTEM VERSIONED') {
-      tables.set(row.table_name, emptyTable(row.table_name, row.table_comment || null));
+      const table = emptyTable(row.table_name, row.table_comment || null);
+      const options = tableOptions(row);
+      if (options) table.table_options = options;
+      tables.set(row.table_name, table);
     } else if (row.table_type === 'VIEW') {
       unmanaged.push({ kind: 'view', schema: null, name: row.table_name, table: null });
     } else if (row.table_type === 'SEQUENCE') {
@@ -67,7 +75,17 @@ export function buildMysqlModel(rows: CatalogRows): SchemaModel {
       { name: row.constraint_name, expression: row.check_clause },
     ]);
   }
+  const viewNames = new Set(
+    rows.tables.filter((row) => row.table_type === 'VIEW').map((row) => row.table_name),
+  );
+  const viewColumns = new Map<string, { name: string; type: string }[]>();
   for (const row of rows.columns) {
+    if (viewNames.has(row.table_name)) {
+      const list = viewColumns.get(row.table_name) ?? [];
+      list.push({ name: row.column_name, type: canonicalType(row.column_type, flavor) });
+      viewColumns.set(row.table_name, list);
+      continue;
+    }
     const isJson =
       flavor === 'mariadb' &&
       row.data_type === 'longtext' &&
@@ -105,9 +123,25 @@ export function buildMysqlModel(rows: CatalogRows): SchemaModel {
     unmanaged.push({ kind: row.kind, schema: null, name: row.name, table: row.table_name });
   }
 
+  if (rows.partitions)
+    for (const [name, parts] of groupBy(rows.partitions, (row) => row.table_name)) {
+      const table = tables.get(name);
+      const clause = partitionClause(parts);
+      if (table && clause) table.partitioning = { key: clause, parent: null, bound: null };
+    }
+
   const tableList = [...tables.values()].sort((a, b) => byText(a.name, b.name));
   for (const table of tableList) sortTable(table);
+  const objectFields = objects
+    ? {
+        model_version: SCHEMA_MODEL_VERSION,
+        ...buildMysqlObjects(objects, [...tables.keys()], viewColumns),
+      }
+    : {};
+  const defaultCollation = rows.tables.find((row) => row.default_collation)?.default_collation;
   return {
+    ...objectFields,
+    ...(objects && defaultCollation ? { default_collation: defaultCollation } : {}),
     dialect: 'mysql',
     flavor,
     server_version: rows.serverVersion,
@@ -118,6 +152,15 @@ export function buildMysqlModel(rows: CatalogRows): SchemaModel {
       (a, b) => byText(a.kind, b.kind) || byText(a.name, b.name) || byText(a.table ?? '', b.table ?? ''),
     ),
   };
+}
+
+/** Options that differ from the database's defaults, or null (rows of an older catalog query: null). */
+function tableOptions(row: CatalogRows['tables'][number]): TableModel['table_options'] {
+  if (!row.engine || !row.table_collation) return null;
+  const rowFormat = /\brow_format=(\w+)/i.exec(row.create_options ?? '')?.[1]?.toUpperCase() ?? null;
+  if (row.engine === 'InnoDB' && row.table_collation === row.default_collation && rowFormat === null)
+    return null;
+  return { engine: row.engine, collation: row.table_collation, row_format: rowFormat };
 }
 
 function emptyTable(name: string, comment: string | null): TableModel {
@@ -157,6 +200,7 @@ function column(row: ColumnRow, flavor: CatalogRows['flavor'], isJson: boolean):
       extra.onUpdate === null ? null : normalizeDefault(extra.onUpdate, { ...context, expression: true }),
     collation: row.collation_name,
     comment: row.column_comment || null,
+    ...(/\bINVISIBLE\b/i.test(row.extra ?? '') ? { invisible: true } : {}),
   };
 }
 

@@ -1,8 +1,10 @@
-// MySQL/MariaDB introspection on real schemas: Sakila and Chinook from the shared corpus, scripted
-// out-of-band changes, MariaDB's own catalog formats, and the leftovers of online schema change tools.
+// MySQL/MariaDB introspection: Sakila and Chinook from the external corpus (CORPUS_DIR); scripted
+// out-of-band changes and the leftovers of online schema change tools on a fixture of our own; and
+// MariaDB's own catalog formats.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMysqlSql, readCorpus } from '../../../test/support/corpus.ts';
+import { corpusAvailable, loadMysqlSql, readCorpus } from '../../../test/support/corpus.ts';
 import { reportSkipped } from '../../../test/support/databases.ts';
+import { readFixture } from '../../../test/support/fixtures.ts';
 import {
   createTestMysqlDatabase,
   mysqlAvailable,
@@ -50,7 +52,11 @@ const table = (model: SchemaModel, name: string) => {
 const column = (model: SchemaModel, tableName: string, name: string) =>
   table(model, tableName).columns.find((c) => c.name === name)!;
 
-describe.skipIf(!mysqlUp)('MySQL/MariaDB: Sakila', () => {
+const corpusUp = corpusAvailable(
+  'MySQL introspection of Sakila and Chinook (src/dialects/mysql/mysql.test.ts)',
+);
+
+describe.skipIf(!mysqlUp || !corpusUp)('MySQL/MariaDB: Sakila', () => {
   let target: Awaited<ReturnType<typeof loaded>>;
   beforeAll(async () => {
     target = await loaded(readCorpus('sakila', 'mysql-schema.sql'), { dropQualifier: 'sakila' });
@@ -167,50 +173,97 @@ describe.skipIf(!mysqlUp)('MySQL/MariaDB: Sakila', () => {
     expect(isEmptyDiff(diffSchemas(model, model))).toBe(true);
     expect(JSON.parse(JSON.stringify(model))).toEqual(model);
   });
+});
+
+describe.skipIf(!mysqlUp)('MySQL/MariaDB: out-of-band changes', () => {
+  let target: Awaited<ReturnType<typeof loaded>>;
+  beforeAll(async () => {
+    target = await loaded(readFixture('lending-library', 'mysql.sql'));
+  });
+  afterAll(async () => {
+    await target?.close();
+  });
+
+  it('introspects the fixture as it was written, the same twice', async () => {
+    const model = await target.handle.introspect();
+    expect(model.tables.map((t) => t.name)).toEqual([
+      'book',
+      'branch',
+      'librarian',
+      'loan',
+      'loan_archive',
+      'member',
+    ]);
+    expect(column(model, 'book', 'format')).toMatchObject({
+      type: "enum('hardcover','paperback','ebook','audio')",
+      default_normalized: "'paperback'",
+    });
+    expect(column(model, 'member', 'updated_at')).toMatchObject({
+      default_normalized: 'current_timestamp',
+      on_update: 'current_timestamp',
+    });
+    expect(column(model, 'loan', 'loan_id')).toMatchObject({ type: 'bigint unsigned', auto_increment: true });
+    expect(table(model, 'loan').foreign_keys.map((fk) => [fk.name, fk.on_delete])).toEqual([
+      ['fk_loan_book', 'restrict'],
+      ['fk_loan_branch', 'restrict'],
+      ['fk_loan_member', 'cascade'],
+    ]);
+    const unmanaged = model.unmanaged.map((o) => `${o.kind} ${o.name}${o.table ? ` on ${o.table}` : ''}`);
+    expect(unmanaged).toEqual(
+      expect.arrayContaining(['view overdue_loans', 'trigger loan_archive_on_return on loan']),
+    );
+    const again = await target.handle.introspect();
+    expect(schemaHash(again)).toBe(schemaHash(model));
+    expect(isEmptyDiff(diffSchemas(model, again))).toBe(true);
+  });
 
   // Each step starts from the schema the previous one left: the diff must name that one change.
   it.each([
     [
       'drop column',
-      'alter table actor drop column last_update',
-      [['actor', 'column_removed', 'last_update', 'critical']],
+      'alter table member drop column updated_at',
+      [['member', 'column_removed', 'updated_at', 'critical']],
     ],
     [
       'alter type',
-      'alter table staff modify username varchar(32) not null',
-      [['staff', 'column_type_changed', 'username', 'moderate']],
+      'alter table librarian modify login varchar(32) not null',
+      [['librarian', 'column_type_changed', 'login', 'moderate']],
     ],
     [
       'add index',
-      'create index idx_staff_email on staff (email)',
-      [['staff', 'index_added', 'idx_staff_email', 'minor']],
+      'create index librarian_email on librarian (email)',
+      [['librarian', 'index_added', 'librarian_email', 'minor']],
     ],
     [
       'add nullable column',
-      'alter table staff add column buddy_id int unsigned null',
-      [['staff', 'column_added', 'buddy_id', 'minor']],
+      'alter table librarian add column buddy_id int unsigned null',
+      [['librarian', 'column_added', 'buddy_id', 'minor']],
     ],
-    ['drop table', 'drop table film_text', [['film_text', 'table_removed', 'film_text', 'critical']]],
+    [
+      'drop table',
+      'drop table loan_archive',
+      [['loan_archive', 'table_removed', 'loan_archive', 'critical']],
+    ],
     [
       'change default',
-      'alter table film alter column rental_duration set default 5',
-      [['film', 'column_default_changed', 'rental_duration', 'minor']],
+      'alter table book alter column loan_days set default 21',
+      [['book', 'column_default_changed', 'loan_days', 'minor']],
     ],
     // InnoDB adds an index for buddy_id with the key: not reported (reference notes §1).
     [
       'add foreign key',
-      'alter table staff add constraint fk_staff_buddy foreign key (buddy_id) references staff (staff_id)',
-      [['staff', 'foreign_key_added', 'fk_staff_buddy', 'minor']],
+      'alter table librarian add constraint fk_librarian_buddy foreign key (buddy_id) references librarian (librarian_id)',
+      [['librarian', 'foreign_key_added', 'fk_librarian_buddy', 'minor']],
     ],
     [
       'set not null',
-      'alter table staff modify email varchar(50) not null',
-      [['staff', 'column_not_null_added', 'email', 'moderate']],
+      'alter table librarian modify email varchar(80) not null',
+      [['librarian', 'column_not_null_added', 'email', 'moderate']],
     ],
     [
       'drop foreign key',
-      'alter table staff drop foreign key fk_staff_buddy',
-      [['staff', 'foreign_key_removed', 'fk_staff_buddy', 'moderate']],
+      'alter table librarian drop foreign key fk_librarian_buddy',
+      [['librarian', 'foreign_key_removed', 'fk_librarian_buddy', 'moderate']],
     ],
   ])('reports an out-of-band %s with its kind and severity', async (_name, sql, expected) => {
     const before = await target.handle.introspect();
@@ -221,27 +274,27 @@ describe.skipIf(!mysqlUp)('MySQL/MariaDB: Sakila', () => {
 
   it('kept, unreported, the index InnoDB made for the foreign key added above', async () => {
     const model = await target.handle.introspect();
-    expect(table(model, 'staff').indexes.filter((i) => i.columns[0] === 'buddy_id')).toHaveLength(1);
+    expect(table(model, 'librarian').indexes.filter((i) => i.columns[0] === 'buddy_id')).toHaveLength(1);
   });
 
   it('does not report the leftovers of gh-ost, pt-osc, Vitess or this service', async () => {
     const before = await target.handle.introspect();
     await target.run(`
-      create table _actor_gho like actor;
-      create table _actor_ghc (id bigint primary key, hint text);
-      create table _actor_del like actor;
-      create table _actor_new like actor;
-      create table _actor_old like actor;
-      create table _vt_hld_6ace8bcef73211ea87e9f875a4d24e90_20200915120410 like actor;
-      create table _dbops_bak_actor_1 like actor;
+      create table _member_gho like member;
+      create table _member_ghc (id bigint primary key, hint text);
+      create table _member_del like member;
+      create table _member_new like member;
+      create table _member_old like member;
+      create table _vt_hld_6ace8bcef73211ea87e9f875a4d24e90_20200915120410 like member;
+      create table _dbops_bak_member_1 like member;
       create table keep_me (id int primary key);
-      create trigger pt_osc_${target.database.name}_actor_ins after insert on actor for each row
-        replace into _actor_new (actor_id, first_name, last_name) values (new.actor_id, new.first_name, new.last_name);
+      create trigger pt_osc_${target.database.name}_member_ins after insert on member for each row
+        replace into _member_new (member_id, first_name, last_name) values (new.member_id, new.first_name, new.last_name);
     `);
     const after = await target.handle.introspect();
     expect(diffRows(diffSchemas(before, after))).toEqual([['keep_me', 'table_added', 'keep_me', 'minor']]);
     expect(after.unmanaged.filter((o) => o.kind === 'trigger').map((o) => o.name)).not.toContain(
-      `pt_osc_${target.database.name}_actor_ins`,
+      `pt_osc_${target.database.name}_member_ins`,
     );
   });
 });
@@ -303,7 +356,7 @@ describe.skipIf(!mysqlUp)('MySQL/MariaDB: catalog formats', () => {
   });
 });
 
-describe.skipIf(!mysqlUp)('MySQL/MariaDB: Chinook', () => {
+describe.skipIf(!mysqlUp || !corpusUp)('MySQL/MariaDB: Chinook', () => {
   it('introspects, hashes the same twice, and is equal to itself', async () => {
     const target = await loaded(readCorpus('chinook', 'mysql.sql'));
     try {

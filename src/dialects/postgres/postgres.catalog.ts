@@ -20,8 +20,18 @@ const TABLES = `
 
 export const TABLES_SQL = `
   with rel as (${TABLES})
-  select r.oid, r.schema, r.name, ds.description as comment
+  select r.oid, r.schema, r.name, ds.description as comment,
+    case when c.relkind = 'p' then pg_get_partkeydef(c.oid) end as partition_key,
+    pg_get_expr(c.relpartbound, c.oid) as partition_bound,
+    coalesce((
+      select json_agg(json_build_object('schema', pn.nspname, 'name', pc.relname) order by ih.inhseqno)
+      from pg_inherits ih
+      join pg_class pc on pc.oid = ih.inhparent
+      join pg_namespace pn on pn.oid = pc.relnamespace
+      where ih.inhrelid = r.oid
+    ), '[]') as parents
   from rel r
+  join pg_class c on c.oid = r.oid
   left join pg_description ds on ds.objoid = r.oid and ds.classoid = 'pg_class'::regclass and ds.objsubid = 0`;
 
 export interface TableRow {
@@ -29,6 +39,10 @@ export interface TableRow {
   schema: string;
   name: string;
   comment: string | null;
+  partition_key: string | null;
+  /** Set on partitions (`FOR VALUES …`, `DEFAULT`); the first parent is the partitioned table. */
+  partition_bound: string | null;
+  parents: { schema: string; name: string }[];
 }
 
 // The collation is reported only where it differs from the type's own (an explicit COLLATE).
@@ -44,7 +58,17 @@ export const COLUMNS_SQL = `
         else quote_ident(cn.nspname) || '.' || quote_ident(co.collname) end
     end as collation,
     ds.description as comment,
-    case when t.typtype = 'e' then t.oid when et.typtype = 'e' then et.oid end as enum_oid
+    case when t.typtype = 'e' then t.oid when et.typtype = 'e' then et.oid end as enum_oid,
+    a.attinhcount > 0 as inherited,
+    (
+      select json_build_object('data_type', format_type(s.seqtypid, null), 'start', s.seqstart::text,
+        'increment', s.seqincrement::text, 'min_value', s.seqmin::text, 'max_value', s.seqmax::text,
+        'cache', s.seqcache::text, 'cycle', s.seqcycle)
+      from pg_depend d join pg_sequence s on s.seqrelid = d.objid
+      where a.attidentity <> '' and d.classid = 'pg_class'::regclass and d.refclassid = 'pg_class'::regclass
+        and d.refobjid = a.attrelid and d.refobjsubid = a.attnum and d.deptype = 'i'
+      limit 1
+    ) as identity_options
   from rel r
   join pg_attribute a on a.attrelid = r.oid
   join pg_type t on t.oid = a.atttypid
@@ -68,6 +92,16 @@ export interface ColumnRow {
   collation: string | null;
   comment: string | null;
   enum_oid: number | null;
+  inherited: boolean;
+  identity_options: {
+    data_type: string;
+    start: string;
+    increment: string;
+    min_value: string;
+    max_value: string;
+    cache: string;
+    cycle: boolean;
+  } | null;
 }
 
 export const CONSTRAINTS_SQL = `
@@ -85,12 +119,15 @@ export const CONSTRAINTS_SQL = `
     con.confupdtype as on_update, con.confdeltype as on_delete,
     con.condeferrable as deferrable, con.condeferred as deferred,
     case when con.contype = 'c' then pg_get_expr(con.conbin, con.conrelid, true) end as expression,
-    case when con.contype = 'x' then pg_get_constraintdef(con.oid, true) end as definition
+    case when con.contype = 'x' then pg_get_constraintdef(con.oid, true) end as definition,
+    not con.convalidated as not_valid, con.connoinherit as no_inherit
   from rel r
   join pg_constraint con on con.conrelid = r.oid
   left join pg_class fc on fc.oid = con.confrelid
   left join pg_namespace fn on fn.oid = fc.relnamespace
-  where con.contype in ('p', 'u', 'c', 'f', 'x')`;
+  where con.contype in ('p', 'u', 'c', 'f', 'x')
+    -- A partition's copies of its parent's constraints, and checks only inherited, are the parent's.
+    and con.conparentid = 0 and con.conislocal`;
 
 export interface ConstraintRow {
   table_oid: number;
@@ -106,13 +143,19 @@ export interface ConstraintRow {
   deferred: boolean;
   expression: string | null;
   definition: string | null;
+  not_valid: boolean;
+  no_inherit: boolean;
 }
 
 // Indexes that back a constraint belong to it; invalid ones are failed CREATE INDEX CONCURRENTLY
 // leftovers (reference notes §2). Each key part is printed by the server, then decorated with a
 // non-default operator class and the sort options from indoption (bit 1 DESC, bit 2 NULLS FIRST).
-export const INDEXES_SQL = `
-  with rel as (${TABLES})
+export const INDEXES_SQL = indexesOf(TABLES);
+
+/** The indexes of the relations `relations` selects (oid, …): tables, or materialized views. */
+export function indexesOf(relations: string): string {
+  return `
+  with rel as (${relations})
   select i.indrelid as table_oid, ic.relname as name, i.indisunique as unique, am.amname as method,
     pg_get_expr(i.indpred, i.indrelid, true) as predicate,
     array(
@@ -133,10 +176,13 @@ export const INDEXES_SQL = `
   join pg_class ic on ic.oid = i.indexrelid
   join pg_am am on am.oid = ic.relam
   where i.indisvalid
+    -- A partition's index attached to its parent's index is the parent's.
+    and not exists (select 1 from pg_inherits ih where ih.inhrelid = i.indexrelid)
     and not exists (
       select 1 from pg_constraint con
       where con.conindid = i.indexrelid and con.conrelid = i.indrelid and con.contype in ('p', 'u', 'x')
     )`;
+}
 
 export interface IndexRow {
   table_oid: number;

@@ -10,7 +10,14 @@ import { BACKUP_SCHEMA } from '../../engine/migration/backup.ts';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
-import type { ColumnModel, SequenceModel } from '../../engine/schema/model.ts';
+import type {
+  CheckConstraintModel,
+  ColumnModel,
+  ForeignKeyModel,
+  SequenceModel,
+  SequenceOptions,
+} from '../../engine/schema/model.ts';
+import { renderObjectOperation } from './postgres.ddl-objects.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 // pg writes E'…' with a leading space when the value holds a backslash.
@@ -36,12 +43,26 @@ const backupValue = (column: ColumnModel) =>
 const restoredValue = (alias: string, column: ColumnModel) =>
   isUserType(column.type) ? `${alias}.${id(column.name)}::${column.type}` : `${alias}.${id(column.name)}`;
 
+/** The sequence options of an identity, without AS (its type is the column's). */
+function identityOptions(o: SequenceOptions, prefix: string): string[] {
+  return [
+    `${prefix}INCREMENT BY ${integer(o.increment)}`,
+    `${prefix}MINVALUE ${integer(o.min_value)}`,
+    `${prefix}MAXVALUE ${integer(o.max_value)}`,
+    `${prefix}START WITH ${integer(o.start)}`,
+    `${prefix}CACHE ${integer(o.cache)}`,
+    `${prefix}${o.cycle ? 'CYCLE' : 'NO CYCLE'}`,
+  ];
+}
+
 export function columnDefinition(column: ColumnModel): string {
   let text = `${id(column.name)} ${column.type}`;
   if (column.collation !== null) text += ` COLLATE ${column.collation}`;
   if (column.generated !== null) text += ` GENERATED ALWAYS AS (${column.generated.expression}) STORED`;
-  else if (column.identity !== null) text += ` GENERATED ${identity(column.identity)} AS IDENTITY`;
-  else if (column.default !== null) text += ` DEFAULT ${column.default}`;
+  else if (column.identity !== null) {
+    text += ` GENERATED ${identity(column.identity)} AS IDENTITY`;
+    if (column.identity_options) text += ` (${identityOptions(column.identity_options, '').join(' ')})`;
+  } else if (column.default !== null) text += ` DEFAULT ${column.default}`;
   if (!column.nullable) text += ' NOT NULL';
   return text;
 }
@@ -69,6 +90,21 @@ function indexSql(
   if (index.include.length > 0) sql += ` INCLUDE (${index.include.join(', ')})`;
   if (index.predicate !== null) sql += ` WHERE (${index.predicate})`;
   return sql;
+}
+
+/**
+ * Bounds that narrow would be refused while the sequence's current value lies outside them: it is
+ * moved inside first (its next value is the nearest bound, or where it was when that fits).
+ */
+function clampSequence(sequence: string, before: SequenceOptions, after: SequenceOptions): string[] {
+  const narrows =
+    BigInt(after.min_value) > BigInt(before.min_value) || BigInt(after.max_value) < BigInt(before.max_value);
+  if (!narrows) return [];
+  const [min, max] = [integer(after.min_value), integer(after.max_value)];
+  return [
+    `SELECT setval(s, greatest(least(coalesce(pg_sequence_last_value(s), ${min}), ${max}), ${min}),` +
+      ` pg_sequence_last_value(s) IS NOT NULL) FROM (SELECT ${sequence} AS s) AS q`,
+  ];
 }
 
 /** Moves a sequence past the highest value a column holds (after rows were put back or numbered). */
@@ -111,7 +147,7 @@ function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>):
       return [`${prefix} DROP NOT NULL`];
     case 'add_identity':
       return [
-        `${prefix} ADD GENERATED ${identity(after.identity!)} AS IDENTITY`,
+        `${prefix} ADD GENERATED ${identity(after.identity!)} AS IDENTITY${after.identity_options ? ` (${identityOptions(after.identity_options, '').join(' ')})` : ''}`,
         syncSequence(op.table, after.name, null),
       ];
     case 'drop_expression':
@@ -130,20 +166,41 @@ function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>):
   }
 }
 
+const checkSql = (c: CheckConstraintModel) =>
+  `CONSTRAINT ${id(c.name)} CHECK (${c.expression})${c.no_inherit ? ' NO INHERIT' : ''}`;
+
+function foreignKeySql(k: ForeignKeyModel): string {
+  const referenced = table({ schema: k.referenced_schema, name: k.referenced_table });
+  return (
+    `CONSTRAINT ${id(k.name)} FOREIGN KEY (${list(k.columns)})` +
+    ` REFERENCES ${referenced} (${list(k.referenced_columns)})` +
+    ` ON UPDATE ${k.on_update.toUpperCase()} ON DELETE ${k.on_delete.toUpperCase()}${deferral(k)}`
+  );
+}
+
 function createTable(t: import('../../engine/schema/model.ts').TableModel): string[] {
   const ref = { schema: t.schema, name: t.name };
-  const parts = t.columns.map(columnDefinition);
+  const partition = t.partitioning?.parent ? t.partitioning : null;
+  // Columns a partition or child inherits come from its parent; NOT VALID checks are added after.
+  const parts = t.columns.filter((c) => c.inherited !== true).map(columnDefinition);
   if (t.primary_key)
     parts.push(
       `CONSTRAINT ${id(t.primary_key.name)} PRIMARY KEY (${list(t.primary_key.columns)})${deferral(t.primary_key)}`,
     );
   for (const u of t.unique_constraints)
     parts.push(`CONSTRAINT ${id(u.name)} UNIQUE (${list(u.columns)})${deferral(u)}`);
-  for (const c of t.check_constraints) parts.push(`CONSTRAINT ${id(c.name)} CHECK (${c.expression})`);
+  for (const c of t.check_constraints) if (!c.not_valid) parts.push(checkSql(c));
   // pg_get_constraintdef prints DEFERRABLE itself.
   for (const x of t.exclusion_constraints) parts.push(`CONSTRAINT ${id(x.name)} ${x.definition}`);
-  const body = parts.length === 0 ? '()' : `(\n  ${parts.join(',\n  ')}\n)`;
-  const out = [`CREATE TABLE ${table(ref)} ${body}`];
+  let head = `CREATE TABLE ${table(ref)}`;
+  if (partition) head += ` PARTITION OF ${table(partition.parent!)}`;
+  let sql = parts.length === 0 ? (partition ? head : `${head} ()`) : `${head} (\n  ${parts.join(',\n  ')}\n)`;
+  if (partition) sql += ` ${partition.bound}`;
+  else if (t.inherits && t.inherits.length > 0) sql += ` INHERITS (${t.inherits.map(table).join(', ')})`;
+  if (t.partitioning?.key) sql += ` PARTITION BY ${t.partitioning.key}`;
+  const out = [sql];
+  for (const c of t.check_constraints)
+    if (c.not_valid) out.push(`ALTER TABLE ${table(ref)} ADD ${checkSql(c)} NOT VALID`);
   for (const index of t.indexes) out.push(indexSql(ref, index, false));
   if (t.comment !== null) out.push(`COMMENT ON TABLE ${table(ref)} IS ${lit(t.comment)}`);
   for (const column of t.columns)
@@ -176,10 +233,6 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
   const one = (sql: string, transactional = true) => ({ sql: [sql], transactional, kind: op.kind });
   const many = (sql: string[]) => ({ sql, transactional: true, kind: op.kind });
   switch (op.kind) {
-    case 'create_extension':
-      return one(
-        `CREATE EXTENSION IF NOT EXISTS ${id(op.name)}${op.schema === null ? '' : ` SCHEMA ${id(op.schema)}`}`,
-      );
     case 'drop_extension':
       return one(`DROP EXTENSION ${id(op.name)}`);
     case 'create_enum':
@@ -203,8 +256,13 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       return one(
         `CREATE SEQUENCE ${named(op.sequence.schema, op.sequence.name)} ${sequenceOptions(op.sequence)}`,
       );
-    case 'alter_sequence':
-      return one(`ALTER SEQUENCE ${named(op.after.schema, op.after.name)} ${sequenceOptions(op.after)}`);
+    case 'alter_sequence': {
+      const name = named(op.after.schema, op.after.name);
+      return many([
+        ...clampSequence(`${lit(name)}::regclass`, op.before, op.after),
+        `ALTER SEQUENCE ${name} ${sequenceOptions(op.after)}`,
+      ]);
+    }
     case 'set_sequence_owner': {
       const owner = op.after;
       const target =
@@ -233,8 +291,10 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       ]);
     }
     case 'backup_table':
+      // ONLY: a parent's rows without its children's (each child is backed up on its own), and none
+      // for a partitioned table, whose rows all live in its partitions.
       return one(
-        `CREATE TABLE ${backupTable(op.backup)} AS SELECT ${op.table.columns.map(backupValue).join(', ')} FROM ${table(op.table)}`,
+        `CREATE TABLE ${backupTable(op.backup)} AS SELECT ${op.table.columns.map(backupValue).join(', ')} FROM ONLY ${table(op.table)}`,
       );
     case 'restore_table': {
       const columns = op.table.columns.filter((c) => c.generated === null);
@@ -279,21 +339,34 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       );
     case 'add_check':
       return one(
-        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} CHECK (${op.constraint.expression})`,
+        `ALTER TABLE ${table(op.table)} ADD ${checkSql(op.constraint)}${op.constraint.not_valid ? ' NOT VALID' : ''}`,
       );
     case 'add_exclusion':
       return one(
         `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} ${op.constraint.definition}`,
       );
-    case 'add_foreign_key': {
-      const k = op.key;
-      const referenced = table({ schema: k.referenced_schema, name: k.referenced_table });
+    case 'add_foreign_key':
       return one(
-        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(k.name)} FOREIGN KEY (${list(k.columns)})` +
-          ` REFERENCES ${referenced} (${list(k.referenced_columns)})` +
-          ` ON UPDATE ${k.on_update.toUpperCase()} ON DELETE ${k.on_delete.toUpperCase()}${deferral(k)}`,
+        `ALTER TABLE ${table(op.table)} ADD ${foreignKeySql(op.key)}${op.key.not_valid ? ' NOT VALID' : ''}`,
       );
+    case 'validate_constraint': {
+      const name = op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name;
+      return one(`ALTER TABLE ${table(op.table)} VALIDATE CONSTRAINT ${id(name)}`);
     }
+    case 'alter_identity':
+      return many([
+        ...clampSequence(
+          `pg_get_serial_sequence(${lit(table(op.table))}, ${lit(op.column)})::regclass`,
+          op.before,
+          op.after,
+        ),
+        `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.column)} ${identityOptions(op.after, 'SET ').join(' ')}`,
+      ]);
+    case 'create_extension':
+      return one(
+        `CREATE EXTENSION IF NOT EXISTS ${id(op.name)}${op.schema === null ? '' : ` SCHEMA ${id(op.schema)}`}` +
+          `${op.version ? ` VERSION ${lit(op.version)}` : ''}`,
+      );
     case 'drop_primary_key':
     case 'drop_foreign_key':
       return one(`ALTER TABLE ${table(op.table)} DROP CONSTRAINT ${id(op.key.name)}`);
@@ -316,8 +389,45 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       return one(`ALTER TABLE ${table(op.table)} RENAME TO ${id(op.to)}`);
     case 'rename_column':
       return one(`ALTER TABLE ${table(op.table)} RENAME COLUMN ${id(op.from)} TO ${id(op.to)}`);
+    case 'outside_transaction': {
+      const inner = render(op.op);
+      return { ...inner, transactional: false };
+    }
+    case 'set_row_security': {
+      const out: string[] = [];
+      const t = table(op.table);
+      if (op.before.enabled !== op.after.enabled)
+        out.push(`ALTER TABLE ${t} ${op.after.enabled ? 'ENABLE' : 'DISABLE'} ROW LEVEL SECURITY`);
+      if (op.before.forced !== op.after.forced)
+        out.push(`ALTER TABLE ${t} ${op.after.forced ? 'FORCE' : 'NO FORCE'} ROW LEVEL SECURITY`);
+      return many(out);
+    }
+    case 'create_policy': {
+      const p = op.policy;
+      const roles = p.roles.map((r) => (r === 'public' ? 'PUBLIC' : id(r))).join(', ');
+      let sql = `CREATE POLICY ${id(p.name)} ON ${table(op.table)} AS ${p.permissive ? 'PERMISSIVE' : 'RESTRICTIVE'}`;
+      sql += ` FOR ${p.command} TO ${roles}`;
+      if (p.using !== null) sql += ` USING (${p.using})`;
+      if (p.check !== null) sql += ` WITH CHECK (${p.check})`;
+      return one(sql);
+    }
+    case 'drop_policy':
+      return one(`DROP POLICY ${id(op.policy.name)} ON ${table(op.table)}`);
+    case 'attach_partition':
+      return one(`ALTER TABLE ${table(op.parent)} ATTACH PARTITION ${table(op.table)} ${op.bound}`);
+    case 'detach_partition':
+      return one(`ALTER TABLE ${table(op.parent)} DETACH PARTITION ${table(op.table)}`);
+    case 'inherit':
+      return one(`ALTER TABLE ${table(op.table)} INHERIT ${table(op.parent)}`);
+    case 'no_inherit':
+      return one(`ALTER TABLE ${table(op.table)} NO INHERIT ${table(op.parent)}`);
     case 'set_table_comment':
       return one(`COMMENT ON TABLE ${table(op.table)} IS ${op.after === null ? 'NULL' : lit(op.after)}`);
+    default: {
+      const sql = renderObjectOperation(op);
+      if (sql === null) throw new Error(`PostgreSQL cannot render ${op.kind}`);
+      return many(sql);
+    }
   }
 }
 

@@ -18,11 +18,25 @@ import {
   CONSTRAINTS_SQL,
   ENUMS_SQL,
   INDEXES_SQL,
+  indexesOf,
   SEQUENCE_USES_SQL,
   SEQUENCES_SQL,
   TABLES_SQL,
   UNMANAGED_SQL,
 } from './postgres.catalog.ts';
+import {
+  DEPENDENCIES_SQL,
+  EXTENSIONS_SQL,
+  type ObjectRows,
+  POLICIES_SQL,
+  ROUTINES_SQL,
+  ROW_SECURITY_SQL,
+  SCHEMAS_SQL,
+  TRIGGERS_SQL,
+  TYPES_SQL,
+  VIEW_RELATIONS,
+  VIEWS_SQL,
+} from './postgres.catalog-objects.ts';
 import { postgresDdl } from './postgres.ddl.ts';
 import { classifyPgError } from './postgres.errors.ts';
 import { buildPostgresModel } from './postgres.model.ts';
@@ -130,8 +144,23 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           sequenceUses: await query(client, SEQUENCE_USES_SQL),
           unmanaged: await query(client, UNMANAGED_SQL),
         };
+        const objects: ObjectRows = {
+          schemas: await query(client, SCHEMAS_SQL),
+          views: await query(client, VIEWS_SQL),
+          viewIndexes: await query(client, indexesOf(VIEW_RELATIONS)),
+          routines: await query(client, ROUTINES_SQL),
+          triggers: await query(client, TRIGGERS_SQL),
+          extensions: await query(client, EXTENSIONS_SQL),
+          types: await query(client, TYPES_SQL),
+          policies: await query(client, POLICIES_SQL),
+          rowSecurity: await query(client, ROW_SECURITY_SQL),
+          dependencies: await query(client, DEPENDENCIES_SQL),
+        };
         await query(client, 'commit');
-        return applyFilter(buildPostgresModel(rows), compileFilter(options.filter ?? DEFAULT_OBJECT_FILTER));
+        return applyFilter(
+          buildPostgresModel(rows, objects),
+          compileFilter(options.filter ?? DEFAULT_OBJECT_FILTER),
+        );
       } catch (error) {
         failed = true;
         throw error;

@@ -176,4 +176,21 @@ describe.skipIf(!pgUp)('PostgreSQL lint', () => {
       'add-not-null-without-default:error:public.parent.code',
     );
   });
+
+  it('blocks a type change that has no cast (error) until the SQL says how values convert', async () => {
+    await db.run(
+      'CREATE TABLE stamp (id int PRIMARY KEY, at bigint); INSERT INTO stamp VALUES (1, 1700000000)',
+    );
+    target = await db.handle.introspect();
+    const planned = await lint(
+      'ALTER TABLE stamp ALTER COLUMN at TYPE timestamp without time zone USING at::timestamp without time zone',
+    );
+    expect(rules(planned)).toContain('alter-column-type:error:public.stamp.at');
+    expect(planned.find((w) => w.rule === 'alter-column-type')?.message).toMatch(/no cast/);
+    const edited = await lint('ALTER TABLE stamp ALTER COLUMN at TYPE timestamp USING to_timestamp(at)');
+    expect(rules(edited)).toContain('alter-column-type:warning:public.stamp.at');
+    // A cast that exists (text ↔ integer) is a warning: it converts, failing only on bad values.
+    const castable = await lint('ALTER TABLE parent ALTER COLUMN name TYPE integer USING name::integer');
+    expect(rules(castable)).toContain('alter-column-type:warning:public.parent.name');
+  });
 });

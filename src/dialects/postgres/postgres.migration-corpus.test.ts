@@ -3,7 +3,7 @@
 // compare again (nothing in scope may be left), then apply the rollback: A's schema hash must be
 // its original one. Drops are planned with backup_drops, so every pair has a rollback.
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCorpus, schemaDiffCases } from '../../../test/support/corpus.ts';
+import { corpusAvailable, readCorpus, schemaDiffCases } from '../../../test/support/corpus.ts';
 import { pgAvailable, reportSkipped, testPgUrl } from '../../../test/support/databases.ts';
 import {
   expectRoundTrip,
@@ -22,7 +22,11 @@ if (!pgUp)
     testPgUrl,
   );
 
-describe.skipIf(!pgUp)('migrations on the schema-diff corpus (PostgreSQL)', () => {
+const corpusUp = corpusAvailable(
+  'migration corpus (src/dialects/postgres/postgres.migration-corpus.test.ts)',
+);
+
+describe.skipIf(!pgUp || !corpusUp)('migrations on the schema-diff corpus (PostgreSQL)', () => {
   const open: LoadedDatabase[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((db) => db.close()));

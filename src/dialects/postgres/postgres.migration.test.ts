@@ -6,7 +6,7 @@
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCorpus } from '../../../test/support/corpus.ts';
+import { corpusAvailable, readCorpus } from '../../../test/support/corpus.ts';
 import { pgAvailable, reportSkipped, testPgUrl } from '../../../test/support/databases.ts';
 import {
   expectRoundTrip,
@@ -55,7 +55,11 @@ const SAKILA_MUTATIONS = `
   INSERT INTO extra_notes VALUES (1, 'first', 1), (2, 'second', 2);
 `;
 
-describe.skipIf(!pgUp)('PostgreSQL migrations: Sakila', () => {
+const corpusUp = corpusAvailable(
+  'PostgreSQL migrations on Sakila and Chinook (src/dialects/postgres/postgres.migration.test.ts)',
+);
+
+describe.skipIf(!pgUp || !corpusUp)('PostgreSQL migrations: Sakila', () => {
   let source: LoadedDatabase;
   let target: LoadedDatabase;
   beforeAll(async () => {
@@ -132,7 +136,7 @@ describe.skipIf(!pgUp)('PostgreSQL migrations: Sakila', () => {
   });
 });
 
-describe.skipIf(!pgUp)('PostgreSQL migrations: Chinook', () => {
+describe.skipIf(!pgUp || !corpusUp)('PostgreSQL migrations: Chinook', () => {
   it('round-trips a target with retyped, dropped and added objects (rows included)', async () => {
     const schema = readCorpus('chinook', 'postgres.sql');
     const [source, target] = await Promise.all([

@@ -12,7 +12,10 @@ import type {
   UnmanagedObject,
 } from '../../engine/schema/model.ts';
 import { canonicalType, normalizeDefault } from '../../engine/schema/normalize.ts';
-import type { CatalogRows, ColumnRow, ConstraintRow } from './postgres.catalog.ts';
+import { SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
+import type { CatalogRows, ColumnRow, ConstraintRow, TableRow } from './postgres.catalog.ts';
+import type { ObjectRows } from './postgres.catalog-objects.ts';
+import { buildPostgresObjects } from './postgres.model-objects.ts';
 
 const ACTIONS: Record<string, ForeignKeyAction> = {
   a: 'no action',
@@ -26,7 +29,8 @@ const IDENTITY: Record<string, IdentityKind> = { a: 'always', d: 'by_default' };
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export function buildPostgresModel(rows: CatalogRows): SchemaModel {
+/** `objects`: the rows of postgres.catalog-objects.ts; without them the model has no objects. */
+export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): SchemaModel {
   const tables = new Map<number, TableModel>();
   for (const row of rows.tables) {
     tables.set(row.oid, {
@@ -40,6 +44,7 @@ export function buildPostgresModel(rows: CatalogRows): SchemaModel {
       exclusion_constraints: [],
       foreign_keys: [],
       indexes: [],
+      ...lineage(row),
     });
   }
   const ref = (tableOid: number, column: string): ColumnRef | null => {
@@ -71,6 +76,23 @@ export function buildPostgresModel(rows: CatalogRows): SchemaModel {
       method: row.method,
       predicate: row.predicate,
     });
+  }
+
+  if (objects) {
+    for (const table of tables.values()) table.policies = [];
+    for (const row of objects.policies)
+      tables.get(row.table_oid)?.policies?.push({
+        name: row.name,
+        command: row.command,
+        permissive: row.permissive,
+        roles: [...row.roles].sort(),
+        using: row.using_expr,
+        check: row.check_expr,
+      });
+    for (const row of objects.rowSecurity) {
+      const table = tables.get(row.table_oid);
+      if (table) table.row_security = { enabled: row.enabled, forced: row.forced };
+    }
   }
 
   const unmanaged: UnmanagedObject[] = rows.unmanaged.map((row) => ({
@@ -122,6 +144,7 @@ export function buildPostgresModel(rows: CatalogRows): SchemaModel {
   const tableList = [...tables.values()].sort(bySchemaName);
   for (const table of tableList) sortTable(table);
   return {
+    ...(objects ? { model_version: SCHEMA_MODEL_VERSION, ...buildPostgresObjects(objects) } : {}),
     dialect: 'postgresql',
     flavor: 'postgresql',
     server_version: rows.serverVersion,
@@ -152,7 +175,25 @@ function column(row: ColumnRow): ColumnModel {
     on_update: null,
     collation: row.collation,
     comment: row.comment,
+    ...(row.identity_options ? { identity_options: { ...row.identity_options } } : {}),
+    ...(row.inherited ? { inherited: true } : {}),
   };
+}
+
+/** Partitioning and inheritance, set only where the table has them (older models lack the fields). */
+function lineage(row: TableRow): Pick<TableModel, 'partitioning' | 'inherits'> {
+  const parents = row.parents ?? [];
+  const isPartition = row.partition_bound != null;
+  const out: Pick<TableModel, 'partitioning' | 'inherits'> = {};
+  if (row.partition_key != null || isPartition)
+    out.partitioning = {
+      key: row.partition_key ?? null,
+      parent: isPartition && parents[0] ? { schema: parents[0].schema, name: parents[0].name } : null,
+      bound: row.partition_bound ?? null,
+    };
+  const inherits = isPartition ? parents.slice(1) : parents;
+  if (inherits.length > 0) out.inherits = inherits.map((p) => ({ schema: p.schema, name: p.name }));
+  return out;
 }
 
 function addConstraint(table: TableModel, row: ConstraintRow): void {
@@ -165,7 +206,12 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
       table.unique_constraints.push({ name: row.name, columns: row.columns, ...deferral });
       return;
     case 'c':
-      table.check_constraints.push({ name: row.name, expression: row.expression ?? '' });
+      table.check_constraints.push({
+        name: row.name,
+        expression: row.expression ?? '',
+        ...(row.not_valid ? { not_valid: true } : {}),
+        ...(row.no_inherit ? { no_inherit: true } : {}),
+      });
       return;
     case 'x':
       table.exclusion_constraints.push({ name: row.name, definition: row.definition ?? '', ...deferral });
@@ -180,6 +226,7 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
         on_update: ACTIONS[row.on_update] ?? 'no action',
         on_delete: ACTIONS[row.on_delete] ?? 'no action',
         ...deferral,
+        ...(row.not_valid ? { not_valid: true } : {}),
       });
   }
 }

@@ -124,14 +124,17 @@ function alterTableFacts(statement: Node): StatementFact[] {
         return columnFact(table, obj(cmd.def)?.ColumnDef);
       case 'AT_DropColumn':
         return { action: 'drop_column', table, column, backed_up: false };
-      case 'AT_AlterColumnType':
+      case 'AT_AlterColumnType': {
+        const def = obj(obj(cmd.def)?.ColumnDef);
         return {
           action: 'alter_column_type',
           table,
           column,
           from: null,
-          to: typeName(obj(obj(cmd.def)?.ColumnDef)?.typeName),
+          to: typeName(def?.typeName),
+          ...(isCustomUsing(def?.raw_default, column) ? { custom_using: true } : {}),
         };
+      }
       case 'AT_SetNotNull':
         return { action: 'set_not_null', table, column };
       case 'AT_DropNotNull':
@@ -277,4 +280,17 @@ export function postgresTransactional(node: Node): boolean {
     default:
       return true;
   }
+}
+
+/**
+ * Whether ALTER COLUMN TYPE's USING expression is more than casts of the column itself (a
+ * conversion a person wrote, such as to_timestamp(c)): lint then trusts it.
+ */
+function isCustomUsing(expression: unknown, column: string): boolean {
+  let node = obj(expression);
+  if (node === undefined) return false;
+  while (obj(node.TypeCast) !== undefined) node = obj(obj(node.TypeCast)?.arg) ?? {};
+  const fields = obj(node.ColumnRef)?.fields;
+  if (!Array.isArray(fields) || fields.length !== 1) return true;
+  return str(obj(obj(fields[0])?.String)?.sval) !== column;
 }

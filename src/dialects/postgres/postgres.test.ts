@@ -1,7 +1,7 @@
-// PostgreSQL introspection on real schemas: Sakila and Chinook from the shared corpus, the migra
-// schema-diff pairs, scripted out-of-band changes, and the leftovers of online schema change tools.
+// PostgreSQL introspection: Sakila and Chinook from the external corpus (CORPUS_DIR), scripted
+// out-of-band changes and the leftovers of online schema change tools on a fixture of our own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPostgresSql, readCorpus } from '../../../test/support/corpus.ts';
+import { corpusAvailable, loadPostgresSql, readCorpus } from '../../../test/support/corpus.ts';
 import {
   createTestPgDatabase,
   pgAvailable,
@@ -9,6 +9,7 @@ import {
   type TestPgDatabase,
   testPgUrl,
 } from '../../../test/support/databases.ts';
+import { readFixture } from '../../../test/support/fixtures.ts';
 import { diffRows } from '../../../test/support/schema-models.ts';
 import { targetConfig } from '../../../test/support/targets.ts';
 import { diffSchemas, isEmptyDiff } from '../../engine/schema/diff.ts';
@@ -51,7 +52,11 @@ const table = (model: SchemaModel, key: string) => {
 const column = (model: SchemaModel, key: string, name: string) =>
   table(model, key).columns.find((c) => c.name === name)!;
 
-describe.skipIf(!pgUp)('PostgreSQL: Sakila', () => {
+const corpusUp = corpusAvailable(
+  'PostgreSQL introspection of Sakila and Chinook (src/dialects/postgres/postgres.test.ts)',
+);
+
+describe.skipIf(!pgUp || !corpusUp)('PostgreSQL: Sakila', () => {
   let target: Awaited<ReturnType<typeof loaded>>;
   beforeAll(async () => {
     target = await loaded(readCorpus('sakila', 'postgres-schema.sql'));
@@ -156,54 +161,102 @@ describe.skipIf(!pgUp)('PostgreSQL: Sakila', () => {
     // What the API stores and returns survives JSON as it is.
     expect(JSON.parse(JSON.stringify(model))).toEqual(model);
   });
+});
+
+describe.skipIf(!pgUp)('PostgreSQL: out-of-band changes', () => {
+  let target: Awaited<ReturnType<typeof loaded>>;
+  beforeAll(async () => {
+    target = await loaded(readFixture('lending-library', 'postgres.sql'));
+  });
+  afterAll(async () => {
+    await target?.close();
+  });
+
+  it('introspects the fixture as it was written, the same twice', async () => {
+    const model = await target.handle.introspect();
+    expect(model.tables.map(tableKey)).toEqual([
+      'public.book',
+      'public.branch',
+      'public.librarian',
+      'public.loan',
+      'public.loan_archive',
+      'public.member',
+    ]);
+    expect(column(model, 'public.book', 'format')).toMatchObject({
+      type: 'public.book_format',
+      nullable: false,
+      default_normalized: "'paperback'",
+    });
+    expect(model.enums.map((e) => [e.name, e.values])).toEqual([
+      ['book_format', ['hardcover', 'paperback', 'ebook', 'audio']],
+    ]);
+    expect(table(model, 'public.loan').foreign_keys.map((fk) => [fk.referenced_table, fk.on_delete])).toEqual(
+      [
+        ['book', 'no action'],
+        ['branch', 'no action'],
+        ['member', 'cascade'],
+      ],
+    );
+    expect(table(model, 'public.loan').indexes.find((i) => i.name === 'loan_open_idx')).toMatchObject({
+      columns: ['due_on'],
+      unique: false,
+      predicate: expect.stringContaining('returned_at IS NULL'),
+    });
+    const unmanaged = model.unmanaged.map((o) => `${o.kind} ${o.name}${o.table ? ` on ${o.table}` : ''}`);
+    expect(unmanaged).toEqual(
+      expect.arrayContaining(['view overdue_loans', 'trigger member_touch on member']),
+    );
+    const again = await target.handle.introspect();
+    expect(schemaHash(again)).toBe(schemaHash(model));
+    expect(isEmptyDiff(diffSchemas(model, again))).toBe(true);
+  });
 
   // Each step starts from the schema the previous one left: the diff must name that one change.
   it.each([
     [
       'drop column',
-      'alter table actor drop column last_update',
-      [['public.actor', 'column_removed', 'last_update', 'critical']],
+      'alter table member drop column updated_at',
+      [['public.member', 'column_removed', 'updated_at', 'critical']],
     ],
     [
       'alter type',
-      'alter table staff alter column username type varchar(32)',
-      [['public.staff', 'column_type_changed', 'username', 'moderate']],
+      'alter table librarian alter column login type varchar(32)',
+      [['public.librarian', 'column_type_changed', 'login', 'moderate']],
     ],
     [
       'add index',
-      'create index idx_staff_email on staff (email)',
-      [['public.staff', 'index_added', 'idx_staff_email', 'minor']],
+      'create index librarian_email_idx on librarian (email)',
+      [['public.librarian', 'index_added', 'librarian_email_idx', 'minor']],
     ],
     [
       'add nullable column',
-      'alter table staff add column nickname text',
-      [['public.staff', 'column_added', 'nickname', 'minor']],
+      'alter table librarian add column nickname text',
+      [['public.librarian', 'column_added', 'nickname', 'minor']],
     ],
-    // CASCADE: the partition-routing rule on payment goes with it (a rule is an unmanaged object).
     [
       'drop table',
-      'drop table payment_p2007_06 cascade',
-      [['public.payment_p2007_06', 'table_removed', 'public.payment_p2007_06', 'critical']],
+      'drop table loan_archive',
+      [['public.loan_archive', 'table_removed', 'public.loan_archive', 'critical']],
     ],
     [
       'change default',
-      'alter table film alter column rental_duration set default 5',
-      [['public.film', 'column_default_changed', 'rental_duration', 'minor']],
+      'alter table book alter column loan_days set default 21',
+      [['public.book', 'column_default_changed', 'loan_days', 'minor']],
     ],
     [
       'add foreign key',
-      'alter table store add constraint store_manager_fk2 foreign key (manager_staff_id) references staff (staff_id)',
-      [['public.store', 'foreign_key_added', 'store_manager_fk2', 'minor']],
+      'alter table branch add constraint branch_head_fk foreign key (head_librarian_id) references librarian (librarian_id)',
+      [['public.branch', 'foreign_key_added', 'branch_head_fk', 'minor']],
     ],
     [
       'set not null',
-      'alter table staff alter column email set not null',
-      [['public.staff', 'column_not_null_added', 'email', 'moderate']],
+      'alter table librarian alter column email set not null',
+      [['public.librarian', 'column_not_null_added', 'email', 'moderate']],
     ],
     [
       'drop foreign key',
-      'alter table store drop constraint store_manager_fk2',
-      [['public.store', 'foreign_key_removed', 'store_manager_fk2', 'moderate']],
+      'alter table branch drop constraint branch_head_fk',
+      [['public.branch', 'foreign_key_removed', 'branch_head_fk', 'moderate']],
     ],
   ])('reports an out-of-band %s with its kind and severity', async (_name, sql, expected) => {
     const before = await target.handle.introspect();
@@ -215,15 +268,15 @@ describe.skipIf(!pgUp)('PostgreSQL: Sakila', () => {
   it('does not report the leftovers of gh-ost, pt-osc, REINDEX CONCURRENTLY or this service', async () => {
     const before = await target.handle.introspect();
     await target.run(`
-      create table _actor_gho (like actor including all);
-      create table _actor_ghc (id bigint primary key, hint text);
-      create table _actor_del (like actor);
-      create table _actor_new (like actor including all);
-      create table _actor_old (like actor);
-      create index idx_actor_last_name_ccnew on actor (last_name);
-      create index idx_actor_last_name_ccold1 on actor (last_name);
+      create table _member_gho (like member including all);
+      create table _member_ghc (id bigint primary key, hint text);
+      create table _member_del (like member);
+      create table _member_new (like member including all);
+      create table _member_old (like member);
+      create index member_last_name_idx_ccnew on member (last_name);
+      create index member_last_name_idx_ccold1 on member (last_name);
       create schema dbops_backup;
-      create table dbops_backup.patch_1_actor as select * from actor;
+      create table dbops_backup.patch_1_member as select * from member;
       create table lock_probe (v int);
       insert into lock_probe values (1), (1);
     `);
@@ -266,7 +319,7 @@ describe.skipIf(!pgUp)('PostgreSQL: defaults after ALTER COLUMN TYPE', () => {
   });
 });
 
-describe.skipIf(!pgUp)('PostgreSQL: Chinook', () => {
+describe.skipIf(!pgUp || !corpusUp)('PostgreSQL: Chinook', () => {
   it('introspects, hashes the same twice, and is equal to itself', async () => {
     const target = await loaded(readCorpus('chinook', 'postgres.sql'));
     try {

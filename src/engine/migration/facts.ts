@@ -3,7 +3,17 @@
 // knows the column's former type); an edited one from the dialect's SQL parser (libpg-query,
 // node-sql-parser), where what the parser cannot tell (the former type) is looked up in the target.
 import type { ColumnModel, DialectName } from '../schema/model.ts';
+import { objectFacts } from './facts-objects.ts';
 import type { MigrationOperation, TableRef } from './operations.ts';
+
+export type ObjectChangeKind =
+  | 'drop_view'
+  | 'drop_materialized_view'
+  | 'create_materialized_view'
+  | 'replace_routine'
+  | 'drop_routine'
+  | 'detach_partition'
+  | 'disable_row_security';
 
 export type ConstraintKind = 'primary_key' | 'unique' | 'check' | 'foreign_key' | 'exclusion';
 
@@ -24,7 +34,15 @@ export type StatementFact =
   | { action: 'drop_column'; table: TableRef; column: string; backed_up: boolean }
   | { action: 'rename_column'; table: TableRef; column: string; to: string }
   /** `from` is null when the statement does not say (edited SQL): lint looks it up in the target. */
-  | { action: 'alter_column_type'; table: TableRef; column: string; from: string | null; to: string }
+  | {
+      action: 'alter_column_type';
+      table: TableRef;
+      column: string;
+      from: string | null;
+      to: string;
+      /** The SQL converts with its own USING expression (more than a cast of the column). */
+      custom_using?: boolean;
+    }
   /**
    * MySQL MODIFY/CHANGE COLUMN: the whole new definition. Lint compares it with the target's column
    * to tell a type change or a NOT NULL added from a restated definition.
@@ -59,8 +77,17 @@ export type StatementFact =
   | { action: 'set_lock_timeout' }
   | { action: 'transaction_control' }
   | { action: 'data_change'; table: TableRef | null }
-  /** Enums, sequences, extensions, schemas, comments: nothing the rules look at. */
-  | { action: 'schema_object'; object: string }
+  /**
+   * Enums, sequences, extensions, schemas, comments, and the objects beyond tables. For views,
+   * routines and partitions, `change` and `key` (the object as the model keys it) let lint look up
+   * who depends on the object in the target.
+   */
+  | {
+      action: 'schema_object';
+      object: string;
+      change?: ObjectChangeKind;
+      key?: string;
+    }
   | { action: 'other'; statement: string };
 
 // Functions whose value differs per row: a default calling one is evaluated for every existing row
@@ -171,6 +198,20 @@ export function operationFacts(op: MigrationOperation, dialect: DialectName): St
       return [{ action: 'rename_column', table: op.table, column: op.from, to: op.to }];
     case 'set_table_comment':
       return [{ action: 'schema_object', object: 'comment' }];
+    case 'outside_transaction':
+      return operationFacts(op.op, dialect);
+    case 'validate_constraint':
+      return [
+        {
+          action: 'validate_constraint',
+          table: op.table,
+          name: op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name,
+        },
+      ];
+    case 'alter_identity':
+      return [{ action: 'alter_column_other', table: op.table, column: op.column, what: 'identity options' }];
+    default:
+      return objectFacts(op);
   }
 }
 

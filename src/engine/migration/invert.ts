@@ -93,14 +93,15 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'add_column':
       return exact({ kind: 'drop_column', table: op.table, column: op.column, backup: null, sequences: [] });
     case 'drop_column': {
+      const place = op.after === undefined ? {} : { after: op.after };
       if (op.column.generated !== null)
-        return exact({ kind: 'add_column', table: op.table, column: op.column });
+        return exact({ kind: 'add_column', table: op.table, column: op.column, ...place });
       if (op.backup === null) return null;
       const plain = plainColumn(op.column);
       const sequences = op.sequences.map((sequence) => ({ ...sequence, owned_by: null }));
       return exact(
         ...sequences.map((sequence): MigrationOperation => ({ kind: 'create_sequence', sequence })),
-        { kind: 'add_column', table: op.table, column: plain },
+        { kind: 'add_column', table: op.table, column: plain, ...place },
         {
           kind: 'restore_column',
           table: op.table,
@@ -163,6 +164,79 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       });
     case 'set_table_comment':
       return exact({ ...op, before: op.after, after: op.before });
+    case 'alter_extension':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'comment_object':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'set_trigger_state':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'alter_identity':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'outside_transaction':
+      // The rollback runs in the transaction.
+      return invertOperation(op.op, dialect);
+    case 'set_table_options':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'set_partitioning':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'set_row_security':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'create_policy':
+      return exact({ ...op, kind: 'drop_policy' });
+    case 'drop_policy':
+      return exact({ ...op, kind: 'create_policy' });
+    case 'attach_partition':
+      return exact({ ...op, kind: 'detach_partition' });
+    case 'detach_partition':
+      return exact({ ...op, kind: 'attach_partition' });
+    case 'inherit':
+      return exact({ ...op, kind: 'no_inherit' });
+    case 'no_inherit':
+      return exact({ ...op, kind: 'inherit' });
+    case 'create_type':
+      return exact({ ...op, kind: 'drop_type' });
+    case 'drop_type':
+      return exact({ ...op, kind: 'create_type' });
+    case 'alter_type':
+      return exact({ kind: 'alter_type', before: op.after, after: op.before });
+    case 'create_schema':
+      return exact({ ...op, kind: 'drop_schema' });
+    case 'drop_schema':
+      return exact({ ...op, kind: 'create_schema' });
+    case 'create_view':
+      return exact({ ...op, kind: 'drop_view' });
+    case 'drop_view':
+      return {
+        operations: [{ ...op, kind: 'create_view' }],
+        lossy: op.view.materialized
+          ? 'the materialized view is refreshed: it holds the data of the time of the rollback'
+          : null,
+      };
+    case 'replace_view':
+      return exact({ kind: 'replace_view', before: op.after, after: op.before });
+    case 'create_routine':
+      return exact({ ...op, kind: 'drop_routine' });
+    case 'drop_routine':
+      return exact({ ...op, kind: 'create_routine' });
+    case 'replace_routine':
+      return exact({ kind: 'replace_routine', before: op.after, after: op.before });
+    case 'create_trigger':
+      return exact({ ...op, kind: 'drop_trigger' });
+    case 'drop_trigger':
+      return exact({ ...op, kind: 'create_trigger' });
+    case 'validate_constraint': {
+      // A validated constraint cannot be made NOT VALID again: it is dropped and re-added so.
+      const c = op.constraint;
+      if (c.kind === 'check')
+        return exact(
+          { kind: 'drop_check', table: op.table, constraint: c.check },
+          { kind: 'add_check', table: op.table, constraint: { ...c.check, not_valid: true } },
+        );
+      return exact(
+        { kind: 'drop_foreign_key', table: op.table, key: c.key },
+        { kind: 'add_foreign_key', table: op.table, key: { ...c.key, not_valid: true } },
+      );
+    }
   }
 }
 

@@ -4,7 +4,8 @@
 //
 // | rule                          | fires on                                                        |
 // |-------------------------------|-----------------------------------------------------------------|
-// | alter-column-type             | any type change of an existing column (narrowing: error)        |
+// | alter-column-type             | any type change of an existing column (narrowing, or no cast    |
+// |                               | known between the types on PostgreSQL: error)                   |
 // | add-not-null-without-default  | NOT NULL column without default added to a populated table      |
 // | drop-column-with-foreign-key  | dropped column that a foreign key uses, on either side          |
 // | costly-alter-on-large-table   | rewrite or full scan of a table above the size thresholds       |
@@ -17,15 +18,19 @@
 // | lock-timeout-missing          | exclusive-lock statement while no lock timeout is set           |
 // | transaction-control           | BEGIN/COMMIT/ROLLBACK in the SQL (dbops runs the transaction)   |
 // | parse-error                   | a statement that does not parse                                 |
+// | (objects: lint-objects.ts)    | views with dependents dropped, materialized views built,        |
+// |                               | functions triggers call changed, partitions detached            |
 //
 // Tables created earlier in the same migration are empty: rules about populated or large tables
 // stay quiet for them. A table known to be empty (statistics) only gets the rules that are not about
 // data; without statistics "populated" is unknown and rules fire as warnings that say so.
 
 import type { TableModel } from '../schema/model.ts';
+import { castKnown } from './casts.ts';
 import type { ConstraintKind, StatementFact } from './facts.ts';
 import { type LintContext, type TableInfo, tableResolver } from './lint-context.ts';
 import { costlyReason, describeTypeChange } from './lint-messages.ts';
+import { createdViews, lintObjectFact } from './lint-objects.ts';
 import type { TableRef } from './operations.ts';
 
 export type LintSeverity = 'error' | 'warning' | 'info';
@@ -55,6 +60,7 @@ export function lintStatements(statements: LintInput[], context: LintContext): L
   const created = new Set<string>();
   const droppedKeys = new Set<string>();
   let lockTimeoutSet = context.lock_timeout_ms !== undefined && context.lock_timeout_ms !== null;
+  const recreated = createdViews(statements);
 
   statements.forEach((statement, index) => {
     const warn = (rule: string, severity: LintSeverity, object: string, message: string) => {
@@ -82,6 +88,7 @@ export function lintStatements(statements: LintInput[], context: LintContext): L
           `statement ${index + 1}`,
           'BEGIN, COMMIT and ROLLBACK are not allowed in migration SQL: dbops runs the migration in its own transaction (PostgreSQL). Remove them.',
         );
+      if (fact.action === 'schema_object') lintObjectFact(fact, warn, context.target ?? null, recreated);
       if (!('table' in fact) || fact.table === null) continue;
       const table = resolve(fact.table);
       const isNew = created.has(keyOf(fact.table)) || (context.target != null && table.model === null);
@@ -156,6 +163,15 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
     case 'alter_column_type': {
       const change = describeTypeChange(from, fact.to, pg, fact.from !== null && fact.from === fact.to);
       if (change === null) return;
+      if (pg && from !== null && fact.custom_using !== true && !castKnown(from, fact.to)) {
+        warn(
+          'alter-column-type',
+          'error',
+          object(fact.column),
+          `${from} → ${fact.to}: PostgreSQL has no cast between these types, so no safe conversion of the stored values is known and the statement would fail. Edit the statement's USING expression to say how a value converts (for example to_timestamp(column) for epoch seconds).`,
+        );
+        return;
+      }
       const severity = !maybePopulated ? 'info' : change.narrowing ? 'error' : 'warning';
       warn(
         'alter-column-type',

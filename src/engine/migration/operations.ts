@@ -10,11 +10,32 @@ import type {
   ExclusionConstraintModel,
   ForeignKeyModel,
   IndexModel,
+  PolicyModel,
   PrimaryKeyModel,
   SequenceModel,
+  SequenceOptions,
   TableModel,
+  TableOptions,
   UniqueConstraintModel,
 } from '../schema/model.ts';
+import type {
+  NamespaceModel,
+  RoutineModel,
+  TriggerModel,
+  TriggerState,
+  UserTypeModel,
+  ViewModel,
+} from '../schema/objects.ts';
+
+/** An object COMMENT ON can name, other than tables and columns. */
+export interface CommentTarget {
+  type: 'schema' | 'view' | 'materialized_view' | 'function' | 'procedure' | 'trigger';
+  schema: string | null;
+  /** Routines: `name(argument types)`. */
+  name: string;
+  /** The table of a trigger. */
+  table: string | null;
+}
 
 export interface TableRef {
   schema: string | null;
@@ -56,7 +77,45 @@ export interface ColumnBackup {
 }
 
 export type MigrationOperation =
-  | { kind: 'create_extension' | 'drop_extension'; name: string; schema: string | null }
+  | {
+      kind: 'create_extension' | 'drop_extension';
+      name: string;
+      schema: string | null;
+      /** Null: the server's default version (an extension a column type needs). */
+      version?: string | null;
+    }
+  | { kind: 'alter_extension'; name: string; before: string; after: string }
+  | { kind: 'create_schema' | 'drop_schema'; schema: NamespaceModel }
+  /** Domains and composite types. */
+  | { kind: 'create_type' | 'drop_type'; type: UserTypeModel }
+  /** Its default, NOT NULL, checks, attributes or comment: the dialect writes the steps between. */
+  | { kind: 'alter_type'; before: UserTypeModel; after: UserTypeModel }
+  | { kind: 'comment_object'; target: CommentTarget; before: string | null; after: string | null }
+  /** Views and materialized views; a materialized view with its indexes. */
+  | { kind: 'create_view' | 'drop_view'; view: ViewModel }
+  /** CREATE OR REPLACE VIEW: the same columns, another query or options. */
+  | { kind: 'replace_view'; before: ViewModel; after: ViewModel }
+  | { kind: 'create_routine' | 'drop_routine'; routine: RoutineModel }
+  /** CREATE OR REPLACE: the same arguments and result, another body or attributes. */
+  | { kind: 'replace_routine'; before: RoutineModel; after: RoutineModel }
+  | { kind: 'create_trigger' | 'drop_trigger'; trigger: TriggerModel }
+  | { kind: 'set_trigger_state'; trigger: TriggerModel; before: TriggerState; after: TriggerState }
+  /** A NOT VALID check or foreign key validated (its inverse drops and re-adds it NOT VALID). */
+  | {
+      kind: 'validate_constraint';
+      table: TableRef;
+      constraint:
+        | { kind: 'check'; check: CheckConstraintModel }
+        | { kind: 'foreign_key'; key: ForeignKeyModel };
+    }
+  /** The sequence options of an identity column (its type follows the column's). */
+  | {
+      kind: 'alter_identity';
+      table: TableRef;
+      column: string;
+      before: SequenceOptions;
+      after: SequenceOptions;
+    }
   | { kind: 'create_enum'; enum: EnumModel }
   /**
    * `enum.values` are the values before this one is added; `uses` are the columns of the type, which
@@ -103,13 +162,19 @@ export type MigrationOperation =
   | { kind: 'create_table'; table: TableModel }
   /** `sequences`: the ones owned by its columns, which go with it (for the rollback to recreate). */
   | { kind: 'drop_table'; table: TableModel; backup: string | null; sequences: SequenceModel[] }
-  | { kind: 'add_column'; table: TableRef; column: ColumnModel }
+  /**
+   * `after`: MySQL places the column after that one, or FIRST (null); absent: at the end (always on
+   * PostgreSQL, which cannot place a column).
+   */
+  | { kind: 'add_column'; table: TableRef; column: ColumnModel; after?: string | null }
   | {
       kind: 'drop_column';
       table: TableRef;
       column: ColumnModel;
       backup: ColumnBackup | null;
       sequences: SequenceModel[];
+      /** Where its rollback puts the column back (as add_column's `after`). */
+      after?: string | null;
     }
   | { kind: 'alter_column'; change: ColumnChange; table: TableRef; before: ColumnModel; after: ColumnModel }
   | { kind: 'add_primary_key' | 'drop_primary_key'; table: TableRef; key: PrimaryKeyModel }
@@ -123,12 +188,30 @@ export type MigrationOperation =
   | { kind: 'rename_table'; table: TableRef; to: string }
   | { kind: 'rename_column'; table: TableRef; from: string; to: string }
   | { kind: 'rename_constraint'; table: TableRef; from: string; to: string }
-  | { kind: 'set_table_comment'; table: TableRef; before: string | null; after: string | null };
+  | { kind: 'set_table_comment'; table: TableRef; before: string | null; after: string | null }
+  /** PostgreSQL: the table becomes (or stops being) a partition of `parent` with `bound`. */
+  | { kind: 'attach_partition' | 'detach_partition'; table: TableRef; parent: TableRef; bound: string }
+  /** PostgreSQL: the table starts (or stops) inheriting from `parent`. */
+  | { kind: 'inherit' | 'no_inherit'; table: TableRef; parent: TableRef }
+  /** An online plan's step that runs after the transaction, on its own (plan-online.ts). */
+  | { kind: 'outside_transaction'; op: MigrationOperation }
+  | { kind: 'set_row_security'; table: TableRef; before: RowSecurity; after: RowSecurity }
+  | { kind: 'create_policy' | 'drop_policy'; table: TableRef; policy: PolicyModel }
+  /** MySQL: ENGINE, default collation, ROW_FORMAT (null: the database's defaults). */
+  | { kind: 'set_table_options'; table: TableRef; before: TableOptions; after: TableOptions }
+  /** MySQL: PARTITION BY the clause, or REMOVE PARTITIONING (null). */
+  | { kind: 'set_partitioning'; table: TableRef; before: string | null; after: string | null };
+
+export interface RowSecurity {
+  enabled: boolean;
+  forced: boolean;
+}
 
 export type OperationKind = MigrationOperation['kind'];
 
 /** Operations that lose data when they run: a table or a column (or a column's stored values) goes. */
 export function isDestructive(op: MigrationOperation): boolean {
+  if (op.kind === 'outside_transaction') return isDestructive(op.op);
   return (
     op.kind === 'drop_table' ||
     op.kind === 'drop_column' ||
@@ -143,6 +226,8 @@ export function ref(table: { schema: string | null; name: string }): TableRef {
 /** The table an operation acts on, or null for enums, sequences and other schema-level objects. */
 export function operationTable(op: MigrationOperation): TableRef | null {
   switch (op.kind) {
+    case 'outside_transaction':
+      return operationTable(op.op);
     case 'create_extension':
     case 'drop_extension':
     case 'create_enum':
@@ -154,7 +239,24 @@ export function operationTable(op: MigrationOperation): TableRef | null {
     case 'set_sequence_owner':
     case 'drop_sequence':
     case 'ensure_backup_schema':
+    case 'alter_extension':
+    case 'create_schema':
+    case 'drop_schema':
+    case 'create_type':
+    case 'drop_type':
+    case 'alter_type':
+    case 'comment_object':
+    case 'create_view':
+    case 'drop_view':
+    case 'replace_view':
+    case 'create_routine':
+    case 'drop_routine':
+    case 'replace_routine':
       return null;
+    case 'create_trigger':
+    case 'drop_trigger':
+    case 'set_trigger_state':
+      return { schema: op.trigger.schema, name: op.trigger.table };
     case 'backup_table':
     case 'restore_table':
     case 'create_table':
@@ -167,12 +269,45 @@ export function operationTable(op: MigrationOperation): TableRef | null {
 
 /** How an operation names its object in messages: `table.column`, the constraint, the index… */
 export function operationObject(op: MigrationOperation): string {
+  if (op.kind === 'outside_transaction') return operationObject(op.op);
   const table = operationTable(op);
   const tableName = table ? qualified(table) : '';
   switch (op.kind) {
     case 'create_extension':
     case 'drop_extension':
+    case 'alter_extension':
       return op.name;
+    case 'create_schema':
+    case 'drop_schema':
+      return op.schema.name;
+    case 'create_type':
+    case 'drop_type':
+      return `${op.type.schema}.${op.type.name}`;
+    case 'alter_type':
+      return `${op.after.schema}.${op.after.name}`;
+    case 'comment_object':
+      return objectName(op.target);
+    case 'create_view':
+    case 'drop_view':
+      return objectName(op.view);
+    case 'replace_view':
+      return objectName(op.after);
+    case 'create_routine':
+    case 'drop_routine':
+      return objectName(op.routine);
+    case 'replace_routine':
+      return objectName(op.after);
+    case 'create_trigger':
+    case 'drop_trigger':
+    case 'set_trigger_state':
+      return `${tableName}.${op.trigger.name}`;
+    case 'create_policy':
+    case 'drop_policy':
+      return `${tableName}.${op.policy.name}`;
+    case 'validate_constraint':
+      return `${tableName}.${op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name}`;
+    case 'alter_identity':
+      return `${tableName}.${op.column}`;
     case 'create_enum':
     case 'add_enum_value':
     case 'recreate_enum':
@@ -215,6 +350,11 @@ export function operationObject(op: MigrationOperation): string {
     default:
       return tableName;
   }
+}
+
+function objectName(item: { schema: string | null; name: string; table?: string | null }): string {
+  const base = item.schema === null ? item.name : `${item.schema}.${item.name}`;
+  return item.table ? `${base} on ${item.table}` : base;
 }
 
 export function qualified(table: TableRef): string {

@@ -23,7 +23,8 @@ export function columnChanged(a: ColumnModel, b: ColumnModel): boolean {
     a.auto_increment !== b.auto_increment ||
     !sameGenerated(a, b) ||
     a.on_update !== b.on_update ||
-    a.comment !== b.comment
+    a.comment !== b.comment ||
+    !!a.invisible !== !!b.invisible
   );
 }
 
@@ -73,6 +74,8 @@ export function columnSteps(
   if (current.auto_increment !== after.auto_increment)
     step('auto_increment', { ...current, auto_increment: after.auto_increment });
   if (current.comment !== after.comment) step('comment', { ...current, comment: after.comment });
+  // MySQL only (PostgreSQL has no invisible columns): folded into the column's MODIFY.
+  if (!!current.invisible !== !!after.invisible) step('comment', { ...current, invisible: after.invisible });
   return steps;
 }
 

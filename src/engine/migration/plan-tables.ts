@@ -13,15 +13,19 @@ import {
   type ColumnModel,
   type SchemaModel,
   type SequenceModel,
+  type SequenceOptions,
   type TableModel,
   tableKey,
 } from '../schema/model.ts';
 import { backupKey } from './backup.ts';
 import { type MigrationOperation, ref, type TableRef } from './operations.ts';
 import { columnChanged, columnSteps } from './plan-columns.ts';
+import { planLineage } from './plan-lineage.ts';
 import { columnKey, type PlanNote } from './plan-types.ts';
 
 export interface PlanTableOptions {
+  /** MySQL: the target database's default collation (what a table without options has). */
+  default_collation?: string | undefined;
   backup_drops?: boolean | undefined;
   concurrent_indexes?: boolean | undefined;
 }
@@ -29,7 +33,11 @@ export interface PlanTableOptions {
 /** The operations of a plan by phase, concatenated in this order (see plan.ts). */
 export interface Phases {
   first: MigrationOperation[];
+  createSchemas: MigrationOperation[];
+  dropTriggers: MigrationOperation[];
+  dropViews: MigrationOperation[];
   types: MigrationOperation[];
+  routines: MigrationOperation[];
   dropForeignKeys: MigrationOperation[];
   dropKeys: MigrationOperation[];
   renames: MigrationOperation[];
@@ -38,10 +46,15 @@ export interface Phases {
   addKeys: MigrationOperation[];
   indexes: MigrationOperation[];
   addForeignKeys: MigrationOperation[];
+  createViews: MigrationOperation[];
+  createTriggers: MigrationOperation[];
   late: MigrationOperation[];
   dropColumns: MigrationOperation[];
   dropTables: MigrationOperation[];
+  dropRoutines: MigrationOperation[];
   dropTypes: MigrationOperation[];
+  dropExtensions: MigrationOperation[];
+  dropSchemas: MigrationOperation[];
 }
 
 interface NamedChanges<T> {
@@ -78,20 +91,93 @@ function namedChanges<T extends { name: string }>(
   return out;
 }
 
+const sameIdentityOptions = (a: SequenceOptions, b: SequenceOptions) =>
+  a.start === b.start &&
+  a.increment === b.increment &&
+  a.min_value === b.min_value &&
+  a.max_value === b.max_value &&
+  a.cache === b.cache &&
+  a.cycle === b.cycle;
+
+/**
+ * Checks and foreign keys that stay the same but whose validity differs: VALIDATE CONSTRAINT when
+ * the source's is validated, dropped and re-added NOT VALID when the source's is not.
+ */
+function planValidity(p: Phases, from: TableModel, to: TableModel): void {
+  const table = ref(to);
+  for (const check of to.check_constraints) {
+    const old = from.check_constraints.find((c) => c.name === check.name);
+    if (!old || describeCheck(old) !== describeCheck(check) || !!old.not_valid === !!check.not_valid)
+      continue;
+    if (old.not_valid)
+      p.addKeys.push({ kind: 'validate_constraint', table, constraint: { kind: 'check', check } });
+    else {
+      p.dropKeys.push({ kind: 'drop_check', table, constraint: old });
+      p.addKeys.push({ kind: 'add_check', table, constraint: check });
+    }
+  }
+  for (const key of to.foreign_keys) {
+    const old = from.foreign_keys.find((k) => k.name === key.name);
+    if (!old || describeForeignKey(old) !== describeForeignKey(key) || !!old.not_valid === !!key.not_valid)
+      continue;
+    if (old.not_valid)
+      p.addForeignKeys.push({ kind: 'validate_constraint', table, constraint: { kind: 'foreign_key', key } });
+    else {
+      p.dropForeignKeys.push({ kind: 'drop_foreign_key', table, key: old });
+      p.addForeignKeys.push({ kind: 'add_foreign_key', table, key });
+    }
+  }
+}
+
 export function planTable(
   p: Phases,
   from: TableModel,
   to: TableModel,
   mysql: boolean,
   options: PlanTableOptions,
+  notes: PlanNote[] = [],
 ): void {
   const table = ref(to);
   const existing = new Map(from.columns.map((column) => [column.name, column]));
-  for (const column of to.columns) {
+  to.columns.forEach((column, i) => {
     const before = existing.get(column.name);
-    if (!before) p.columns.push({ kind: 'add_column', table, column });
-    else if (columnChanged(before, column))
-      p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
+    // A partition's or child's inherited column changes with its parent's (the server refuses it here).
+    if (column.inherited === true || before?.inherited === true) return;
+    // MySQL puts a new column where the source has it, so the column order matches.
+    if (!before)
+      p.columns.push({
+        kind: 'add_column',
+        table,
+        column,
+        ...(mysql ? { after: i === 0 ? null : to.columns[i - 1]!.name } : {}),
+      });
+    else {
+      if (columnChanged(before, column))
+        p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
+      const [a, b] = [before.identity_options, column.identity_options];
+      if (before.identity !== null && column.identity !== null && a && b && !sameIdentityOptions(a, b))
+        p.columns.push({ kind: 'alter_identity', table, column: column.name, before: a, after: b });
+    }
+  });
+  planValidity(p, from, to);
+  if (!mysql) planLineage(p, notes, from, to);
+  else {
+    if (JSON.stringify(from.table_options ?? null) !== JSON.stringify(to.table_options ?? null)) {
+      // No options recorded: the database's defaults, written out so that either way is one ALTER.
+      const defaults = {
+        engine: 'InnoDB',
+        collation: options.default_collation ?? 'utf8mb4_general_ci',
+        row_format: null,
+      };
+      p.late.push({
+        kind: 'set_table_options',
+        table,
+        before: from.table_options ?? defaults,
+        after: to.table_options ?? defaults,
+      });
+    }
+    const [a, b] = [from.partitioning?.key ?? null, to.partitioning?.key ?? null];
+    if (a !== b) p.late.push({ kind: 'set_partitioning', table, before: a, after: b });
   }
 
   const pkFrom = from.primary_key;
@@ -239,13 +325,24 @@ export function planColumnDrops(
   const disableTriggers = tgt.unmanaged.some(
     (item) => item.kind === 'trigger' && item.schema === from.schema && item.table === from.name,
   );
+  // MySQL: the rollback puts a column back after the nearest column before it that the plan keeps
+  // (drops are undone last first, so neighbours dropped too come back in order).
+  const placeOf = (column: ColumnModel) => {
+    if (tgt.dialect !== 'mysql') return {};
+    const at = from.columns.indexOf(column);
+    const previous = from.columns
+      .slice(0, at)
+      .reverse()
+      .find((c) => wanted.has(c.name));
+    return { after: previous ? previous.name : null };
+  };
   for (const column of from.columns) {
-    if (wanted.has(column.name)) continue;
+    if (wanted.has(column.name) || column.inherited === true) continue;
     const sequences =
       ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
     // A generated column's values come back by themselves: nothing to keep.
     if (!options.backup_drops || column.generated !== null) {
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences });
+      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
       continue;
     }
     const key = backupKey(from, keeps);
@@ -255,7 +352,7 @@ export function planColumnDrops(
         message:
           'No primary key or NOT NULL unique key that the plan leaves unchanged identifies the rows: the values of this column cannot be backed up, and its drop cannot be rolled back.',
       });
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences });
+      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
       continue;
     }
     const name = nextBackup(from.name, column.name);
@@ -269,6 +366,7 @@ export function planColumnDrops(
       column,
       backup: { name, key, onUpdateColumns, disableTriggers },
       sequences,
+      ...placeOf(column),
     });
   }
 }

@@ -56,8 +56,9 @@ describe('planOperations', () => {
       'add_column public.a.new',
       'create_index public.a.a_new_idx',
       'add_foreign_key public.c.c_b_fkey',
-      'drop_column public.a.old',
+      // Tables before columns: a dropped child is backed up with the columns its parent still has.
       'drop_table public.gone',
+      'drop_column public.a.old',
     ]);
   });
 

@@ -5,23 +5,33 @@
 // Order (reference notes §4), each phase after what it depends on:
 //  1. enum values added (PostgreSQL: ADD VALUE cannot be used in the transaction that adds it, so it
 //     runs before the others, outside it)
-//  2. the backup schema, the extensions column types need, enums created or recreated, sequences
-//     created, altered, or detached from an owner that goes away
-//  3. foreign keys that go away or change, and those that depend on a key or column about to change
-//  4. primary keys, unique, check and exclusion constraints and indexes that go away or change; renames
-//  5. tables created (with their keys, checks and indexes; never their foreign keys)
-//  6. columns added and altered (one step per change, see plan-columns.ts)
-//  7. primary keys, unique, check and exclusion constraints added; 8. indexes created
-//  9. foreign keys added; 10. sequences attached to their owning column; table comments
-// 11. drops last: columns, then tables (each after its backup when `backup_drops`), sequences, enums.
+//  2. schemas created (before anything is created in them)
+//  3. triggers and views that go, change, or read something the plan breaks (plan-objects.ts),
+//     dependents first
+//  4. the backup schema, extensions, enums created or recreated, sequences created, altered, or
+//     detached from an owner that goes away; 5. functions and procedures created or replaced
+//  6. foreign keys that go away or change, and those that depend on a key or column about to change
+//  7. primary keys, unique, check and exclusion constraints and indexes that go away or change; renames
+//  8. tables created, parents before partitions and children (with their keys, checks and indexes;
+//     never their foreign keys)
+//  9. columns added and altered (one step per change, see plan-columns.ts; inherited columns change
+//     with their parent's)
+// 10. primary keys, unique, check and exclusion constraints added or validated; indexes created
+// 11. foreign keys added or validated; 12. views created (dependencies first), then triggers
+// 13. sequences attached to their owning column; comments, trigger states
+// 14. drops last: tables (children first), then columns (each after its backup when `backup_drops`),
+//     functions, sequences, enums, extensions, schemas.
 //
-// What it does not manage: objects outside the model's scope (views, functions, triggers, policies,
-// extensions other than those column types need) are reported in `notes`, never altered; renamed
-// tables or columns show as a drop and an add (the diff matches them by name).
+// What it does not manage: objects outside the model's scope (rules, policies, domains, composite
+// types) are reported in `notes`, never altered; renamed tables or columns show as a drop and an
+// add (the diff matches them by name).
 import { diffUnmanaged } from '../schema/diff.ts';
-import { type SchemaModel, type SequenceModel, tableKey } from '../schema/model.ts';
+import { type SchemaModel, type SequenceModel, type TableModel, tableKey } from '../schema/model.ts';
 import { backupName } from './backup.ts';
+import { dependencyOrder } from './dependency-order.ts';
 import { type MigrationOperation, ref } from './operations.ts';
+import { planObjects } from './plan-objects.ts';
+import { onlineOperations } from './plan-online.ts';
 import { type Phases, planColumnDrops, planDependentForeignKeys, planTable } from './plan-tables.ts';
 import { columnKey, type PlanNote, planEnums, planExtensions, planSequences } from './plan-types.ts';
 import { scopeModel, type TableScope } from './scope.ts';
@@ -33,6 +43,11 @@ export interface PlanOptions extends TableScope {
   backup_drops?: boolean | undefined;
   /** Names the backup objects; required with `backup_drops`. */
   plan_id?: string | undefined;
+  /**
+   * PostgreSQL (API §8 `online`): checks and foreign keys of existing tables added NOT VALID and
+   * validated after the transaction, NOT NULL through a validated check, indexes CONCURRENTLY.
+   */
+  online?: boolean | undefined;
   /**
    * PostgreSQL: build new non-unique indexes of existing tables CONCURRENTLY. Such statements cannot
    * run in a transaction: they run after it.
@@ -59,7 +74,11 @@ export function planOperations(
   const notes: PlanNote[] = [];
   const p: Phases = {
     first: [],
+    createSchemas: [],
+    dropTriggers: [],
+    dropViews: [],
     types: [],
+    routines: [],
     dropForeignKeys: [],
     dropKeys: [],
     renames: [],
@@ -68,10 +87,15 @@ export function planOperations(
     addKeys: [],
     indexes: [],
     addForeignKeys: [],
+    createViews: [],
+    createTriggers: [],
     late: [],
     dropColumns: [],
     dropTables: [],
+    dropRoutines: [],
     dropTypes: [],
+    dropExtensions: [],
+    dropSchemas: [],
   };
 
   const srcTables = new Map(src.tables.map((table) => [tableKey(table), table]));
@@ -103,9 +127,11 @@ export function planOperations(
     ownedByDropped = sequences.ownedByDropped;
   }
 
-  for (const table of src.tables) {
+  // Parents before their partitions and inheritance children.
+  for (const table of lineageOrder(src.tables)) {
     const existing = tgtTables.get(tableKey(table));
-    if (existing) planTable(p, existing, table, mysql, options);
+    if (existing)
+      planTable(p, existing, table, mysql, { ...options, default_collation: tgt.default_collation }, notes);
     else {
       p.createTables.push({ kind: 'create_table', table: { ...table, foreign_keys: [] } });
       for (const key of table.foreign_keys)
@@ -123,7 +149,8 @@ export function planOperations(
     const wanted = srcTables.get(tableKey(table));
     if (wanted) planColumnDrops(p, notes, tgt, table, wanted, options, nextBackup, ownedByDropped);
   }
-  for (const table of removed) {
+  // Partitions and children before their parents (a parent cannot go while a child inherits from it).
+  for (const table of lineageOrder(removed).reverse()) {
     for (const key of table.foreign_keys)
       p.dropForeignKeys.push({ kind: 'drop_foreign_key', table: ref(table), key });
     const sequences = table.columns.flatMap(
@@ -136,17 +163,19 @@ export function planOperations(
     const triggers = tgt.unmanaged.filter(
       (item) => item.kind === 'trigger' && item.schema === table.schema && item.table === table.name,
     );
-    if (triggers.length > 0)
+    if (triggers.length > 0 && !(src.triggers && tgt.triggers))
       notes.push({
         object: tableKey(table),
         message: `Dropping the table drops its triggers (${triggers.map((t) => t.name).join(', ')}), which are not managed: a rollback does not recreate them.`,
       });
   }
   if (backups > 0) p.types.unshift({ kind: 'ensure_backup_schema' });
+  planObjects(p, notes, src, tgt);
 
   // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
   // only objects the other side does not have at all are worth a note.
   const managed = (model: SchemaModel, item: { kind: string; schema: string | null; name: string }) =>
+    managedKind(src, tgt, item.kind) ||
     (item.kind === 'enum' ? model.enums : item.kind === 'sequence' ? model.sequences : []).some(
       (other) => other.schema === item.schema && other.name === item.name,
     );
@@ -166,7 +195,11 @@ export function planOperations(
 
   const operations = [
     ...p.first,
+    ...p.createSchemas,
+    ...p.dropTriggers,
+    ...p.dropViews,
     ...p.types,
+    ...p.routines,
     ...p.dropForeignKeys,
     ...p.dropKeys,
     ...p.renames,
@@ -175,12 +208,39 @@ export function planOperations(
     ...p.addKeys,
     ...p.indexes,
     ...p.addForeignKeys,
+    ...p.createViews,
+    ...p.createTriggers,
     ...p.late,
-    ...p.dropColumns,
+    // Tables before columns: a partition or inheritance child that goes is backed up with every
+    // column its parent still has (and its rollback recreates it once they are back).
     ...p.dropTables,
+    ...p.dropColumns,
+    ...p.dropRoutines,
     ...p.dropTypes,
+    ...p.dropExtensions,
+    ...p.dropSchemas,
   ];
-  return { operations, notes };
+  return { operations: options.online && !mysql ? onlineOperations(operations) : operations, notes };
+}
+
+/** Whether objects of an unmanaged-list kind are planned from the models' own sections. */
+function managedKind(src: SchemaModel, tgt: SchemaModel, kind: string): boolean {
+  const both = (section: keyof SchemaModel) => src[section] !== undefined && tgt[section] !== undefined;
+  if (kind === 'view' || kind === 'materialized_view') return both('views');
+  if (kind === 'function' || kind === 'procedure') return both('routines');
+  if (kind === 'trigger') return both('triggers');
+  if (kind === 'extension') return both('extensions');
+  if (kind === 'domain' || kind === 'type') return both('types');
+  return false;
+}
+
+/** Tables with each parent (partitioned table, inheritance parent) before its children. */
+function lineageOrder(tables: TableModel[]): TableModel[] {
+  return dependencyOrder(tables, tableKey, (table) =>
+    [...(table.partitioning?.parent ? [table.partitioning.parent] : []), ...(table.inherits ?? [])].map(
+      tableKey,
+    ),
+  );
 }
 
 function describeUnmanaged(item: {

@@ -1,7 +1,9 @@
 // `include_tables` / `exclude_tables` of a compare (API §8): which tables a migration may touch.
 // A pattern is `table` (any schema), `schema.table`, and may hold `*` for any run of characters.
 // Enums and sequences follow the tables: one used only by tables out of scope is out of scope too,
-// as the engine's shadow-object filter does it.
+// as the engine's shadow-object filter does it. Triggers follow their table, and views follow the
+// tables they read (a view reading a table out of scope stays as it is); schemas, functions and
+// extensions belong to no table and are left out of a scoped plan.
 import type { ColumnRef, SchemaModel } from '../schema/model.ts';
 
 export interface TableScope {
@@ -41,5 +43,15 @@ export function scopeModel(model: SchemaModel, scope: TableScope): SchemaModel {
     tables,
     enums: model.enums.filter((item) => item.used_by.some(usedByKept)),
     sequences: model.sequences.filter((item) => item.used_by.some(usedByKept)),
+    schemas: undefined,
+    routines: undefined,
+    extensions: undefined,
+    types: undefined,
+    views: model.views?.filter((view) =>
+      view.depends_on.every(
+        (dep) => dep.kind !== 'table' || kept.has(JSON.stringify([dep.schema, dep.name])),
+      ),
+    ),
+    triggers: model.triggers?.filter((trigger) => kept.has(JSON.stringify([trigger.schema, trigger.table]))),
   };
 }

@@ -31,6 +31,7 @@ export function describeColumn(column: ColumnModel): string {
   if (identity !== null) text += ` ${identity}`;
   const generated = describeGenerated(column);
   if (generated !== null) text += ` ${generated}`;
+  if (column.invisible) text += ' INVISIBLE';
   return text;
 }
 
@@ -53,7 +54,7 @@ export function describeUnique(constraint: UniqueConstraintModel): string {
 }
 
 export function describeCheck(constraint: CheckConstraintModel): string {
-  return `CHECK (${constraint.expression})`;
+  return `CHECK (${constraint.expression})${constraint.no_inherit ? ' NO INHERIT' : ''}`;
 }
 
 export function describeExclusion(constraint: ExclusionConstraintModel): string {

@@ -22,6 +22,13 @@ import {
   describeUnique,
 } from './describe.ts';
 import {
+  describeInherits,
+  describePartitioning,
+  describeSequenceOptions,
+  diffValidity,
+} from './diff-lineage.ts';
+import { diffObjects, type ObjectsDiff } from './diff-objects.ts';
+import {
   type ColumnModel,
   type SchemaModel,
   type TableModel,
@@ -52,7 +59,7 @@ export interface TableChanges {
   changes: SchemaChange[];
 }
 
-export interface SchemaDiff {
+export interface SchemaDiff extends Partial<ObjectsDiff> {
   tables_added: TableEntry[];
   tables_removed: TableEntry[];
   tables_modified: TableChanges[];
@@ -90,6 +97,7 @@ export function diffSchemas(from: SchemaModel, to: SchemaModel): SchemaDiff {
     tables_added: tablesAdded.map((table) => ({ table, severity: CHANGE_SEVERITY.table_added })),
     tables_removed: tablesRemoved.map((table) => ({ table, severity: CHANGE_SEVERITY.table_removed })),
     tables_modified: modified,
+    ...diffObjects(from, to),
   };
 }
 
@@ -103,6 +111,9 @@ export function summarizeDiff(diff: SchemaDiff): { severity: Severity | null; su
     ...diff.tables_added.map((t) => t.severity),
     ...diff.tables_removed.map((t) => t.severity),
     ...diff.tables_modified.flatMap((t) => t.changes.map((c) => c.severity)),
+    ...[...(diff.objects_added ?? []), ...(diff.objects_removed ?? []), ...(diff.objects_modified ?? [])].map(
+      (o) => o.severity,
+    ),
   ];
   for (const severity of all) if (severity !== 'cosmetic') summary[severity] += 1;
   return { severity: highestSeverity(all), summary };
@@ -110,7 +121,12 @@ export function summarizeDiff(diff: SchemaDiff): { severity: Severity | null; su
 
 export function isEmptyDiff(diff: SchemaDiff): boolean {
   return (
-    diff.tables_added.length === 0 && diff.tables_removed.length === 0 && diff.tables_modified.length === 0
+    diff.tables_added.length === 0 &&
+    diff.tables_removed.length === 0 &&
+    diff.tables_modified.length === 0 &&
+    (diff.objects_added ?? []).length === 0 &&
+    (diff.objects_removed ?? []).length === 0 &&
+    (diff.objects_modified ?? []).length === 0
   );
 }
 
@@ -136,6 +152,23 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   const out: SchemaChange[] = [];
   if (from.comment !== to.comment)
     out.push(change('table_comment_changed', to.name, from.comment, to.comment));
+  const [partA, partB] = [describePartitioning(from), describePartitioning(to)];
+  if (partA !== partB) out.push(change('table_partitioning_changed', to.name, partA, partB));
+  const [inhA, inhB] = [describeInherits(from), describeInherits(to)];
+  if (inhA !== inhB) out.push(change('table_inheritance_changed', to.name, inhA, inhB));
+  out.push(...diffValidity(from, to));
+  const security = (t: TableModel) => {
+    const s = t.row_security;
+    return !s || (!s.enabled && !s.forced) ? 'DISABLED' : `ENABLED${s.forced ? ' FORCED' : ''}`;
+  };
+  const options = (t: TableModel) =>
+    t.table_options
+      ? `ENGINE=${t.table_options.engine} COLLATE=${t.table_options.collation}${t.table_options.row_format ? ` ROW_FORMAT=${t.table_options.row_format}` : ''}`
+      : null;
+  if (options(from) !== options(to))
+    out.push(change('table_options_changed', to.name, options(from), options(to)));
+  if (security(from) !== security(to))
+    out.push(change('row_security_changed', to.name, security(from), security(to)));
   out.push(...diffColumns(from.columns, to.columns));
 
   const pkBefore = from.primary_key;
@@ -210,6 +243,9 @@ function diffColumn(a: ColumnModel, b: ColumnModel): SchemaChange[] {
   }
   if (a.identity !== b.identity) {
     out.push(change('column_identity_changed', name, describeIdentity(a), describeIdentity(b)));
+  } else if (a.identity !== null && a.identity_options && b.identity_options) {
+    const [x, y] = [describeSequenceOptions(a.identity_options), describeSequenceOptions(b.identity_options)];
+    if (x !== y) out.push(change('column_identity_options_changed', name, x, y));
   }
   if (a.auto_increment !== b.auto_increment) {
     const text = (on: boolean) => (on ? 'AUTO_INCREMENT' : null);
@@ -222,6 +258,15 @@ function diffColumn(a: ColumnModel, b: ColumnModel): SchemaChange[] {
   if (a.collation !== b.collation)
     out.push(change('column_collation_changed', name, a.collation, b.collation));
   if (a.comment !== b.comment) out.push(change('column_comment_changed', name, a.comment, b.comment));
+  if (!!a.invisible !== !!b.invisible)
+    out.push(
+      change(
+        'column_visibility_changed',
+        name,
+        a.invisible ? 'INVISIBLE' : 'VISIBLE',
+        b.invisible ? 'INVISIBLE' : 'VISIBLE',
+      ),
+    );
   return out;
 }
 

@@ -3,6 +3,7 @@
 // raise drift alerts for every gh-ost run and make a migration plan drop a tool's work in progress.
 // The list is data, so a deployment can extend it; patterns are regular-expression sources.
 import type { ColumnRef, SchemaModel, TableModel } from './model.ts';
+import type { SchemaObjectFields } from './objects.ts';
 
 export interface ObjectFilterConfig {
   /** Schemas left out entirely (PostgreSQL). System schemas are left out by the dialects. */
@@ -92,7 +93,22 @@ export function applyFilter(model: SchemaModel, filter: ObjectFilter): SchemaMod
     if (item.table !== null && !filter.table(item.table)) return false;
     return item.kind !== 'trigger' || filter.trigger(item.name);
   });
-  return { ...model, tables, enums, sequences, unmanaged };
+  return { ...model, tables, enums, sequences, unmanaged, ...filterObjects(model, filter) };
+}
+
+/** The managed objects outside filtered schemas, and triggers neither on filtered tables nor a tool's. */
+function filterObjects(model: SchemaModel, filter: ObjectFilter): SchemaObjectFields {
+  const inSchema = (item: { schema: string | null }) => item.schema === null || filter.schema(item.schema);
+  const out: SchemaObjectFields = {};
+  if (model.schemas) out.schemas = model.schemas.filter((s) => filter.schema(s.name));
+  if (model.views) out.views = model.views.filter(inSchema);
+  if (model.routines) out.routines = model.routines.filter(inSchema);
+  if (model.types) out.types = model.types.filter(inSchema);
+  if (model.triggers)
+    out.triggers = model.triggers.filter(
+      (t) => inSchema(t) && filter.table(t.table) && filter.trigger(t.name),
+    );
+  return out;
 }
 
 function filterTable(table: TableModel, filter: ObjectFilter): TableModel {

@@ -5,6 +5,7 @@
 // reformatted-but-equal default or a reordered catalog does not change the hash, and whatever the
 // diff reports (cosmetic included) does.
 import { createHash } from 'node:crypto';
+import { canonicalObjects } from './hash-objects.ts';
 import type { ColumnModel, EnumModel, SchemaModel, SequenceModel, TableModel } from './model.ts';
 
 const byName = <T extends { name: string }>(items: T[]) =>
@@ -22,8 +23,15 @@ export function canonicalSchema(model: SchemaModel): unknown {
     tables: bySchemaName(model.tables).map(canonicalTable),
     enums: bySchemaName(model.enums).map(canonicalEnum),
     sequences: bySchemaName(model.sequences).map(canonicalSequence),
+    ...canonicalObjects(model),
   };
 }
+
+/** `{[key]: value}` when the value is set (true, non-empty), else nothing: older hashes stay valid. */
+const when = (key: string, value: unknown) =>
+  value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0)
+    ? {}
+    : { [key]: value };
 
 export function canonicalJson(model: SchemaModel): string {
   return JSON.stringify(canonicalSchema(model));
@@ -54,6 +62,8 @@ function canonicalTable(table: TableModel) {
     check_constraints: byName(table.check_constraints).map((c) => ({
       name: c.name,
       expression: c.expression,
+      ...when('not_valid', c.not_valid),
+      ...when('no_inherit', c.no_inherit),
     })),
     exclusion_constraints: byName(table.exclusion_constraints).map((x) => ({
       name: x.name,
@@ -69,6 +79,7 @@ function canonicalTable(table: TableModel) {
       on_update: fk.on_update,
       on_delete: fk.on_delete,
       ...deferral(fk),
+      ...when('not_valid', fk.not_valid),
     })),
     indexes: byName(table.indexes).map((i) => ({
       name: i.name,
@@ -78,6 +89,45 @@ function canonicalTable(table: TableModel) {
       method: i.method,
       predicate: i.predicate,
     })),
+    ...when(
+      'partitioning',
+      table.partitioning && {
+        key: table.partitioning.key,
+        parent: table.partitioning.parent && {
+          schema: table.partitioning.parent.schema,
+          name: table.partitioning.parent.name,
+        },
+        bound: table.partitioning.bound,
+      },
+    ),
+    ...when(
+      'inherits',
+      table.inherits?.map((parent) => ({ schema: parent.schema, name: parent.name })),
+    ),
+    ...when(
+      'table_options',
+      table.table_options && {
+        engine: table.table_options.engine,
+        collation: table.table_options.collation,
+        row_format: table.table_options.row_format,
+      },
+    ),
+    ...when(
+      'row_security',
+      table.row_security && { enabled: table.row_security.enabled, forced: table.row_security.forced },
+    ),
+    ...when(
+      'policies',
+      table.policies &&
+        byName(table.policies).map((p) => ({
+          name: p.name,
+          command: p.command,
+          permissive: p.permissive,
+          roles: p.roles,
+          using: p.using,
+          check: p.check,
+        })),
+    ),
   };
 }
 
@@ -96,6 +146,9 @@ function canonicalColumn(column: ColumnModel) {
     on_update: column.on_update,
     collation: column.collation,
     comment: column.comment,
+    ...when('identity_options', column.identity_options && { ...column.identity_options }),
+    ...when('inherited', column.inherited),
+    ...when('invisible', column.invisible),
   };
 }
 

@@ -6,4 +6,6 @@ export * from './filter.ts';
 export * from './hash.ts';
 export * from './model.ts';
 export * from './normalize.ts';
+export * from './objects.ts';
 export * from './severity.ts';
+export * from './version.ts';

@@ -3,16 +3,27 @@
 // with snake_case fields, because the API returns it as is.
 //
 // Scope (what migrations and drift manage): tables, columns, primary keys, unique, check and
-// exclusion constraints, foreign keys, indexes, and the enums and sequences columns use. Everything
-// else the database holds (views, functions, triggers, rules, policies, extensions, unused types) is listed
-// in `unmanaged` by kind and name only: reported, never altered.
+// exclusion constraints, foreign keys, indexes, the enums and sequences columns use, and the
+// objects of objects.ts (schemas, views, materialized views, functions, procedures, triggers,
+// extensions). `unmanaged` stays the by-name index of every object that is not a table (readers
+// that only need names, such as patches looking for triggers, use it); the kinds the engine does
+// not manage (rules, policies, domains, other types…) are only there: reported, never altered.
+//
+// Fields added after the first model version are optional, so that a snapshot stored by an older
+// version still reads as a model (see version.ts for what the version number means).
+
+import type { SchemaObjectFields } from './objects.ts';
 
 export type DialectName = 'postgresql' | 'mysql';
 
 /** The server family, when it matters for interpreting catalog output (MariaDB vs MySQL 8). */
 export type Flavor = 'postgresql' | 'mysql' | 'mariadb';
 
-export interface SchemaModel {
+export interface SchemaModel extends SchemaObjectFields {
+  /** The version of the model that took it (version.ts); absent before version 2. */
+  model_version?: number;
+  /** MySQL/MariaDB: the database's default collation (recorded, not compared). */
+  default_collation?: string;
   dialect: DialectName;
   flavor: Flavor;
   /** As the server reports it; recorded, not compared (an upgrade is not drift). */
@@ -44,6 +55,54 @@ export interface TableModel {
    * constraint). On MySQL, UNIQUE KEYs are indexes with `unique: true`.
    */
   indexes: IndexModel[];
+  /** PostgreSQL declarative partitioning of this table, when it is partitioned or a partition. */
+  partitioning?: PartitioningModel | null;
+  /** PostgreSQL parents this table inherits from (plain inheritance, not partitions), in order. */
+  inherits?: TableRefModel[];
+  /**
+   * MySQL/MariaDB options that differ from the database's defaults (InnoDB, the database's
+   * collation, the default row format); absent when none does.
+   */
+  table_options?: TableOptions | null;
+  /** PostgreSQL row-level security, set when enabled or forced. */
+  row_security?: { enabled: boolean; forced: boolean } | null;
+  /** PostgreSQL row-level security policies (present when the model knows them). */
+  policies?: PolicyModel[];
+}
+
+export interface PolicyModel {
+  name: string;
+  /** ALL, SELECT, INSERT, UPDATE or DELETE. */
+  command: string;
+  permissive: boolean;
+  /** Role names, `public` for every role; sorted. */
+  roles: string[];
+  /** USING and WITH CHECK as the server prints them. */
+  using: string | null;
+  check: string | null;
+}
+
+export interface TableRefModel {
+  schema: string | null;
+  name: string;
+}
+
+export interface TableOptions {
+  engine: string;
+  collation: string;
+  /** An explicit ROW_FORMAT, upper case, or null. */
+  row_format: string | null;
+}
+
+export interface PartitioningModel {
+  /**
+   * PostgreSQL: `RANGE (created_at)`, as pg_get_partkeydef prints it; null for a partition that is
+   * not partitioned. MySQL: the whole clause with its partitions, `RANGE (year(`d`)) (PARTITION …)`.
+   */
+  key: string | null;
+  /** The parent of a partition and its bound (`FOR VALUES FROM (…) TO (…)`, `DEFAULT`). */
+  parent: TableRefModel | null;
+  bound: string | null;
 }
 
 export type IdentityKind = 'always' | 'by_default';
@@ -78,6 +137,23 @@ export interface ColumnModel {
    */
   collation: string | null;
   comment: string | null;
+  /** The options of an identity column's sequence, when it has one. */
+  identity_options?: SequenceOptions | null;
+  /** Inherited from a parent (partition or inheritance child) and not declared locally. */
+  inherited?: boolean;
+  /** MySQL/MariaDB INVISIBLE: left out of SELECT *. */
+  invisible?: boolean;
+}
+
+/** Sequence parameters, numbers as decimal strings (bigint does not fit a JSON number). */
+export interface SequenceOptions {
+  data_type: string;
+  start: string;
+  increment: string;
+  min_value: string;
+  max_value: string;
+  cache: string;
+  cycle: boolean;
 }
 
 export interface PrimaryKeyModel {
@@ -98,6 +174,10 @@ export interface CheckConstraintModel {
   name: string;
   /** The boolean expression as the server prints it. */
   expression: string;
+  /** Added NOT VALID and not validated since (PostgreSQL). */
+  not_valid?: boolean;
+  /** NO INHERIT: not passed on to children (PostgreSQL). */
+  no_inherit?: boolean;
 }
 
 export interface ExclusionConstraintModel {
@@ -121,6 +201,8 @@ export interface ForeignKeyModel {
   on_delete: ForeignKeyAction;
   deferrable: boolean;
   initially_deferred: boolean;
+  /** Added NOT VALID and not validated since (PostgreSQL). */
+  not_valid?: boolean;
 }
 
 export interface IndexModel {

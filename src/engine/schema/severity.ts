@@ -33,6 +33,13 @@
 // | enum_values_added              | minor    | new values only: every stored value stays valid         |
 // | enum_values_changed            | moderate | values removed or reordered: stored values or ORDER BY  |
 // | sequence_changed               | minor    | bounds, step, cycling or ownership of a column's serial |
+// | column_identity_options_changed | minor   | an identity's bounds, step or cycling, as a sequence's  |
+// | constraint_validity_changed    | minor    | the rule is the same; only old rows are (not) checked   |
+// | column_visibility_changed      | minor    | SELECT * shows or hides it (MySQL INVISIBLE)            |
+// | table_options_changed          | minor    | storage engine, default collation or row format (MySQL) |
+// | row_security_changed           | moderate | which rows each role sees                               |
+// | table_partitioning_changed     | moderate | rows are routed elsewhere; bounds refuse other rows     |
+// | table_inheritance_changed      | moderate | which rows queries on the parent see                    |
 
 export type Severity = 'critical' | 'moderate' | 'minor' | 'cosmetic';
 
@@ -76,6 +83,13 @@ export const CHANGE_SEVERITY = {
   enum_values_added: 'minor',
   enum_values_changed: 'moderate',
   sequence_changed: 'minor',
+  column_identity_options_changed: 'minor',
+  constraint_validity_changed: 'minor',
+  column_visibility_changed: 'minor',
+  table_options_changed: 'minor',
+  row_security_changed: 'moderate',
+  table_partitioning_changed: 'moderate',
+  table_inheritance_changed: 'moderate',
 } as const satisfies Record<string, Severity>;
 
 export type ChangeKind = keyof typeof CHANGE_SEVERITY;

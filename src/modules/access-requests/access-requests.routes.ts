@@ -1,5 +1,5 @@
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, Page } from '../../http/schemas.ts';
+import { errors, IdParams, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ProjectParams } from '../projects/projects.schemas.ts';
 import {
@@ -54,11 +54,14 @@ export function registerAccessRequestsRoutes(
     },
     async (request) => {
       const { page, page_size, ...filter } = request.query;
-      const { items, total } = await accessRequests.list(actorOf(request), request.params.pid, filter, {
-        page,
-        page_size,
-      });
-      return { items, total, page, page_size };
+      const paging = { page, page_size };
+      const { items, total } = await accessRequests.list(
+        actorOf(request),
+        request.params.pid,
+        filter,
+        paging,
+      );
+      return pageOf(paging, { rows: items, total });
     },
   );
 

@@ -1,10 +1,12 @@
 import { type Static, Type } from 'typebox';
+import { ACCESS_REQUEST_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { AccessRequest } from '../../store/tables.ts';
 import { type ApprovalResponse, ApprovalSchema } from '../approvals/approvals.schemas.ts';
 import { ProjectRoleSchema } from '../projects/projects.schemas.ts';
 
-export const ACCESS_REQUEST_STATUSES = ['pending', 'active', 'expired', 'rejected', 'revoked'] as const;
+export { ACCESS_REQUEST_STATUSES };
+
 /** The longest grant one request may ask for: just-in-time access is meant to be short. */
 export const MAX_DURATION_MINUTES = 24 * 60;
 
@@ -26,7 +28,7 @@ export const CreateAccessRequestBody = Type.Object(
     }),
     reason: Type.String({ minLength: 1, maxLength: 1000, pattern: '\\S' }),
   },
-  { additionalProperties: false },
+  { title: 'CreateAccessRequest', additionalProperties: false },
 );
 export type CreateAccessRequestBody = Static<typeof CreateAccessRequestBody>;
 

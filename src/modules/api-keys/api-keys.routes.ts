@@ -1,5 +1,5 @@
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
+import { errors, IdParams, NoContent, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ApiKeySchema, CreateApiKeyBody, CreatedApiKeySchema, toApiKeyResponse } from './api-keys.schemas.ts';
 import type { ApiKeysService } from './api-keys.service.ts';
@@ -38,9 +38,8 @@ export function registerApiKeysRoutes(app: App, { apiKeys }: { apiKeys: ApiKeysS
       },
     },
     async (request) => {
-      const { page, page_size } = request.query;
-      const { rows, total } = await apiKeys.list(actorOf(request), { page, page_size });
-      return { items: rows.map(toApiKeyResponse), total, page, page_size };
+      const paging = request.query;
+      return pageOf(paging, await apiKeys.list(actorOf(request), paging), toApiKeyResponse);
     },
   );
 

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
+import { SCOPES } from '../../core/vocabulary.ts';
 import { Name, Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { Scope } from '../../store/tables.ts';
 
-export const SCOPES = ['read', 'write', 'admin'] as const;
+export { SCOPES };
 
 const scopesDescription =
   '`read` = GET; `write` = POST, PUT and PATCH on operational resources; `admin` = DELETE, policies, ' +
@@ -45,7 +46,7 @@ export const CreateApiKeyBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { title: 'CreateApiKeyRequest', additionalProperties: false },
 );
 
 export function toApiKeyResponse(key: {

@@ -6,14 +6,13 @@
 //
 // Every operation names the connection it writes to (`writesTo`): a protected one (API §6) needs an
 // approval by someone other than the requester whatever the policy says, so an operation gets that
-// protection by declaring what it writes to, never by a check of its own (approval-rule.ts). The
-// run names it too (`writesToParam`), so that a run still waiting when the connection becomes
-// protected is not released on its requester's word (approval-protection.ts).
+// protection by declaring what it writes to, never by a check of its own (approval-rule.ts). Its run
+// kind's registration says it again (`connectionOf`), so that a run still waiting when the
+// connection becomes protected is not released on its requester's word (approval-protection.ts).
 //
 // Use, inside the transaction that creates the run:
 //   const verdict = await gate.gate(trx, actor, { projectId, operation, writesTo: connection, subjectId, contentHash });
-//   const run = await runs.create(trx, actor, { …, params: { …, ...writesToParam(connection.id) },
-//     awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null });
+//   const run = await runs.create(trx, actor, { …, awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null });
 // and, in the code that edits a patch or migration: `await gate.voidApprovals(trx, actor, subjectId)`.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';

@@ -95,7 +95,7 @@ async function releaseRuns(
   const released: Run[] = [];
   for (const run of await lockRunsOfApproval(trx, approval.id)) {
     const refusal =
-      (await requesterRefusal(trx, run, runKinds)) ?? (await protectionRefusal(trx, run, approval));
+      (await requesterRefusal(trx, run, runKinds)) ?? (await protectionRefusal(trx, run, approval, runKinds));
     if (refusal === null) {
       const queued = await queueWaitingRun(trx, run.id);
       if (!queued) continue;

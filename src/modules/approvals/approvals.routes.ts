@@ -1,5 +1,5 @@
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, Page } from '../../http/schemas.ts';
+import { errors, IdParams, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ApprovalSchema, ApprovalsQuery, DecideBody } from './approvals.schemas.ts';
 import type { ApprovalsService } from './approvals.service.ts';
@@ -21,8 +21,9 @@ export function registerApprovalsRoutes(app: App, { approvals }: { approvals: Ap
     },
     async (request) => {
       const { page, page_size, ...filter } = request.query;
-      const { items, total } = await approvals.list(actorOf(request), filter, { page, page_size });
-      return { items, total, page, page_size };
+      const paging = { page, page_size };
+      const { items, total } = await approvals.list(actorOf(request), filter, paging);
+      return pageOf(paging, { rows: items, total });
     },
   );
 

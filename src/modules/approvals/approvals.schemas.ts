@@ -1,11 +1,9 @@
 import { type Static, Type } from 'typebox';
+import { APPROVAL_KINDS, APPROVAL_STATUSES, APPROVAL_DECISIONS as DECISIONS } from '../../core/vocabulary.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { Approval, ApprovalDecision } from '../../store/tables.ts';
-import { POLICY_OPERATIONS } from '../projects/projects.schemas.ts';
 
-export const APPROVAL_KINDS = [...POLICY_OPERATIONS, 'access_request'] as const;
-export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'cancelled', 'expired'] as const;
-export const DECISIONS = ['approve', 'reject'] as const;
+export { APPROVAL_KINDS, APPROVAL_STATUSES, DECISIONS };
 
 // The fields are fixed by the contract (API §10): nothing added, nothing renamed.
 export const ApprovalSchema = Type.Object(
@@ -58,7 +56,7 @@ export const DecideBody = Type.Object(
     decision: StringEnum(DECISIONS),
     comment: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
-  { additionalProperties: false },
+  { title: 'ApprovalDecisionRequest', additionalProperties: false },
 );
 export type DecideBody = Static<typeof DecideBody>;
 

@@ -1,5 +1,5 @@
 import { actorOf } from '../../http/context.ts';
-import { errors, Page } from '../../http/schemas.ts';
+import { errors, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { AuditEntrySchema, AuditQuery, toAuditResponse } from './audit.schemas.ts';
 import type { AuditService } from './audit.service.ts';
@@ -19,12 +19,13 @@ export function registerAuditRoutes(app: App, { audit }: { audit: AuditService }
     },
     async (request) => {
       const { page, page_size, from, to, ...filter } = request.query;
-      const { rows, total } = await audit.list(
+      const paging = { page, page_size };
+      const found = await audit.list(
         actorOf(request),
         { ...filter, from: from ? new Date(from) : undefined, to: to ? new Date(to) : undefined },
-        { page, page_size },
+        paging,
       );
-      return { items: rows.map(toAuditResponse), total, page, page_size };
+      return pageOf(paging, found, toAuditResponse);
     },
   );
 }

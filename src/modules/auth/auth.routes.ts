@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { CSRF_COOKIE, csrfTokenFor, SESSION_COOKIE } from '../../http/auth.ts';
 import { actorOf, anonymousActorOf } from '../../http/context.ts';
 import { ENDPOINT_LIMITS } from '../../http/rate-limit.ts';
-import { errors, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
+import { errors, IdParams, NoContent, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { toUserResponse, UserSchema } from '../users/users.schemas.ts';
 import {
@@ -188,14 +188,10 @@ export function registerAuthRoutes(
     },
     async (request) => {
       const actor = actorOf(request);
-      const { page, page_size } = request.query;
-      const { rows, total } = await auth.sessions(actor, { page, page_size });
-      return {
-        items: rows.map((s) => toSessionResponse(s, actor.principal.sessionId)),
-        total,
-        page,
-        page_size,
-      };
+      const paging = request.query;
+      return pageOf(paging, await auth.sessions(actor, paging), (s) =>
+        toSessionResponse(s, actor.principal.sessionId),
+      );
     },
   );
 

@@ -7,7 +7,7 @@ export const LoginBody = Type.Object(
     email: Type.String({ minLength: 1, maxLength: 254 }),
     password: Type.String({ minLength: 1, maxLength: 256 }),
   },
-  { additionalProperties: false },
+  { title: 'LoginRequest', additionalProperties: false },
 );
 
 /** A completed login: the user, with the session and csrf_token cookies set. */
@@ -35,7 +35,7 @@ export const UpdateMeBody = Type.Object(
     current_password: Type.Optional(Type.String({ maxLength: 256 })),
     new_password: Type.Optional(Password),
   },
-  { additionalProperties: false },
+  { title: 'UpdateMeRequest', additionalProperties: false },
 );
 
 export const SessionSchema = Type.Object(

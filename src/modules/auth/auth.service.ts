@@ -10,6 +10,7 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { User } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
+import { isSamlEnforced } from '../saml/saml.repo.ts';
 import { findLiveUserByEmail, findUser, updateUser } from '../users/users.repo.ts';
 import { insertSession, liveSessionsQuery, revokeSession, revokeUserSessions } from './auth.repo.ts';
 import type { SecondFactor, TwoFactorService } from './two-factor.service.ts';
@@ -23,7 +24,7 @@ export interface NewSession {
   expiresAt: Date;
 }
 
-export type LoginMethod = 'password' | 'google' | 'github';
+export type LoginMethod = 'password' | 'google' | 'github' | 'saml';
 
 export type LoginResult =
   | { kind: 'session'; session: NewSession }
@@ -47,6 +48,7 @@ export function createAuthService(deps: {
     user: User,
     method: LoginMethod,
     secondFactor?: SecondFactor,
+    inTransaction?: (trx: Db, sessionId: string) => Promise<void>,
   ): Promise<NewSession> {
     // Every timestamp of the session from the service's clock, so expiry and listing agree.
     const at = now();
@@ -76,8 +78,32 @@ export function createAuthService(deps: {
           ...(secondFactor && { second_factor: secondFactor }),
         },
       });
+      await inTransaction?.(trx, session.sessionId);
     });
     return { user, ...session };
+  }
+
+  /**
+   * An organization with enforced SAML signs its users in through its identity provider only; its
+   * owners keep password and OAuth as the way back in when the identity provider fails (API §12.1).
+   * Checked after the first factor, so the refusal tells nothing to someone without the password.
+   */
+  async function refuseWhenSsoEnforced(
+    actor: AnonymousActor,
+    user: User,
+    method: LoginMethod,
+  ): Promise<void> {
+    if (user.org_role === 'owner' || !(await isSamlEnforced(db, user.org_id))) return;
+    await audit.record(db, actor, {
+      action: 'auth.login',
+      outcome: 'failure',
+      orgId: user.org_id,
+      target: { type: 'user', id: user.id, label: user.email },
+      details: { method, reason: 'saml_enforced' },
+    });
+    throw forbidden(
+      `Your organization signs in through its identity provider (SAML): use /api/v1/auth/saml/${user.org_id}/login`,
+    );
   }
 
   /**
@@ -85,6 +111,7 @@ export function createAuthService(deps: {
    * for a user with 2FA, the second step first.
    */
   async function completeLogin(actor: AnonymousActor, user: User, method: LoginMethod): Promise<LoginResult> {
+    await refuseWhenSsoEnforced(actor, user, method);
     if (user.two_factor_enabled) {
       return { kind: 'needs_2fa', partialToken: await twoFactor.startChallenge(actor, user, method) };
     }
@@ -111,9 +138,22 @@ export function createAuthService(deps: {
 
     completeLogin,
 
+    /**
+     * A login vouched for by the organization's identity provider (SAML), whose own second factor
+     * applies: a session at once. `inTransaction` commits with the session (the assertion's single use
+     * and its audit entry).
+     */
+    openSsoSession: (
+      actor: AnonymousActor,
+      user: User,
+      inTransaction: (trx: Db, sessionId: string) => Promise<void>,
+    ) => openSession(actor, user, 'saml', undefined, inTransaction),
+
     /** The second step of a 2FA login: a partial token and a code give a new session. */
     async loginSecondFactor(actor: AnonymousActor, partialToken: string, code: string): Promise<NewSession> {
       const { user, method, factor } = await twoFactor.verifyChallenge(actor, partialToken, code);
+      // Enforcement may have been switched on between the two steps.
+      await refuseWhenSsoEnforced(actor, user, method as LoginMethod);
       return openSession(actor, user, method as LoginMethod, factor);
     },
 

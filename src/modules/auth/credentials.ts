@@ -1,6 +1,7 @@
 // The principal behind a session cookie or an API key, read from the store on every request so that
 // a revocation, a demotion or a deactivation takes effect at once. The HTTP layer parses the
 // credential (src/http/auth.ts) and asks here; only hashes of secrets are stored and compared.
+import type { Principal } from '../../core/actors.ts';
 import { unauthenticated } from '../../core/errors.ts';
 import type { CredentialLookup } from '../../http/auth.ts';
 import { safeEqual, sha256 } from '../../security/tokens.ts';
@@ -11,6 +12,32 @@ import { findLiveSession, touchSession } from './auth.repo.ts';
 /** last_used_at and last_seen_at are written at most this often, to keep writes off the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/** What a session or a key row tells of its user and organization. */
+interface OwnerRow {
+  user_id: string;
+  org_id: string;
+  org_role: Principal['orgRole'];
+  email: string;
+  plan: Principal['plan'];
+  rate_limit_per_minute: number | null;
+  rate_limit_per_hour: number | null;
+}
+
+function principalOf(
+  row: OwnerRow,
+  credential: Pick<Principal, 'via' | 'scopes' | 'sessionId' | 'apiKeyId'>,
+): Principal {
+  return {
+    userId: row.user_id,
+    orgId: row.org_id,
+    orgRole: row.org_role,
+    email: row.email,
+    ...credential,
+    plan: row.plan,
+    customLimits: { perMinute: row.rate_limit_per_minute, perHour: row.rate_limit_per_hour },
+  };
+}
+
 export function createCredentialLookup({ db, now }: { db: Db; now: () => Date }): CredentialLookup {
   return {
     async session(token) {
@@ -19,18 +46,7 @@ export function createCredentialLookup({ db, now }: { db: Db; now: () => Date })
       if (!session) throw unauthenticated('Session expired or revoked');
       if (at.getTime() - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS)
         await touchSession(db, session.id, at);
-      return {
-        userId: session.user_id,
-        orgId: session.org_id,
-        orgRole: session.org_role,
-        email: session.email,
-        via: 'session',
-        scopes: null,
-        sessionId: session.id,
-        apiKeyId: null,
-        plan: session.plan,
-        customLimits: { perMinute: session.rate_limit_per_minute, perHour: session.rate_limit_per_hour },
-      };
+      return principalOf(session, { via: 'session', scopes: null, sessionId: session.id, apiKeyId: null });
     },
 
     async apiKey(prefix, secret) {
@@ -42,18 +58,7 @@ export function createCredentialLookup({ db, now }: { db: Db; now: () => Date })
       if (!key.owner_can_sign_in) throw unauthenticated('API key owner is deactivated');
       if (!key.last_used_at || at.getTime() - key.last_used_at.getTime() > TOUCH_INTERVAL_MS)
         await touchKey(db, key.id, at);
-      return {
-        userId: key.user_id,
-        orgId: key.org_id,
-        orgRole: key.org_role,
-        email: key.email,
-        via: 'api_key',
-        scopes: key.scopes,
-        sessionId: null,
-        apiKeyId: key.id,
-        plan: key.plan,
-        customLimits: { perMinute: key.rate_limit_per_minute, perHour: key.rate_limit_per_hour },
-      };
+      return principalOf(key, { via: 'api_key', scopes: key.scopes, sessionId: null, apiKeyId: key.id });
     },
   };
 }

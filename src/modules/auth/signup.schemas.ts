@@ -14,5 +14,5 @@ export const SignupBody = Type.Object(
       description: 'The new organization, of which you become the owner',
     }),
   },
-  { additionalProperties: false },
+  { title: 'SignupRequest', additionalProperties: false },
 );

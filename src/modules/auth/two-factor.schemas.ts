@@ -29,7 +29,7 @@ export const EnableTwoFactorBody = Type.Object(
       examples: ['123456'],
     }),
   },
-  { additionalProperties: false },
+  { title: 'EnableTwoFactorRequest', additionalProperties: false },
 );
 
 export const RecoveryCodesResponse = Type.Object(
@@ -43,7 +43,10 @@ export const RecoveryCodesResponse = Type.Object(
   { title: 'RecoveryCodes' },
 );
 
-export const DisableTwoFactorBody = Type.Object({ code: Code }, { additionalProperties: false });
+export const DisableTwoFactorBody = Type.Object(
+  { code: Code },
+  { title: 'DisableTwoFactorRequest', additionalProperties: false },
+);
 
 export const LoginSecondFactorBody = Type.Object(
   {
@@ -54,5 +57,5 @@ export const LoginSecondFactorBody = Type.Object(
     }),
     code: Code,
   },
-  { additionalProperties: false },
+  { title: 'LoginSecondFactorRequest', additionalProperties: false },
 );

@@ -575,12 +575,18 @@ describe('two-factor authentication (TOTP)', () => {
 
   it('describes both login answers and the 2FA routes in OpenAPI', async () => {
     const doc = JSON.parse((await t.app.inject({ method: 'GET', url: '/openapi.json' })).body);
-    const login = doc.paths['/api/v1/auth/login'].post.responses['200'].content['application/json'].schema;
-    expect(login.anyOf.map((s: { required: string[] }) => [...s.required].sort())).toEqual([
+    // Named schemas are components: follow the references.
+    const resolve = (schema: { $ref?: string }) =>
+      schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
+    const login = resolve(
+      doc.paths['/api/v1/auth/login'].post.responses['200'].content['application/json'].schema,
+    );
+    const answers = login.anyOf.map(resolve);
+    expect(answers.map((s: { required: string[] }) => [...s.required].sort())).toEqual([
       ['user'],
       ['needs_2fa', 'partial_token'],
     ]);
-    expect(login.anyOf[1].properties.needs_2fa).toMatchObject({ type: 'boolean', enum: [true] });
+    expect(answers[1].properties.needs_2fa).toMatchObject({ type: 'boolean', enum: [true] });
     for (const path of ['/auth/login/2fa', '/auth/2fa/setup', '/auth/2fa/enable', '/auth/2fa/disable']) {
       expect(doc.paths[`/api/v1${path}`]?.post, path).toBeDefined();
     }

@@ -218,6 +218,7 @@ describe('billing: npm run cli -- set-plan', () => {
     }
   }
 
+  // Six processes, each opening the embedded store: seconds each on a busy machine.
   it('sets the plan and custom limits of an organization named on the command line', async () => {
     const created = await cli(
       'create-admin',
@@ -265,5 +266,5 @@ describe('billing: npm run cli -- set-plan', () => {
     } finally {
       await store.close();
     }
-  });
+  }, 120_000);
 });

@@ -6,17 +6,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql, loadSakilaRows, readCorpus } from '../../../test/support/corpus.ts';
+import {
+  corpusAvailable,
+  loadMysqlSql,
+  loadPostgresSql,
+  loadSakilaRows,
+  readCorpus,
+} from '../../../test/support/corpus.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { tableChecksum } from '../../../test/support/target-query.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
-const engines = await targetEngines('bridge on Sakila and Chinook (bridge.corpus.test.ts)');
+const SUITE = 'bridge on Sakila and Chinook (bridge.corpus.test.ts)';
+const corpusUp = corpusAvailable(SUITE);
+const engines = await targetEngines(SUITE);
 const SAKILA = ['language', 'category', 'actor', 'film', 'film_actor', 'film_category'] as const;
 
-describe.skipIf(!(engines.postgresql.up && engines.mysql.up))('bridge on the corpus', () => {
+describe.skipIf(!(corpusUp && engines.postgresql.up && engines.mysql.up))('bridge on the corpus', () => {
   let t: TestApp;
   let owner: Client;
   let projectId: string;

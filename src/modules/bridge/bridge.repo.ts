@@ -10,7 +10,7 @@ export async function activeRunInto(db: Db, connectionId: string, exceptRunId?: 
     .select(['id', 'status'])
     .where('kind', '=', 'bridge_run')
     .where('status', 'in', ['queued', 'running'])
-    .where(sql<string>`params->>'writes_to'`, '=', connectionId);
+    .where(sql<string>`params->>'target_connection_id'`, '=', connectionId);
   if (exceptRunId !== undefined) query = query.where('id', '<>', exceptRunId);
   return query.executeTakeFirst();
 }

@@ -79,6 +79,6 @@ export const BridgeRunBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'BridgeRunRequest', additionalProperties: false },
 );
 export type BridgeRunBody = Static<typeof BridgeRunBody>;

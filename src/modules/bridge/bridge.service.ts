@@ -14,7 +14,6 @@ import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Run } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
-import { writesToParam } from '../approvals/approval-protection.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -33,7 +32,6 @@ export interface BridgeParams {
   filters?: Record<string, string>;
   subset?: { table: string; where?: string; percent?: number };
   create_tables: boolean;
-  writes_to: string;
   source_schema_hash: string;
   target_schema_hash: string;
 }
@@ -174,7 +172,6 @@ export function createBridgeService(deps: {
         ...(body.filters !== undefined && { filters: body.filters }),
         ...(body.subset !== undefined && { subset: body.subset }),
         create_tables: body.create_tables === true,
-        ...writesToParam(target.id),
         source_schema_hash: schemaHash(from.model),
         target_schema_hash: schemaHash(to.model),
       };

@@ -1,7 +1,7 @@
 // Connections (API §6): CRUD, a connection test and the live schema. Answers are built from the
 // declared schemas, which never include the password.
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { errors, IdParams, NoContent, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import {
   ConnectionSchema,
@@ -53,8 +53,12 @@ export function registerConnectionsRoutes(
     },
     async (request) => {
       const { page, page_size, project_id } = request.query;
-      const { rows, total } = await connections.list(actorOf(request), { project_id }, { page, page_size });
-      return { items: rows.map(toConnectionResponse), total, page, page_size };
+      const paging = { page, page_size };
+      return pageOf(
+        paging,
+        await connections.list(actorOf(request), { project_id }, paging),
+        toConnectionResponse,
+      );
     },
   );
 

@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
+import { DIALECTS } from '../../core/vocabulary.ts';
 import type { TargetErrorCause } from '../../dialects/errors.ts';
 import { Name, Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { Connection } from '../../store/tables.ts';
 import { ENVIRONMENTS } from '../projects/projects.schemas.ts';
 
-export const DIALECTS = ['postgresql', 'mysql'] as const;
+export { DIALECTS };
+
 export const SSL_MODES = ['disable', 'require', 'verify-full'] as const;
 export const DRIFT_STATUSES = ['none', 'pending'] as const;
 export const ERROR_CAUSES = [
@@ -98,7 +100,7 @@ export const CreateConnectionBody = Type.Object(
     protected: Type.Optional(Protected),
     ca_cert: Type.Optional(CaCert),
   },
-  { additionalProperties: false },
+  { title: 'CreateConnectionRequest', additionalProperties: false },
 );
 
 export const UpdateConnectionBody = Type.Object(
@@ -115,6 +117,7 @@ export const UpdateConnectionBody = Type.Object(
     protected: Type.Optional(Protected),
   },
   {
+    title: 'UpdateConnectionRequest',
     additionalProperties: false,
     description:
       'Only the fields given change; an empty object changes nothing. The project and the dialect ' +

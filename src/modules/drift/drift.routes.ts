@@ -1,7 +1,7 @@
 // Drift detection (API §6, Enterprise only: other plans get 403 "Drift detection requires the
 // Enterprise plan" on every route): a connection's status, a check now, reports, acknowledgement.
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, Page } from '../../http/schemas.ts';
+import { errors, IdParams, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ConnectionParams } from '../snapshots/snapshots.schemas.ts';
 import {
@@ -79,8 +79,8 @@ export function registerDriftRoutes(app: App, { drift }: { drift: DriftService }
     },
     async (request) => {
       const { page, page_size, ...filter } = request.query;
-      const { rows, total } = await drift.list(actorOf(request), filter, { page, page_size });
-      return { items: rows.map(toDriftReportResponse), total, page, page_size };
+      const paging = { page, page_size };
+      return pageOf(paging, await drift.list(actorOf(request), filter, paging), toDriftReportResponse);
     },
   );
 

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DRIFT_STATUSES } from '../../core/vocabulary.ts';
 import type { SchemaDiff } from '../../engine/schema/diff.ts';
 import { CHANGE_SEVERITY } from '../../engine/schema/severity.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
@@ -7,7 +8,8 @@ import { SnapshotSchema, toSnapshotResponse } from '../snapshots/snapshots.schem
 import type { DriftOverview } from './drift.service.ts';
 import type { DriftCheckOutcome } from './drift-check.ts';
 
-export const DRIFT_STATUSES = ['pending', 'acknowledged'] as const;
+export { DRIFT_STATUSES };
+
 const SEVERITIES = ['critical', 'moderate', 'minor', 'cosmetic'] as const;
 const CHANGE_KINDS = Object.keys(CHANGE_SEVERITY) as (keyof typeof CHANGE_SEVERITY)[];
 
@@ -22,20 +24,26 @@ const SEVERITY_HELP =
 
 const Severity = StringEnum(SEVERITIES, { description: SEVERITY_HELP });
 
-const ChangeSchema = Type.Object({
-  kind: StringEnum(CHANGE_KINDS),
-  object: Type.String({
-    description: 'The column, constraint or index within the table; `schema.name` for enums and sequences',
-  }),
-  from: Nullable(Type.String()),
-  to: Nullable(Type.String()),
-  severity: Severity,
-});
+const ChangeSchema = Type.Object(
+  {
+    kind: StringEnum(CHANGE_KINDS),
+    object: Type.String({
+      description: 'The column, constraint or index within the table; `schema.name` for enums and sequences',
+    }),
+    from: Nullable(Type.String()),
+    to: Nullable(Type.String()),
+    severity: Severity,
+  },
+  { title: 'DriftChange' },
+);
 
-const TableEntrySchema = Type.Object({
-  table: Type.String({ description: '`schema.table` on PostgreSQL, `table` on MySQL' }),
-  severity: Severity,
-});
+const TableEntrySchema = Type.Object(
+  {
+    table: Type.String({ description: '`schema.table` on PostgreSQL, `table` on MySQL' }),
+    severity: Severity,
+  },
+  { title: 'DriftTableChanges' },
+);
 
 export const DriftDiffSchema = Type.Object(
   {
@@ -118,15 +126,14 @@ export const DriftsQuery = Type.Intersect([
   }),
 ]);
 
-export const AcknowledgeBody = Nullable(
-  Type.Object(
-    {
-      comment: Type.Optional(
-        Nullable(Type.String({ maxLength: 2000, description: 'Why the change is accepted' })),
-      ),
-    },
-    { additionalProperties: false },
-  ),
+// Nothing is required, so the body may be left out (it reads as `{}`).
+export const AcknowledgeBody = Type.Object(
+  {
+    comment: Type.Optional(
+      Nullable(Type.String({ maxLength: 2000, description: 'Why the change is accepted' })),
+    ),
+  },
+  { title: 'AcknowledgeDriftRequest', additionalProperties: false },
 );
 
 export function toDriftReportResponse(report: DriftReport) {

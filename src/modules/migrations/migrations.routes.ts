@@ -1,6 +1,6 @@
 // Schema migrations (API §8): compare, list, read, edit, apply and roll back.
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, Page, PageQuery } from '../../http/schemas.ts';
+import { errors, IdParams, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { ProjectParams } from '../projects/projects.schemas.ts';
 import { RunSchema, toRunResponse } from '../runs/runs.schemas.ts';
@@ -54,12 +54,12 @@ export function registerMigrationsRoutes(app: App, { migrations }: { migrations:
       },
     },
     async (request) => {
-      const { page, page_size } = request.query;
-      const { rows, total } = await migrations.list(actorOf(request), request.params.pid, {
-        page,
-        page_size,
-      });
-      return { items: rows.map(toMigrationResponse), total, page, page_size };
+      const paging = request.query;
+      return pageOf(
+        paging,
+        await migrations.list(actorOf(request), request.params.pid, paging),
+        toMigrationResponse,
+      );
     },
   );
 

@@ -1,9 +1,10 @@
 // Migrations (API §8): request bodies and the Migration resource.
 import { type Static, Type } from 'typebox';
+import { MIGRATION_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { SchemaMigration } from '../../store/tables.ts';
 
-export const MIGRATION_STATUSES = ['draft', 'applying', 'applied', 'failed', 'rolled_back'] as const;
+export { MIGRATION_STATUSES };
 
 const TablePatterns = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: 1000,
@@ -20,13 +21,13 @@ export const CompareBody = Type.Object(
       Type.Boolean({ description: 'Copy dropped tables and columns first, so the rollback restores data' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'CompareMigrationRequest', additionalProperties: false },
 );
 export type CompareBody = Static<typeof CompareBody>;
 
 export const EditBody = Type.Object(
   { generated_sql: Type.String({ minLength: 1, maxLength: 1_000_000 }) },
-  { additionalProperties: false },
+  { title: 'EditMigrationRequest', additionalProperties: false },
 );
 
 export const ApplyBody = Type.Object(
@@ -34,25 +35,31 @@ export const ApplyBody = Type.Object(
     confirm_irreversible: Type.Optional(Type.Boolean()),
     confirmation: Type.Optional(Type.String({ maxLength: 200, description: "The target connection's name" })),
   },
-  { additionalProperties: false },
+  { title: 'ApplyMigrationRequest', additionalProperties: false },
 );
 export type ApplyBody = Static<typeof ApplyBody>;
 
-const LintWarningSchema = Type.Object({
-  rule: Type.String(),
-  severity: StringEnum(['error', 'warning', 'info'] as const),
-  statement_index: Type.Integer({ minimum: 0 }),
-  object: Type.String(),
-  message: Type.String(),
-});
+const LintWarningSchema = Type.Object(
+  {
+    rule: Type.String(),
+    severity: StringEnum(['error', 'warning', 'info'] as const),
+    statement_index: Type.Integer({ minimum: 0 }),
+    object: Type.String(),
+    message: Type.String(),
+  },
+  { title: 'LintWarning' },
+);
 
-const StatementSchema = Type.Object({
-  sql: Type.String(),
-  kind: Type.String(),
-  destructive: Type.Boolean(),
-  transactional: Type.Boolean(),
-  reversible: Type.Boolean(),
-});
+const StatementSchema = Type.Object(
+  {
+    sql: Type.String(),
+    kind: Type.String(),
+    destructive: Type.Boolean(),
+    transactional: Type.Boolean(),
+    reversible: Type.Boolean(),
+  },
+  { title: 'MigrationStatement' },
+);
 
 export const MigrationSchema = Type.Object(
   {

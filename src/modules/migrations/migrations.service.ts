@@ -13,7 +13,6 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
-import { writesToParam } from '../approvals/approval-protection.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -124,7 +123,7 @@ export function createMigrationsService(deps: {
         subjectId: migration.id,
         total,
         unit: 'statements',
-        params: { migration_id: migration.id, ...writesToParam(target.id) },
+        params: { migration_id: migration.id },
         awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
       });
       await audit.record(

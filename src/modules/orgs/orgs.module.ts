@@ -18,7 +18,7 @@ export function orgsModule({ orgs }: Shared): Module {
         secret: {
           option: 'password',
           prompt: 'Password of the new owner: ',
-          fromConfig: (config) => config.adminPassword,
+          config: 'adminPassword',
         },
         async run(args) {
           const { values } = parseArgs({

@@ -6,14 +6,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
-import { loadMysqlSql, loadPostgresSql, loadSakilaRows, readCorpus } from '../../../test/support/corpus.ts';
+import {
+  corpusAvailable,
+  loadMysqlSql,
+  loadPostgresSql,
+  loadSakilaRows,
+  readCorpus,
+} from '../../../test/support/corpus.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { tableChecksum } from '../../../test/support/target-query.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
-const engines = await targetEngines('patches on Sakila and Chinook (patches.corpus.test.ts)');
+const SUITE = 'patches on Sakila and Chinook (patches.corpus.test.ts)';
+const corpusUp = corpusAvailable(SUITE);
+const engines = await targetEngines(SUITE);
 
 type Dialect = 'postgresql' | 'mysql';
 
@@ -107,7 +115,7 @@ const ENGINES = [engines.postgresql, engines.mysql];
 
 const snakeCase = (pascal: string) => pascal.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase();
 
-describe('data patches on the corpus schemas', () => {
+describe.skipIf(!corpusUp)('data patches on the corpus schemas', () => {
   let t: TestApp;
   let owner: Client;
   let projectId: string;

@@ -1,7 +1,7 @@
 // Data patches (API §9): create, list, read, edit, delete, dry-run, execute and roll back.
 import { actorOf } from '../../http/context.ts';
 import { ENDPOINT_LIMITS } from '../../http/rate-limit.ts';
-import { errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
+import { errors, IdParams, NoContent, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { RunSchema, toRunResponse } from '../runs/runs.schemas.ts';
 import {
@@ -53,8 +53,8 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
     },
     async (request) => {
       const { page, page_size, project_id } = request.query;
-      const { rows, total } = await patches.list(actorOf(request), project_id, { page, page_size });
-      return { items: rows.map(toPatchResponse), total, page, page_size };
+      const paging = { page, page_size };
+      return pageOf(paging, await patches.list(actorOf(request), project_id, paging), toPatchResponse);
     },
   );
 

@@ -1,9 +1,10 @@
 // Patches (API §9): request bodies and the Patch resource.
 import { type Static, Type } from 'typebox';
+import { PATCH_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { Patch } from '../../store/tables.ts';
 
-export const PATCH_STATUSES = ['draft', 'executing', 'executed', 'failed', 'rolled_back'] as const;
+export { PATCH_STATUSES };
 
 const Sql = Type.String({ minLength: 1, maxLength: 1_000_000 });
 const Title = Type.String({ minLength: 1, maxLength: 200 });
@@ -19,13 +20,13 @@ export const CreatePatchBody = Type.Object(
     sql: Sql,
     allow_full_table: Type.Optional(AllowFullTable),
   },
-  { additionalProperties: false },
+  { title: 'CreatePatchRequest', additionalProperties: false },
 );
 export type CreatePatchBody = Static<typeof CreatePatchBody>;
 
 export const EditPatchBody = Type.Object(
   { title: Type.Optional(Title), sql: Type.Optional(Sql), allow_full_table: Type.Optional(AllowFullTable) },
-  { additionalProperties: false },
+  { title: 'EditPatchRequest', additionalProperties: false },
 );
 export type EditPatchBody = Static<typeof EditPatchBody>;
 
@@ -44,7 +45,7 @@ export const ExecuteBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'ExecutePatchRequest', additionalProperties: false },
 );
 export type ExecuteBody = Static<typeof ExecuteBody>;
 
@@ -54,24 +55,27 @@ export const RollbackBody = Type.Object(
       Type.Boolean({ description: 'Restore also the rows changed since the patch (the conflicts)' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'RollbackPatchRequest', additionalProperties: false },
 );
 export type RollbackBody = Static<typeof RollbackBody>;
 
 export const PatchListQuery = Type.Intersect([PageQuery, Type.Object({ project_id: Uuid })]);
 
-const PatchStatementSchema = Type.Object({
-  index: Type.Integer({ minimum: 0 }),
-  kind: StringEnum(['update', 'delete', 'insert'] as const),
-  table: Type.String(),
-  reversible: Type.Boolean(),
-  irreversible_reason: Nullable(
-    Type.String({
-      description: 'Why a rollback cannot restore what the statement changes; null when it can',
-    }),
-  ),
-  sql: Type.String(),
-});
+const PatchStatementSchema = Type.Object(
+  {
+    index: Type.Integer({ minimum: 0 }),
+    kind: StringEnum(['update', 'delete', 'insert'] as const),
+    table: Type.String(),
+    reversible: Type.Boolean(),
+    irreversible_reason: Nullable(
+      Type.String({
+        description: 'Why a rollback cannot restore what the statement changes; null when it can',
+      }),
+    ),
+    sql: Type.String(),
+  },
+  { title: 'PatchStatement' },
+);
 
 export const PatchSchema = Type.Object(
   {

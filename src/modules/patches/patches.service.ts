@@ -13,7 +13,6 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Patch, Run, StoredPatchStatement } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
-import { writesToParam } from '../approvals/approval-protection.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -255,7 +254,6 @@ export function createPatchesService(deps: {
           unit: 'statements',
           params: {
             patch_id: patch.id,
-            ...writesToParam(connection.id),
             ...(body.expected_rows !== undefined && { expected_rows: body.expected_rows }),
             allow_irreversible: body.allow_irreversible === true,
             target_schema_hash: targetSchema,
@@ -310,7 +308,6 @@ export function createPatchesService(deps: {
           unit: 'statements',
           params: {
             patch_id: patch.id,
-            ...writesToParam(connection.id),
             force: body.force === true,
             target_schema_hash: targetSchema,
           },

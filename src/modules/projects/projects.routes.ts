@@ -1,5 +1,5 @@
 import { actorOf } from '../../http/context.ts';
-import { errors, NoContent, Page, PageQuery } from '../../http/schemas.ts';
+import { errors, NoContent, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import {
   AddMemberBody,
@@ -32,9 +32,8 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
       },
     },
     async (request) => {
-      const { page, page_size } = request.query;
-      const { rows, total } = await projects.list(actorOf(request), { page, page_size });
-      return { items: rows.map(toProjectResponse), total, page, page_size };
+      const paging = request.query;
+      return pageOf(paging, await projects.list(actorOf(request), paging), toProjectResponse);
     },
   );
 
@@ -118,12 +117,12 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
       },
     },
     async (request) => {
-      const { page, page_size } = request.query;
-      const { rows, total } = await projects.listMembers(actorOf(request), request.params.pid, {
-        page,
-        page_size,
-      });
-      return { items: rows.map(toMemberResponse), total, page, page_size };
+      const paging = request.query;
+      return pageOf(
+        paging,
+        await projects.listMembers(actorOf(request), request.params.pid, paging),
+        toMemberResponse,
+      );
     },
   );
 

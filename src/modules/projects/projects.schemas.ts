@@ -1,18 +1,9 @@
 import { Type } from 'typebox';
+import { ENVIRONMENTS, POLICY_OPERATIONS, PROJECT_ROLES } from '../../core/vocabulary.ts';
 import { Name, Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { PolicyRule, Project } from '../../store/tables.ts';
 
-export const PROJECT_ROLES = ['admin', 'developer', 'viewer'] as const;
-export const POLICY_OPERATIONS = [
-  'patch_execute',
-  'patch_rollback',
-  'migration_apply',
-  'migration_rollback',
-  'seed_run',
-  'anonymize_run',
-  'bridge_run',
-] as const;
-export const ENVIRONMENTS = ['development', 'staging', 'production'] as const;
+export { ENVIRONMENTS, POLICY_OPERATIONS, PROJECT_ROLES };
 
 const Description = Nullable(Type.String({ maxLength: 2000 }));
 
@@ -31,12 +22,12 @@ export const ProjectSchema = Type.Object(
 
 export const CreateProjectBody = Type.Object(
   { name: Name, description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { title: 'CreateProjectRequest', additionalProperties: false },
 );
 
 export const UpdateProjectBody = Type.Object(
   { name: Type.Optional(Name), description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { title: 'UpdateProjectRequest', additionalProperties: false },
 );
 
 export const ProjectParams = Type.Object({ pid: Uuid });
@@ -57,9 +48,12 @@ export const MemberSchema = Type.Object(
 
 export const AddMemberBody = Type.Object(
   { user_id: Uuid, role: ProjectRoleSchema },
-  { additionalProperties: false },
+  { title: 'AddProjectMemberRequest', additionalProperties: false },
 );
-export const UpdateMemberBody = Type.Object({ role: ProjectRoleSchema }, { additionalProperties: false });
+export const UpdateMemberBody = Type.Object(
+  { role: ProjectRoleSchema },
+  { title: 'UpdateProjectMemberRequest', additionalProperties: false },
+);
 
 export const PolicyRuleSchema = Type.Object(
   {
@@ -68,7 +62,7 @@ export const PolicyRuleSchema = Type.Object(
     required_approvals: Type.Integer({ minimum: 1, maximum: 10 }),
     allow_self_approval: Type.Boolean(),
   },
-  { additionalProperties: false },
+  { title: 'PolicyRule', additionalProperties: false },
 );
 
 export const PolicySchema = Type.Object(

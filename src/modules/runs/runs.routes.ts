@@ -1,5 +1,5 @@
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, Page } from '../../http/schemas.ts';
+import { errors, IdParams, Page, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { RunSchema, RunsQuery, toRunResponse } from './runs.schemas.ts';
 import type { RunsService } from './runs.service.ts';
@@ -21,8 +21,8 @@ export function registerRunsRoutes(app: App, { runs }: { runs: RunsService }): v
     },
     async (request) => {
       const { page, page_size, ...filter } = request.query;
-      const { rows, total } = await runs.list(actorOf(request), filter, { page, page_size });
-      return { items: rows.map(toRunResponse), total, page, page_size };
+      const paging = { page, page_size };
+      return pageOf(paging, await runs.list(actorOf(request), filter, paging), toRunResponse);
     },
   );
 

@@ -1,25 +1,18 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import { RUN_KINDS, RUN_STATUSES } from '../../core/vocabulary.ts';
+import {
+  DocumentedAs,
+  Nullable,
+  PageQuery,
+  StringEnum,
+  Timestamp,
+  toTimestamp,
+  Uuid,
+} from '../../http/schemas.ts';
 import type { Run } from '../../store/tables.ts';
+import { RunResult } from './run-results.schemas.ts';
 
-export const RUN_KINDS = [
-  'patch_execute',
-  'patch_rollback',
-  'migration_apply',
-  'migration_rollback',
-  'seed_run',
-  'anonymize_run',
-  'bridge_run',
-  'drift_check',
-] as const;
-export const RUN_STATUSES = [
-  'queued',
-  'awaiting_approval',
-  'running',
-  'succeeded',
-  'failed',
-  'cancelled',
-] as const;
+export { RUN_KINDS, RUN_STATUSES };
 
 export const RunSchema = Type.Object(
   {
@@ -37,8 +30,10 @@ export const RunSchema = Type.Object(
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),
     error: Nullable(Type.String()),
-    result: Nullable(
-      Type.Record(Type.String(), Type.Unknown(), { description: "The operation's own results" }),
+    // Answered as the handler wrote it; the document shows the shape of each kind (run-results.schemas.ts).
+    result: DocumentedAs(
+      RunResult,
+      Nullable(Type.Record(Type.String(), Type.Unknown(), { description: "The operation's own results" })),
     ),
     created_at: Timestamp,
   },

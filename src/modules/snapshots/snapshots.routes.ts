@@ -1,6 +1,6 @@
 // Snapshots (API §6): take one (a heavy operation), list a connection's, read one with its schema.
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, Page, PageQuery } from '../../http/schemas.ts';
+import { errors, IdParams, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import {
   ConnectionParams,
@@ -53,12 +53,12 @@ export function registerSnapshotsRoutes(app: App, { snapshots }: { snapshots: Sn
       },
     },
     async (request) => {
-      const { page, page_size } = request.query;
-      const { rows, total } = await snapshots.list(actorOf(request), request.params.cid, {
-        page,
-        page_size,
-      });
-      return { items: rows.map(toSnapshotSummary), total, page, page_size };
+      const paging = request.query;
+      return pageOf(
+        paging,
+        await snapshots.list(actorOf(request), request.params.cid, paging),
+        toSnapshotSummary,
+      );
     },
   );
 

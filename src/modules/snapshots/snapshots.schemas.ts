@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import { Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import { OptionalDefaults, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { Snapshot } from '../../store/tables.ts';
 import { SchemaModelSchema } from '../connections/schema-model.schemas.ts';
 
@@ -26,14 +26,16 @@ export const SnapshotSummarySchema = Type.Object(SnapshotFields, {
 
 export const ConnectionParams = Type.Object({ cid: Uuid });
 
-export const TakeSnapshotQuery = Type.Object({
-  baseline: Type.Boolean({
-    default: false,
-    description:
-      'Make this snapshot the baseline of the connection (the previous one stops being it). ' +
-      'Needs the project admin role: moving the baseline hides the drift it had.',
+export const TakeSnapshotQuery = OptionalDefaults(
+  Type.Object({
+    baseline: Type.Boolean({
+      default: false,
+      description:
+        'Make this snapshot the baseline of the connection (the previous one stops being it). ' +
+        'Needs the project admin role: moving the baseline hides the drift it had.',
+    }),
   }),
-});
+);
 
 export function toSnapshotSummary(snapshot: Omit<Snapshot, 'schema_json'>) {
   return {

@@ -1,5 +1,5 @@
 import { actorOf } from '../../http/context.ts';
-import { errors, IdParams, NoContent, Page, PageQuery } from '../../http/schemas.ts';
+import { errors, IdParams, NoContent, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import { CreateUserBody, toUserResponse, UpdateUserBody, UserSchema } from './users.schemas.ts';
 import type { UsersService } from './users.service.ts';
@@ -20,9 +20,8 @@ export function registerUsersRoutes(app: App, { users }: { users: UsersService }
       },
     },
     async (request) => {
-      const { page, page_size } = request.query;
-      const { rows, total } = await users.list(actorOf(request), { page, page_size });
-      return { items: rows.map(toUserResponse), total, page, page_size };
+      const paging = request.query;
+      return pageOf(paging, await users.list(actorOf(request), paging), toUserResponse);
     },
   );
 

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
+import { ORG_ROLES } from '../../core/vocabulary.ts';
 import { Name, Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { User } from '../../store/tables.ts';
 
-export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
+export { ORG_ROLES };
 
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Password = Type.String({ minLength: 8, maxLength: 256, description: '8 to 256 characters' });
@@ -25,7 +26,7 @@ export const UserSchema = Type.Object(
 
 export const CreateUserBody = Type.Object(
   { email: Email, name: Name, org_role: OrgRoleSchema, password: Password },
-  { additionalProperties: false },
+  { title: 'CreateUserRequest', additionalProperties: false },
 );
 
 export const UpdateUserBody = Type.Object(
@@ -34,7 +35,7 @@ export const UpdateUserBody = Type.Object(
     org_role: Type.Optional(OrgRoleSchema),
     active: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { title: 'UpdateUserRequest', additionalProperties: false },
 );
 
 export function toUserResponse(user: User) {

@@ -12,6 +12,8 @@ export interface UsersTable {
   password_hash: string | null;
   active: Generated<boolean>;
   scim_external_id: string | null;
+  /** Created or linked through SCIM: its roles follow the group mappings. */
+  scim_managed: Generated<boolean>;
   two_factor_enabled: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -1,0 +1,20 @@
+// The version of the schema model. A snapshot records the version of the model that took it; when
+// the model learns new objects (version 2: schemas, views, materialized views, functions,
+// procedures, triggers, extensions, partitioning, inheritance, constraint validity, identity
+// options), a baseline taken by an older version lacks them, and comparing it with a newer snapshot
+// would report every such object as added. So a baseline whose `model_version` is older than this
+// one (or absent: version 1) is re-taken, never compared (API §6).
+//
+// Hashes stay stable where nothing new is found: the canonical form (hash.ts) leaves out empty new
+// sections and the default `public` schema, so a plain schema hashes as it did under version 1.
+export const SCHEMA_MODEL_VERSION = 2;
+
+/** The version a stored model was taken by (1 when it predates the field). */
+export function modelVersionOf(model: { model_version?: number }): number {
+  return model.model_version ?? 1;
+}
+
+/** Whether a stored baseline must be re-taken before it can be compared with a current snapshot. */
+export function isOutdatedModel(model: { model_version?: number }): boolean {
+  return modelVersionOf(model) < SCHEMA_MODEL_VERSION;
+}

@@ -1,0 +1,89 @@
+// The schema engine's own fixture pairs (test/fixtures/schema/<engine>/<case>/{a,b}.sql) and the
+// full round trip each goes through on a real server: plan the target (a) to the source (b), apply,
+// require an empty diff and an empty second plan, require the engines' dumps of both to match
+// (schema-dump.ts), roll back, and require the target's original hash and dump.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import type { MigrationDialect } from '../../src/dialects/dialect.ts';
+import { type Migration, planMigration } from '../../src/engine/migration/migration.ts';
+import { diffSchemas } from '../../src/engine/schema/diff.ts';
+import { schemaHash } from '../../src/engine/schema/hash.ts';
+import { type LoadedDatabase, loadedDatabase } from './migrations.ts';
+import { normalizedDumps } from './schema-dump.ts';
+
+const fixturesDir = fileURLToPath(new URL('../fixtures/schema', import.meta.url));
+
+/** The case folders of one engine's fixtures. */
+export function schemaFixtureCases(engine: 'postgres' | 'mariadb'): string[] {
+  return readdirSync(join(fixturesDir, engine), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+}
+
+export function readSchemaFixture(
+  engine: 'postgres' | 'mariadb',
+  name: string,
+  file: 'a.sql' | 'b.sql',
+): string {
+  return readFileSync(join(fixturesDir, engine, name, file), 'utf8');
+}
+
+const context = (migration: Migration) =>
+  `\n--- migration ---\n${migration.sql}\n--- rollback ---\n${migration.rollback_sql}`;
+
+/**
+ * Migrates a database loaded with `targetSql` to the schema of one loaded with `sourceSql`, checks
+ * every oracle, rolls back and checks the target is as it was. Returns the migration for the
+ * test's own assertions. `open` collects the databases for the test to close.
+ */
+export async function fixtureRoundTrip(
+  dialect: MigrationDialect,
+  targetSql: string,
+  sourceSql: string,
+  open: LoadedDatabase[],
+  planId: string,
+  /** More checks on the migrated target, before the rollback. */
+  afterApply?: (target: LoadedDatabase, source: LoadedDatabase) => Promise<void>,
+): Promise<Migration> {
+  const [target, source] = await Promise.all([
+    loadedDatabase(dialect, targetSql),
+    loadedDatabase(dialect, sourceSql),
+  ]);
+  open.push(target, source);
+  const engine = dialect.name;
+  const wanted = await source.handle.introspect();
+  const original = await target.handle.introspect();
+  const [originalDump] = await normalizedDumps(engine, target.url);
+  const migration = planMigration(wanted, original, dialect, { backup_drops: true, plan_id: planId });
+  const why = context(migration);
+
+  const applied = await target.handle.apply(migration.statements, { lockTimeoutMs: 5_000 });
+  expect(applied.failed, `apply failed${why}`).toBeNull();
+  const after = await target.handle.introspect();
+  expect(diffSchemas(after, wanted), `residual diff${why}`).toMatchObject({
+    tables_added: [],
+    tables_removed: [],
+    tables_modified: [],
+    objects_added: [],
+    objects_removed: [],
+    objects_modified: [],
+  });
+  expect(planMigration(wanted, after, dialect).sql, `second plan${why}`).toBe('');
+  const [migratedDump, sourceDump] = await normalizedDumps(engine, target.url, source.url);
+  expect(migratedDump, `dumps differ${why}`).toBe(sourceDump);
+  await afterApply?.(target, source);
+
+  expect(migration.rollback, `no rollback${why}`).not.toBeNull();
+  const rolledBack = await target.handle.apply(migration.rollback!, { lockTimeoutMs: 5_000 });
+  expect(rolledBack.failed, `rollback failed${why}`).toBeNull();
+  const back = await target.handle.introspect();
+  expect(schemaHash(back), `after rollback: ${JSON.stringify(diffSchemas(original, back))}${why}`).toBe(
+    schemaHash(original),
+  );
+  const [restoredDump] = await normalizedDumps(engine, target.url);
+  expect(restoredDump, `dump after rollback${why}`).toBe(originalDump);
+  return migration;
+}
