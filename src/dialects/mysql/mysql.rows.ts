@@ -72,6 +72,40 @@ function neutralText(kind: ValueKind, bit: boolean, raw: Buffer | null): string 
   return kind === 'binary' ? `\\x${raw.toString('hex')}` : raw.toString('utf8');
 }
 
+const BACKSLASH = 0x5c;
+const FORM_FEED_ESCAPE = Buffer.from('\\f');
+const VERTICAL_TAB_ESCAPE = Buffer.from('\\v');
+
+/**
+ * The neutral format as LOAD DATA reads it. PostgreSQL writes form feed and vertical tab as `\f`
+ * and `\v`, which LOAD DATA would read as the letters: they become the raw bytes (which it takes
+ * as they are). The common batch has neither and passes untouched.
+ */
+export function forLoadData(data: Buffer): Buffer {
+  if (data.indexOf(FORM_FEED_ESCAPE) === -1 && data.indexOf(VERTICAL_TAB_ESCAPE) === -1) return data;
+  const out = Buffer.allocUnsafe(data.length);
+  let n = 0;
+  for (let i = 0; i < data.length; i++) {
+    const byte = data[i]!;
+    if (byte === BACKSLASH && i + 1 < data.length) {
+      const next = data[i + 1]!;
+      if (next === 0x66 /* f */ || next === 0x76 /* v */) {
+        out[n++] = next === 0x66 ? 0x0c : 0x0b;
+      } else {
+        // Any other escape, `\\` included, is kept as it is, both bytes at once.
+        out[n++] = byte;
+        out[n++] = next;
+      }
+      i++;
+    } else out[n++] = byte;
+  }
+  return out.subarray(0, n);
+}
+
+async function* loadDataBatches(batches: AsyncIterable<RowBatch>): AsyncGenerator<RowBatch> {
+  for await (const batch of batches) yield { data: forLoadData(batch.data), rows: batch.rows };
+}
+
 export async function openMysqlRowSession(
   connect: () => Promise<mysql.PoolConnection>,
   flavor: Flavor,
@@ -135,7 +169,7 @@ export async function openMysqlRowSession(
     try {
       await connection.query({
         sql,
-        infileStreamFactory: () => Readable.from(counted(batches, tally)),
+        infileStreamFactory: () => Readable.from(counted(loadDataBatches(batches), tally)),
       } as mysql.QueryOptions);
     } catch (error) {
       throw tally.upstream ?? fail(error);
