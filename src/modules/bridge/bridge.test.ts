@@ -452,6 +452,26 @@ describe.skipIf(!up)('bridge runs', () => {
       expect(answer.body.detail[0].loc).toEqual(loc);
       expect(answer.body.detail[0].msg).toMatch(message);
     }
+    // A connection of another project of the organization: 422; of another organization: 404.
+    const elsewhere = (await owner.post(`${API}/projects`, { name: 'Elsewhere' })).body.id as string;
+    const foreign = await owner.post(
+      `${API}/connections`,
+      connectionBody(elsewhere, urls.pg_source!, { name: 'foreign' }),
+    );
+    const otherProject = await bridge({ ...base, source_connection_id: foreign.body.id });
+    expect(otherProject.status).toBe(422);
+    expect(otherProject.body.detail[0]).toMatchObject({
+      loc: ['body', 'source_connection_id'],
+      msg: expect.stringMatching(/another project/),
+    });
+    const stranger = (await t.createOrg('Bridge stranger')).owner;
+    const strangerProject = (await stranger.post(`${API}/projects`, { name: 'Theirs' })).body.id as string;
+    const theirs = await stranger.post(
+      `${API}/connections`,
+      connectionBody(strangerProject, urls.pg_source!, { name: 'theirs' }),
+    );
+    expect(theirs.status).toBe(201);
+    expect((await bridge({ ...base, source_connection_id: theirs.body.id })).status).toBe(404);
     // Two connection records of one database.
     const alias = await owner.post(
       `${API}/connections`,
