@@ -71,6 +71,12 @@ describe.skipIf(!up)('bridge runs', () => {
 
   const bridge = (body: Record<string, unknown>, client = owner) =>
     client.post(`${API}/projects/${projectId}/bridge/run`, body);
+  /** Starts a copy that must be accepted (else fails saying why) and waits for its end. */
+  const copied = async (body: Record<string, unknown>) => {
+    const answer = await bridge(body);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    return finished(answer.body.id);
+  };
   const finished = async (runId: string) => {
     const run = await waitForRun(owner, runId, ['succeeded', 'failed', 'cancelled']);
     // An internal error is only in the log: show it with the failure.
@@ -91,6 +97,7 @@ describe.skipIf(!up)('bridge runs', () => {
     );
     await database('pg_empty', engines.postgresql, 'select 1');
     await database('my_target', engines.mysql, MYSQL_SCHEMA);
+    await database('my_empty', engines.mysql, 'select 1');
     await database(
       'my_copy',
       engines.mysql,
@@ -266,6 +273,51 @@ describe.skipIf(!up)('bridge runs', () => {
     await expect(
       engines.mysql.query(urls.my_copy!, 'insert into orders (customer_id) values (12345)'),
     ).rejects.toThrow(/foreign key constraint fails/);
+  });
+
+  it('creates the tables on MariaDB from PostgreSQL (types mapped, keys and foreign keys) and upserts there', async () => {
+    const run = await copied({
+      source_connection_id: ids.pg_source,
+      target_connection_id: ids.my_empty,
+      create_tables: true,
+    });
+    expect(run.error).toBeNull();
+    expect(run.result.rows_total).toBe(850);
+    const columns = await engines.mysql.query(
+      urls.my_empty!,
+      "select table_name as t, column_name as c, column_type as type, extra from information_schema.columns where table_schema = database() and column_name in ('id', 'name', 'total', 'placed_at') order by 1, 2",
+    );
+    expect(columns).toEqual([
+      { t: 'customer', c: 'id', type: 'int(11)', extra: 'auto_increment' },
+      { t: 'customer', c: 'name', type: 'longtext', extra: '' },
+      { t: 'orders', c: 'id', type: 'bigint(20)', extra: 'auto_increment' },
+      { t: 'orders', c: 'placed_at', type: 'datetime(6)', extra: '' },
+      { t: 'orders', c: 'total', type: 'decimal(12,2)', extra: '' },
+    ]);
+    const keys = await engines.mysql.query(
+      urls.my_empty!,
+      'select count(*) as n from information_schema.referential_constraints where constraint_schema = database()',
+    );
+    expect(keys).toEqual([{ n: 2 }]);
+
+    await engines.mysql.query(urls.my_empty!, "update customer set name = 'changed' where id <= 3");
+    const upsert = await finished(
+      (
+        await bridge({
+          source_connection_id: ids.pg_source,
+          target_connection_id: ids.my_empty,
+          tables: ['customer'],
+          mode: 'upsert',
+        })
+      ).body.id,
+    );
+    expect(upsert.error).toBeNull();
+    expect(
+      await engines.mysql.query(
+        urls.my_empty!,
+        "select count(*) as n, sum(name = 'changed') as changed from customer",
+      ),
+    ).toEqual([{ n: 50, changed: '0' }]);
   });
 
   it('computes a subset on a MariaDB source too (its own key tables, dropped after)', async () => {
