@@ -125,11 +125,11 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           planned = plan.tables;
 
           // The request names tables as `schema.table` or bare; the plan as the source calls them.
-          const planned_ = (name: string) =>
+          const plannedNamed = (name: string) =>
             planned.find((t) => t.name === name) ?? planned.find((t) => t.source.name === name);
           const filterOf = new Map(
             Object.entries(params.filters ?? {}).map(([name, condition]) => [
-              planned_(name)?.name,
+              plannedNamed(name)?.name,
               condition,
             ]),
           );
@@ -154,7 +154,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               tables: planned,
               request: {
                 ...params.subset,
-                table: planned_(params.subset.table)?.name ?? params.subset.table,
+                table: plannedNamed(params.subset.table)?.name ?? params.subset.table,
               },
               runId: run.id,
             });
@@ -189,7 +189,6 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 ...(subset ? [subset.whereOf(table)] : []),
               ];
               let last = 0;
-              let tableRows = 0;
               const batches: AsyncIterable<RowBatch> = tapBatches(
                 srcSession.readRows({
                   schema: table.source.schema,
@@ -200,7 +199,6 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 }),
                 async (batch) => {
                   rowsDone += batch.rows;
-                  tableRows += batch.rows;
                   if (rowsDone > total) total = rowsDone;
                   if (Date.now() - last >= PROGRESS_EVERY_MS) {
                     last = Date.now();
@@ -218,7 +216,6 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 carriedOver: false,
                 at: now(),
               });
-              void tableRows;
               await context.progress(rowsDone, total);
             }
           } catch (error) {
