@@ -24,7 +24,7 @@ const PG_TABLE = `
     (1, -32768, 9223372036854775807, 1234567890123456789012345678.0123456789, 3.25, 0.1,
      true, '2024-02-29', '23:59:59.5', '2024-01-02 03:04:05.123456', '2024-06-01 12:00:00+02',
      '{"a": [1, "é"], "b": null}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
-     '\\x000a0d5c09ff', E'tab\\there\\nnew line \\\\ backslash ñ 日本 🎉', '', 'happy'),
+     '\\x000a0d5c09ff', E'tab\\there\\nnew line \\\\ backslash ñ 日本 🎉 \\f feed \\013 vtab \\b bs \\\\f', '', 'happy'),
     (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null),
     (3, 0, 0, -0.0000000001, -1.5e10, 1e-300, false, '1970-01-01', '00:00:00', '1999-12-31 23:59:59',
      '2000-01-01 00:00:00+00', '[]', '00000000-0000-0000-0000-000000000000', '\\x', '\\N', 'x', 'sad');
@@ -133,7 +133,7 @@ describe.skipIf(!both)('row pipeline between PostgreSQL and MariaDB', () => {
       n: '1234567890123456789012345678.0123456789',
       flag: 1,
       bin: '000A0D5C09FF',
-      txt: 'tab\there\nnew line \\ backslash ñ 日本 🎉',
+      txt: 'tab\there\nnew line \\ backslash ñ 日本 🎉 \f feed \v vtab \b bs \\f',
       vc: '',
       m: 'happy',
     });

@@ -24,6 +24,15 @@ import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
 const q = mysqlSqlWriter.quoteIdent;
 const BATCH_BYTES = 1 << 20;
+/**
+ * Error symbols of a refused LOAD DATA LOCAL: ER_NOT_ALLOWED_COMMAND (1148),
+ * ER_CLIENT_LOCAL_FILES_DISABLED (3948), ER_LOAD_INFILE_CAPABILITY_DISABLED (2068).
+ */
+const LOCAL_INFILE_REFUSED = new Set([
+  'ER_NOT_ALLOWED_COMMAND',
+  'ER_CLIENT_LOCAL_FILES_DISABLED',
+  'ER_LOAD_INFILE_CAPABILITY_DISABLED',
+]);
 /** Placeholders one INSERT may carry (the protocol's limit is 65535). */
 const MAX_PARAMS = 60_000;
 
@@ -61,6 +70,40 @@ function neutralText(kind: ValueKind, bit: boolean, raw: Buffer | null): string 
     return n.toString();
   }
   return kind === 'binary' ? `\\x${raw.toString('hex')}` : raw.toString('utf8');
+}
+
+const BACKSLASH = 0x5c;
+const FORM_FEED_ESCAPE = Buffer.from('\\f');
+const VERTICAL_TAB_ESCAPE = Buffer.from('\\v');
+
+/**
+ * The neutral format as LOAD DATA reads it. PostgreSQL writes form feed and vertical tab as `\f`
+ * and `\v`, which LOAD DATA would read as the letters: they become the raw bytes (which it takes
+ * as they are). The common batch has neither and passes untouched.
+ */
+export function forLoadData(data: Buffer): Buffer {
+  if (data.indexOf(FORM_FEED_ESCAPE) === -1 && data.indexOf(VERTICAL_TAB_ESCAPE) === -1) return data;
+  const out = Buffer.allocUnsafe(data.length);
+  let n = 0;
+  for (let i = 0; i < data.length; i++) {
+    const byte = data[i]!;
+    if (byte === BACKSLASH && i + 1 < data.length) {
+      const next = data[i + 1]!;
+      if (next === 0x66 /* f */ || next === 0x76 /* v */) {
+        out[n++] = next === 0x66 ? 0x0c : 0x0b;
+      } else {
+        // Any other escape, `\\` included, is kept as it is, both bytes at once.
+        out[n++] = byte;
+        out[n++] = next;
+      }
+      i++;
+    } else out[n++] = byte;
+  }
+  return out.subarray(0, n);
+}
+
+async function* loadDataBatches(batches: AsyncIterable<RowBatch>): AsyncGenerator<RowBatch> {
+  for await (const batch of batches) yield { data: forLoadData(batch.data), rows: batch.rows };
 }
 
 export async function openMysqlRowSession(
@@ -126,7 +169,7 @@ export async function openMysqlRowSession(
     try {
       await connection.query({
         sql,
-        infileStreamFactory: () => Readable.from(counted(batches, tally)),
+        infileStreamFactory: () => Readable.from(counted(loadDataBatches(batches), tally)),
       } as mysql.QueryOptions);
     } catch (error) {
       throw tally.upstream ?? fail(error);
@@ -222,7 +265,16 @@ export async function openMysqlRowSession(
         const { rows } = await run('SELECT @@local_infile AS on_');
         localInfile = Number((rows[0] as { on_: unknown }).on_) === 1;
       }
-      return localInfile ? loadData(request, batches) : insertBatches(request, batches);
+      if (!localInfile) return insertBatches(request, batches);
+      try {
+        return await loadData(request, batches);
+      } catch (error) {
+        // Refused before the server asked for the file (so no batch was taken): local files are
+        // off on one side after all (a MySQL 8 client or server setting the variable does not show).
+        if (!LOCAL_INFILE_REFUSED.has((error as { code?: string | null }).code ?? '')) throw error;
+        localInfile = false;
+        return insertBatches(request, batches);
+      }
     },
     async close() {
       // Never back to the pool: foreign_key_checks and other session state end with the connection.

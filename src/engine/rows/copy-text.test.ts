@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countRows, decodeRow, encodeRow, type RowBatch, wholeRowBatches } from './copy-text.ts';
+import { countRows, decodeRow, encodeField, encodeRow, type RowBatch, wholeRowBatches } from './copy-text.ts';
 import { transformBatches } from './transform.ts';
 
 async function* chunks(...parts: string[]): AsyncGenerator<Buffer> {
@@ -19,6 +19,14 @@ describe('neutral row text', () => {
     expect(line).toBe('\\N\t\t\\\\N\ta\\tb\\nc\\rd\\\\e\tñ 日本 🎉\n');
     expect(countRows(Buffer.from(line))).toBe(1);
     expect(decodeRow(line.slice(0, -1))).toEqual(row);
+  });
+
+  it('escapes backslash, tab and newline wherever they are in a value', () => {
+    expect([encodeField('abcdefgh\\'), encodeField('a\tb'), encodeField('x\ny')]).toEqual([
+      'abcdefgh\\\\',
+      'a\\tb',
+      'x\\ny',
+    ]);
   });
 
   it("reads PostgreSQL's other escapes and MySQL's \\0 and \\Z", () => {

@@ -29,12 +29,14 @@ export function countRows(chunk: Buffer): number {
 }
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const NEEDS_ESCAPE = /[\\\t\n\r]/g;
+// `test` without the global flag: a global expression carries its position from one call to the next.
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPED_CHARACTERS = /[\\\t\n\r]/g;
 
 /** One field's text in the neutral format. */
 export function encodeField(value: string | null): string {
   if (value === null) return '\\N';
-  return NEEDS_ESCAPE.test(value) ? value.replace(NEEDS_ESCAPE, (c) => ESCAPES[c]!) : value;
+  return NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED_CHARACTERS, (c) => ESCAPES[c]!) : value;
 }
 
 /** One row as a line of the neutral format, newline included. */

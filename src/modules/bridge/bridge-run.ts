@@ -14,6 +14,7 @@ import { migrationDialects } from '../../dialects/index.ts';
 import { type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -83,6 +84,15 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             );
           const sourceModel = await srcHandle.introspect();
           let targetModel = await tgtHandle.introspect();
+          // An approval was bound to both schemas as they were when the copy was asked for.
+          if (
+            schemaHash(sourceModel) !== params.source_schema_hash ||
+            schemaHash(targetModel) !== params.target_schema_hash
+          )
+            throw new RunFailed(
+              'The schema of the source or the target changed since this copy was requested (and approved against it): request it again; nothing was written',
+              {},
+            );
           const { tables, problems } = resolveTables(sourceModel, targetModel, params);
           if (problems.length > 0)
             throw new RunFailed(`${problems.map((p) => p.message).join('; ')}: nothing was written`, {});
@@ -115,11 +125,11 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           planned = plan.tables;
 
           // The request names tables as `schema.table` or bare; the plan as the source calls them.
-          const planned_ = (name: string) =>
+          const plannedNamed = (name: string) =>
             planned.find((t) => t.name === name) ?? planned.find((t) => t.source.name === name);
           const filterOf = new Map(
             Object.entries(params.filters ?? {}).map(([name, condition]) => [
-              planned_(name)?.name,
+              plannedNamed(name)?.name,
               condition,
             ]),
           );
@@ -144,7 +154,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               tables: planned,
               request: {
                 ...params.subset,
-                table: planned_(params.subset.table)?.name ?? params.subset.table,
+                table: plannedNamed(params.subset.table)?.name ?? params.subset.table,
               },
               runId: run.id,
             });
@@ -179,7 +189,6 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 ...(subset ? [subset.whereOf(table)] : []),
               ];
               let last = 0;
-              let tableRows = 0;
               const batches: AsyncIterable<RowBatch> = tapBatches(
                 srcSession.readRows({
                   schema: table.source.schema,
@@ -190,7 +199,6 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 }),
                 async (batch) => {
                   rowsDone += batch.rows;
-                  tableRows += batch.rows;
                   if (rowsDone > total) total = rowsDone;
                   if (Date.now() - last >= PROGRESS_EVERY_MS) {
                     last = Date.now();
@@ -208,7 +216,6 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 carriedOver: false,
                 at: now(),
               });
-              void tableRows;
               await context.progress(rowsDone, total);
             }
           } catch (error) {

@@ -66,6 +66,16 @@ export async function computeSubset(input: {
       .join(' AND ')})`;
   const joinOn = (e: Edge) =>
     e.fk.columns.map((c, i) => `c.${q(c)} = p.${q(e.fk.referenced_columns[i]!)}`).join(' AND ');
+  /**
+   * For a key on the parent's primary key (the usual case), the child column of each primary key
+   * column: the closure then joins the key tables straight to the child, without the parent.
+   */
+  const direct = (e: Edge): string[] | null => {
+    const key = keyOf(e.parent);
+    if (key.length !== e.fk.columns.length) return null;
+    const mapped = key.map((k) => e.fk.columns[e.fk.referenced_columns.indexOf(k)]);
+    return mapped.every((c) => c !== undefined) ? (mapped as string[]) : null;
+  };
   const keptBy = (t: PlannedTable, alias: string) =>
     keyOf(t)
       .map((c) => `k.${q(c)} = ${alias}.${q(c)}`)
@@ -96,36 +106,77 @@ export async function computeSubset(input: {
           ', ',
         )} FROM ${src(start.source)}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`,
     );
+    const analyze = async (t: PlannedTable) => {
+      const statement = sql.analyzeSql(keyTable.get(t.name)!);
+      if (statement) await session.query(statement);
+    };
+    await analyze(start);
+    /**
+     * Runs `pass` over the edges until nothing new is kept; an edge is tried again only when the
+     * key table it reads from grew in the previous round.
+     */
+    const closure = async (
+      from: (e: Edge) => PlannedTable,
+      to: (e: Edge) => PlannedTable,
+      pass: (e: Edge) => string,
+    ) => {
+      let grown = new Set(tables.map((t) => t.name));
+      while (grown.size > 0) {
+        const next = new Set<string>();
+        for (const e of edges) {
+          if (!grown.has(from(e).name)) continue;
+          if ((await session.query(pass(e))).affectedRows > 0) next.add(to(e).name);
+        }
+        for (const name of next) await analyze(byName.get(name)!);
+        grown = next;
+      }
+    };
     // Children of kept rows, recursively.
-    for (let added = 1; added > 0; ) {
-      added = 0;
-      for (const e of edges)
-        added += (
-          await session.query(
-            `INSERT INTO ${keyTable.get(e.child.name)} (${keyOf(e.child).map(q).join(', ')}) ` +
-              `SELECT DISTINCT ${keyOf(e.child)
-                .map((c) => `c.${q(c)}`)
-                .join(', ')} FROM ${src(e.child.source)} c ` +
-              `JOIN ${src(e.parent.source)} p ON ${joinOn(e)} JOIN ${keyTable.get(e.parent.name)} k ON ${keptBy(e.parent, 'p')} ` +
-              `WHERE ${notKept(e.child, 'c')}`,
-          )
-        ).affectedRows;
-    }
+    await closure(
+      (e) => e.parent,
+      (e) => e.child,
+      (e) => {
+        const into = `INSERT INTO ${keyTable.get(e.child.name)} (${keyOf(e.child).map(q).join(', ')}) SELECT DISTINCT ${keyOf(
+          e.child,
+        )
+          .map((c) => `c.${q(c)}`)
+          .join(', ')} FROM ${src(e.child.source)} c `;
+        const columns = direct(e);
+        const join = columns
+          ? `JOIN ${keyTable.get(e.parent.name)} k ON ${keyOf(e.parent)
+              .map((k, i) => `k.${q(k)} = c.${q(columns[i]!)}`)
+              .join(' AND ')} `
+          : `JOIN ${src(e.parent.source)} p ON ${joinOn(e)} JOIN ${keyTable.get(e.parent.name)} k ON ${keptBy(e.parent, 'p')} `;
+        return `${into}${join}WHERE ${notKept(e.child, 'c')}`;
+      },
+    );
     // Parents of kept rows, recursively; they do not bring their other children.
-    for (let added = 1; added > 0; ) {
-      added = 0;
-      for (const e of edges)
-        added += (
-          await session.query(
-            `INSERT INTO ${keyTable.get(e.parent.name)} (${keyOf(e.parent).map(q).join(', ')}) ` +
-              `SELECT DISTINCT ${keyOf(e.parent)
-                .map((c) => `p.${q(c)}`)
-                .join(', ')} FROM ${src(e.parent.source)} p ` +
-              `JOIN ${src(e.child.source)} c ON ${joinOn(e)} JOIN ${keyTable.get(e.child.name)} k ON ${keptBy(e.child, 'c')} ` +
-              `WHERE ${notKept(e.parent, 'p')}`,
-          )
-        ).affectedRows;
-    }
+    await closure(
+      (e) => e.child,
+      (e) => e.parent,
+      (e) => {
+        const columns = direct(e);
+        const parentKey = keyOf(e.parent);
+        if (columns)
+          return (
+            `INSERT INTO ${keyTable.get(e.parent.name)} (${parentKey.map(q).join(', ')}) SELECT DISTINCT ${columns
+              .map((c) => `c.${q(c)}`)
+              .join(
+                ', ',
+              )} FROM ${src(e.child.source)} c JOIN ${keyTable.get(e.child.name)} k ON ${keptBy(e.child, 'c')} ` +
+            `WHERE ${columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ')} AND NOT EXISTS (SELECT 1 FROM ${keyTable.get(
+              e.parent.name,
+            )} x WHERE ${parentKey.map((k, i) => `x.${q(k)} = c.${q(columns[i]!)}`).join(' AND ')})`
+          );
+        return (
+          `INSERT INTO ${keyTable.get(e.parent.name)} (${parentKey.map(q).join(', ')}) SELECT DISTINCT ${parentKey
+            .map((c) => `p.${q(c)}`)
+            .join(', ')} FROM ${src(e.parent.source)} p ` +
+          `JOIN ${src(e.child.source)} c ON ${joinOn(e)} JOIN ${keyTable.get(e.child.name)} k ON ${keptBy(e.child, 'c')} ` +
+          `WHERE ${notKept(e.parent, 'p')}`
+        );
+      },
+    );
     const counts = new Map<string, number>();
     for (const t of tables) {
       const { rows } = await session.query(`SELECT COUNT(*) AS n FROM ${keyTable.get(t.name)}`);

@@ -71,6 +71,12 @@ describe.skipIf(!up)('bridge runs', () => {
 
   const bridge = (body: Record<string, unknown>, client = owner) =>
     client.post(`${API}/projects/${projectId}/bridge/run`, body);
+  /** Starts a copy that must be accepted (else fails saying why) and waits for its end. */
+  const copied = async (body: Record<string, unknown>) => {
+    const answer = await bridge(body);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    return finished(answer.body.id);
+  };
   const finished = async (runId: string) => {
     const run = await waitForRun(owner, runId, ['succeeded', 'failed', 'cancelled']);
     // An internal error is only in the log: show it with the failure.
@@ -91,6 +97,7 @@ describe.skipIf(!up)('bridge runs', () => {
     );
     await database('pg_empty', engines.postgresql, 'select 1');
     await database('my_target', engines.mysql, MYSQL_SCHEMA);
+    await database('my_empty', engines.mysql, 'select 1');
     await database(
       'my_copy',
       engines.mysql,
@@ -120,6 +127,21 @@ describe.skipIf(!up)('bridge runs', () => {
       load_method: 'copy',
     });
     expect(run.result.snapshot_id).toEqual(expect.any(String));
+    const audited = await t.store.db
+      .selectFrom('audit_log')
+      .select(['action', 'target_id', 'details'])
+      .where('action', '=', 'bridge.run')
+      .execute();
+    expect(audited).toEqual([
+      expect.objectContaining({
+        target_id: ids.pg_target,
+        details: expect.objectContaining({
+          run_id: started.body.id,
+          mode: 'replace',
+          source_connection_id: ids.pg_source,
+        }),
+      }),
+    ]);
     expect(run.progress).toMatchObject({ done: 850 });
     expect(await checksums('pg_target')).toEqual(await checksums('pg_source'));
     const keys = await engines.postgresql.query(
@@ -253,6 +275,74 @@ describe.skipIf(!up)('bridge runs', () => {
     ).rejects.toThrow(/foreign key constraint fails/);
   });
 
+  it('creates the tables on MariaDB from PostgreSQL (types mapped, keys and foreign keys) and upserts there', async () => {
+    const run = await copied({
+      source_connection_id: ids.pg_source,
+      target_connection_id: ids.my_empty,
+      create_tables: true,
+    });
+    expect(run.error).toBeNull();
+    expect(run.result.rows_total).toBe(850);
+    const columns = await engines.mysql.query(
+      urls.my_empty!,
+      "select table_name as t, column_name as c, column_type as type, extra from information_schema.columns where table_schema = database() and column_name in ('id', 'name', 'total', 'placed_at') order by 1, 2",
+    );
+    expect(columns).toEqual([
+      { t: 'customer', c: 'id', type: 'int(11)', extra: 'auto_increment' },
+      { t: 'customer', c: 'name', type: 'longtext', extra: '' },
+      { t: 'orders', c: 'id', type: 'bigint(20)', extra: 'auto_increment' },
+      { t: 'orders', c: 'placed_at', type: 'datetime(6)', extra: '' },
+      { t: 'orders', c: 'total', type: 'decimal(12,2)', extra: '' },
+    ]);
+    const keys = await engines.mysql.query(
+      urls.my_empty!,
+      'select count(*) as n from information_schema.referential_constraints where constraint_schema = database()',
+    );
+    expect(keys).toEqual([{ n: 2 }]);
+
+    await engines.mysql.query(urls.my_empty!, "update customer set name = 'changed' where id <= 3");
+    const upsert = await finished(
+      (
+        await bridge({
+          source_connection_id: ids.pg_source,
+          target_connection_id: ids.my_empty,
+          tables: ['customer'],
+          mode: 'upsert',
+        })
+      ).body.id,
+    );
+    expect(upsert.error).toBeNull();
+    expect(
+      await engines.mysql.query(
+        urls.my_empty!,
+        "select count(*) as n, sum(name = 'changed') as changed from customer",
+      ),
+    ).toEqual([{ n: 50, changed: '0' }]);
+  });
+
+  it('computes a subset on a MariaDB source too (its own key tables, dropped after)', async () => {
+    const run = await finished(
+      (
+        await bridge({
+          source_connection_id: ids.my_target,
+          target_connection_id: ids.my_copy,
+          subset: { table: 'orders', where: 'id <= 4' },
+        })
+      ).body.id,
+    );
+    expect(run.error).toBeNull();
+    expect(run.result.tables).toEqual([
+      { table: 'customer', rows: 4 },
+      { table: 'orders', rows: 4 },
+      { table: 'line', rows: 12 },
+    ]);
+    const leftovers = await engines.mysql.query(
+      urls.my_target!,
+      "select count(*) as n from information_schema.tables where table_schema = database() and table_name like '\\_dbops\\_bak\\_%'",
+    );
+    expect(leftovers).toEqual([{ n: 0 }]);
+  });
+
   it('copies a subset closed over foreign keys: children of the start rows, then their parents', async () => {
     await engines.postgresql.query(urls.pg_target!, 'truncate line, orders, customer');
     const run = await finished(
@@ -343,6 +433,44 @@ describe.skipIf(!up)('bridge runs', () => {
     expect(keys).toEqual([{ n: 2, ok: true }]);
   });
 
+  it('fails before writing when the target account may not take the foreign keys out of the way', async () => {
+    const role = `dbops_bridge_${randomUUID().slice(0, 8)}`;
+    await engines.postgresql.query(
+      urls.pg_target!,
+      `create role ${role} login; grant usage on schema public to ${role};
+       grant select, insert, update, delete, truncate on all tables in schema public to ${role};
+       grant usage, select, update on all sequences in schema public to ${role};`,
+    );
+    try {
+      const url = new URL(urls.pg_target!);
+      url.username = role;
+      const connection = await owner.post(
+        `${API}/connections`,
+        connectionBody(projectId, url.toString(), { name: role }),
+      );
+      const before = await checksums('pg_target');
+      const run = await finished(
+        (
+          await bridge({
+            source_connection_id: ids.pg_source,
+            target_connection_id: connection.body.id,
+            mode: 'append',
+          })
+        ).body.id,
+      );
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatch(
+        /may not drop and re-add the foreign keys.*must own the tables.*nothing was written/,
+      );
+      expect(await checksums('pg_target')).toEqual(before);
+      await owner.delete(`${API}/connections/${connection.body.id}`);
+    } finally {
+      await engines.postgresql
+        .query(urls.pg_target!, `drop owned by ${role}; drop role ${role};`)
+        .catch(() => {});
+    }
+  });
+
   it('refuses bad requests with 422 at their place, and writes nothing', async () => {
     const base = { source_connection_id: ids.pg_source, target_connection_id: ids.pg_target };
     const cases: [Record<string, unknown>, (string | number)[], RegExp][] = [
@@ -376,6 +504,26 @@ describe.skipIf(!up)('bridge runs', () => {
       expect(answer.body.detail[0].loc).toEqual(loc);
       expect(answer.body.detail[0].msg).toMatch(message);
     }
+    // A connection of another project of the organization: 422; of another organization: 404.
+    const elsewhere = (await owner.post(`${API}/projects`, { name: 'Elsewhere' })).body.id as string;
+    const foreign = await owner.post(
+      `${API}/connections`,
+      connectionBody(elsewhere, urls.pg_source!, { name: 'foreign' }),
+    );
+    const otherProject = await bridge({ ...base, source_connection_id: foreign.body.id });
+    expect(otherProject.status).toBe(422);
+    expect(otherProject.body.detail[0]).toMatchObject({
+      loc: ['body', 'source_connection_id'],
+      msg: expect.stringMatching(/another project/),
+    });
+    const stranger = (await t.createOrg('Bridge stranger')).owner;
+    const strangerProject = (await stranger.post(`${API}/projects`, { name: 'Theirs' })).body.id as string;
+    const theirs = await stranger.post(
+      `${API}/connections`,
+      connectionBody(strangerProject, urls.pg_source!, { name: 'theirs' }),
+    );
+    expect(theirs.status).toBe(201);
+    expect((await bridge({ ...base, source_connection_id: theirs.body.id })).status).toBe(404);
     // Two connection records of one database.
     const alias = await owner.post(
       `${API}/connections`,
