@@ -169,6 +169,19 @@ describe('schema migrations', () => {
         expect((await owner.get(`${API}/migrations/${migration.id}`)).body.status).toBe('rolled_back');
       });
 
+      it('plans an online migration with the index built concurrently, outside the transaction', {
+        skip: engine.dialect !== 'postgresql',
+      }, async () => {
+        const offline = await compare();
+        const online = await compare({ online: true });
+        expect(online.status).toBe(201);
+        const index = (body: { statements: { sql: string; transactional: boolean }[] }) =>
+          body.statements.find((s) => /people_name/.test(s.sql));
+        expect(index(offline.body)).toMatchObject({ transactional: true });
+        expect(index(online.body)!.sql).toMatch(/CREATE INDEX CONCURRENTLY/i);
+        expect(index(online.body)!.transactional).toBe(false);
+      });
+
       it('re-lints edited SQL, and refuses a stale target with 409', async () => {
         const migration = (await compare()).body;
         const edited = await owner.patch(`${API}/migrations/${migration.id}`, {
