@@ -66,6 +66,8 @@ export interface ApplyResult {
   rolled_back: number[];
   /** Stopped by the signal: `not_applied` holds what was left. */
   cancelled: boolean;
+  /** PostgreSQL: invalid indexes a failed CREATE INDEX CONCURRENTLY left behind, dropped after it. */
+  dropped_invalid_indexes?: string[];
 }
 
 /** A table's triggers during work that must not fire them (a rollback restoring rows as they were). */

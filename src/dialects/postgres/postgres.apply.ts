@@ -64,6 +64,14 @@ export function statementError(error: TargetError): StatementError {
   };
 }
 
+/** Invalid indexes by regclass text (already quoted and qualified by the server where needed). */
+async function invalidIndexes(client: pg.PoolClient): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    'select i.indexrelid::regclass::text as name from pg_index i where not i.indisvalid order by 1',
+  );
+  return rows.map((row) => row.name);
+}
+
 const ms = (value: number) => `${Math.max(0, Math.round(value))}ms`;
 
 export async function applyPostgres(
@@ -117,6 +125,10 @@ export async function applyPostgres(
         await client.query(statements[index]!.sql);
       } catch (error) {
         fail(index, error);
+        // A failed CREATE INDEX CONCURRENTLY leaves an invalid index that would block a retry (API §8).
+        const left = (await invalidIndexes(client)).filter((name) => !invalidBefore.includes(name));
+        for (const name of left) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+        result.dropped_invalid_indexes = left;
         return false;
       }
       result.applied.push(index);
@@ -126,8 +138,10 @@ export async function applyPostgres(
     return true;
   };
 
+  let invalidBefore: string[] = [];
   try {
     await settings(false);
+    if (before.length + after.length > 0) invalidBefore = await invalidIndexes(client);
     if (!(await alone(before))) return result;
     if (inside.length > 0) {
       const pending: number[] = [];

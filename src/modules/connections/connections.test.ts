@@ -595,6 +595,51 @@ describe('connections', () => {
       );
     });
 
+    it('returns views, routines, triggers, partitioning and policies in the live schema', async () => {
+      const objects = (await createTestPgDatabase())!;
+      try {
+        await loadPostgresSql(
+          objects.url,
+          'create table events (id bigint not null, at date not null) partition by range (at); ' +
+            "create table events_2026 partition of events for values from ('2026-01-01') to ('2027-01-01'); " +
+            'create table notes (id bigint primary key, body text); ' +
+            'alter table notes enable row level security; ' +
+            'create policy notes_read on notes for select using (true); ' +
+            'create view note_bodies as select body from notes; ' +
+            'create function touch() returns trigger language plpgsql as $$ begin return new; end $$; ' +
+            'create trigger notes_touch before update on notes for each row execute function touch();',
+        );
+        const created = await owner.post(
+          BASE,
+          connectionBody(projectId, objects.url, { name: 'PG objects' }),
+        );
+        const schema = await owner.get(`${BASE}/${created.body.id}/schema`);
+        expect(schema.status).toBe(200);
+        expect(schema.body.model_version).toEqual(expect.any(Number));
+        expect(schema.body.views).toEqual([
+          expect.objectContaining({ schema: 'public', name: 'note_bodies', materialized: false }),
+        ]);
+        expect(schema.body.routines).toEqual([
+          expect.objectContaining({ name: 'touch()', kind: 'function', result: 'trigger' }),
+        ]);
+        expect(schema.body.triggers).toEqual([
+          expect.objectContaining({ table: 'notes', name: 'notes_touch', state: 'O' }),
+        ]);
+        const table = (name: string) => schema.body.tables.find((t: { name: string }) => t.name === name);
+        expect(table('events').partitioning).toMatchObject({ key: 'RANGE (at)', parent: null });
+        expect(table('events_2026').partitioning).toMatchObject({
+          parent: { schema: 'public', name: 'events' },
+          bound: expect.stringMatching(/^FOR VALUES FROM/),
+        });
+        expect(table('notes').row_security).toEqual({ enabled: true, forced: false });
+        expect(table('notes').policies).toEqual([
+          expect.objectContaining({ name: 'notes_read', command: 'SELECT', permissive: true }),
+        ]);
+      } finally {
+        await objects.drop();
+      }
+    });
+
     it('answers 502 connection_lost when the server goes away mid-introspection, and stores nothing', async () => {
       const { hostname, port } = new URL(database.url);
       // Two queries pass: the connection test's and the pool's connect; the introspection's is cut.
@@ -677,6 +722,37 @@ describe('connections', () => {
         columns: ['customer_id'],
         referenced_table: 'customers',
       });
+    });
+
+    it('returns views, routines, triggers and partitioning in the live schema', async () => {
+      const objects = (await createTestMysqlDatabase())!;
+      try {
+        await loadMysqlSql(
+          objects.url,
+          'create table sales (id int not null, y int not null, primary key (id, y))' +
+            ' partition by range (y) (partition p0 values less than (2026), partition p1 values less than maxvalue);' +
+            'create view sale_ids as select id from sales;' +
+            'create trigger sales_check before insert on sales for each row set new.y = new.y;' +
+            'create procedure count_sales() select count(*) from sales;',
+        );
+        const created = await owner.post(
+          BASE,
+          connectionBody(projectId, objects.url, { name: 'My objects' }),
+        );
+        const schema = await owner.get(`${BASE}/${created.body.id}/schema`);
+        expect(schema.status).toBe(200);
+        expect(schema.body.default_collation).toEqual(expect.any(String));
+        expect(schema.body.views).toEqual([expect.objectContaining({ schema: null, name: 'sale_ids' })]);
+        expect(schema.body.routines).toEqual([
+          expect.objectContaining({ name: 'count_sales', kind: 'procedure' }),
+        ]);
+        expect(schema.body.triggers).toEqual([
+          expect.objectContaining({ table: 'sales', name: 'sales_check' }),
+        ]);
+        expect(schema.body.tables[0].partitioning.key).toMatch(/^RANGE/);
+      } finally {
+        await objects.drop();
+      }
     });
 
     it('tests a wrong password as authentication_failed and an unknown database as unknown_database', async () => {

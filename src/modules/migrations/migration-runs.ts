@@ -66,9 +66,25 @@ export function createMigrationRunHandlers(deps: {
     return result;
   }
 
-  function outcome(statements: { sql: string }[], result: ApplyResult, transactionalDdl: boolean) {
+  function outcome(
+    statements: { sql: string; transactional: boolean }[],
+    result: ApplyResult,
+    transactionalDdl: boolean,
+  ) {
     const applied = new Set(result.applied);
+    // PostgreSQL runs these after the transaction: their outcome is told apart (API §8 online).
+    const alone = statements.map((_, index) => index).filter((index) => !statements[index]!.transactional);
     return {
+      non_transactional: transactionalDdl
+        ? {
+            statements: alone,
+            applied: alone.filter((index) => applied.has(index)),
+            not_applied: alone.filter((index) => !applied.has(index)),
+            failed:
+              result.failed !== null && alone.includes(result.failed.index) ? result.failed.index : null,
+            dropped_invalid_indexes: result.dropped_invalid_indexes ?? [],
+          }
+        : null,
       applied: result.applied,
       not_applied: statements.map((_, index) => index).filter((index) => !applied.has(index)),
       failed:
@@ -80,7 +96,7 @@ export function createMigrationRunHandlers(deps: {
               error: result.failed.error,
             },
       // Where DDL commits by itself (MySQL), what ran stays (API §8).
-      rolled_back: result.failed !== null && transactionalDdl,
+      rolled_back: result.failed !== null && transactionalDdl && !alone.includes(result.failed.index),
     };
   }
 

@@ -20,6 +20,14 @@ export const CompareBody = Type.Object(
     backup_drops: Type.Optional(
       Type.Boolean({ description: 'Copy dropped tables and columns first, so the rollback restores data' }),
     ),
+    online: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'PostgreSQL: statements that must not hold long locks (CREATE INDEX CONCURRENTLY, VALIDATE CONSTRAINT) ' +
+          'are planned after the transaction and marked `transactional: false`; ignored on MySQL',
+      }),
+    ),
   },
   { title: 'CompareMigrationRequest', additionalProperties: false },
 );

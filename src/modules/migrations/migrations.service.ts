@@ -32,6 +32,8 @@ import type { ApplyBody, CompareBody } from './migrations.schemas.ts';
 export interface StoredPlan {
   migration: Migration;
   stats: TableStats[] | null;
+  /** Planned with `online` (API §8); absent on plans stored before it existed. */
+  online?: boolean;
 }
 
 const EDITABLE = new Set(['draft', 'failed']);
@@ -165,10 +167,11 @@ export function createMigrationsService(deps: {
       const plan = planMigration(sourceModel, targetModel, dialect, {
         ...scope,
         backup_drops: body.backup_drops ?? false,
+        online: body.online ?? false,
         plan_id: id,
       });
       const lint = lintMigration(plan.statements, target.dialect, targetModel, stats);
-      const stored: StoredPlan = { migration: plan, stats };
+      const stored: StoredPlan = { migration: plan, stats, online: body.online ?? false };
       const at = now();
       return db.transaction().execute(async (trx) => {
         const migration = await insertMigration(trx, {

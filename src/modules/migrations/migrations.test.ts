@@ -169,6 +169,62 @@ describe('schema migrations', () => {
         expect((await owner.get(`${API}/migrations/${migration.id}`)).body.status).toBe('rolled_back');
       });
 
+      it('fails an online apply whose concurrent index build fails (division by zero) after the commit, dropping the invalid index', {
+        skip: engine.dialect !== 'postgresql',
+      }, async () => {
+        const source = await connect(
+          (
+            await database(
+              engine,
+              'create table tags (id int, name text); create index tags_name on tags ((100 / id));',
+            )
+          ).url,
+          'online source',
+        );
+        const target = await connect(
+          (
+            await database(
+              engine,
+              "create table tags (id int, name text); insert into tags values (1, 'a'), (0, 'b');",
+            )
+          ).url,
+          'online target',
+        );
+        const body = { source_connection_id: source, target_connection_id: target, online: true };
+        const created = await owner.post(`${API}/projects/${projectId}/migrations/compare`, body);
+        expect(created.status).toBe(201);
+        const index = created.body.statements.findIndex((s: { sql: string }) => /tags_name/.test(s.sql));
+        expect(created.body.statements[index]).toMatchObject({ transactional: false });
+        const applied = await owner.post(`${API}/migrations/${created.body.id}/apply`, {});
+        expect(applied.status).toBe(202);
+        const run = await waitForRun(owner, applied.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(run.status).toBe('failed');
+        expect(run.result.non_transactional).toMatchObject({
+          failed: index,
+          not_applied: [index],
+          dropped_invalid_indexes: ['tags_name'],
+        });
+        expect(run.result.rolled_back).toBe(false);
+        const after = await owner.get(`${API}/migrations/${created.body.id}`);
+        expect(after.body).toMatchObject({ status: 'failed', applied_at: null });
+        // Nothing invalid stays behind: a new compare still plans the index.
+        const again = await owner.post(`${API}/projects/${projectId}/migrations/compare`, body);
+        expect(again.body.generated_sql).toMatch(/tags_name/);
+      });
+
+      it('plans an online migration with the index built concurrently, outside the transaction', {
+        skip: engine.dialect !== 'postgresql',
+      }, async () => {
+        const offline = await compare();
+        const online = await compare({ online: true });
+        expect(online.status).toBe(201);
+        const index = (body: { statements: { sql: string; transactional: boolean }[] }) =>
+          body.statements.find((s) => /people_name/.test(s.sql));
+        expect(index(offline.body)).toMatchObject({ transactional: true });
+        expect(index(online.body)!.sql).toMatch(/CREATE INDEX CONCURRENTLY/i);
+        expect(index(online.body)!.transactional).toBe(false);
+      });
+
       it('re-lints edited SQL, and refuses a stale target with 409', async () => {
         const migration = (await compare()).body;
         const edited = await owner.patch(`${API}/migrations/${migration.id}`, {
