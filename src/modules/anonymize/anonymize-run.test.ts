@@ -128,6 +128,8 @@ describe('anonymization runs', () => {
         expect(started.status, JSON.stringify(started.body)).toBe(202);
         const run = await finished(started.body.id);
         expect(run.status).toBe('failed');
+        expect(run.error).toMatch(/check|constraint/i);
+        expect(run.error).toMatch(/untouched/);
         expect(run.result).toMatchObject({
           rows_total: 0,
           tables_not_done: [table('accounts'), table('sessions')],
