@@ -1,6 +1,6 @@
 // The run handler of `anonymize_run` (API §9.2): anonymises the config's connection in place. Each
 // table group of the run plan (engine/anonymize/run-plan.ts) is rewritten in one transaction of the
-// target: its rows are locked against writes, then, table by table, streamed out through the row
+// target: its tables are locked against writes (dialects/write-lock.ts), then, table by table, streamed out through the row
 // pipeline, transformed batch by batch (compileTableTransforms: per-row rules, then shuffles within
 // the batch), streamed into a session-private staging table, and written back by one set-based
 // UPDATE … FROM the staging table joined on the plan's key (never row by row). The foreign keys the
@@ -14,6 +14,7 @@ import type { MigrationDialect, RowSession } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
+import { writeLocks } from '../../dialects/write-lock.ts';
 import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
 import {
   asText,
@@ -173,13 +174,13 @@ async function rewriteGroup(
   if (fkLoad.kind === 'session' && keys.length > 0) await session.query(fkLoad.off);
   await session.query('BEGIN');
   try {
-    // Writes are locked out: every row of the group's tables is locked until the group commits.
+    // Writes are locked out of the group's tables until it commits (reads go on: dialects/write-lock.ts).
     const counts = new Map<string, number>();
     for (const planned of group.tables) {
       const table = tables.get(planned.table) as TableModel;
-      const { rows } = await session.query(
-        `SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM ${qualified(table)} FOR UPDATE) locked`,
-      );
+      let rows: Record<string, unknown>[] = [];
+      for (const statement of writeLocks[dialect.name](qualified(table)))
+        ({ rows } = await session.query(statement));
       counts.set(planned.table, Number((rows[0] as { n: unknown }).n));
     }
     progress.total += [...counts.values()].reduce((a, b) => a + b, 0);
