@@ -2,6 +2,9 @@
 // rule applied (checked value by value against the rows before), one key rule propagated to the
 // referencing table so joins still match and the foreign key stays valid, a group that fails halfway
 // left untouched, strict mode's 409, and who may start a run.
+import { setTimeout as sleep } from 'node:timers/promises';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -37,6 +40,21 @@ const ENGINES = [
       'create table sessions (id int primary key, login varchar(100) constraint sessions_login_fk ' +
       "references accounts(login) check (login like '%@%')); " +
       ROWS,
+    /** A session of another user holding a row of `orders` locked, and whether a session waits on it. */
+    holder: async (url: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query('begin');
+      await client.query('select id from orders where id = 10 for update');
+      return {
+        waited: async () =>
+          (await client.query('select count(*)::int as n from pg_locks where not granted')).rows[0].n > 0,
+        release: async () => {
+          await client.query('commit');
+          await client.end();
+        },
+      };
+    },
     fkValid: (name: string) => `select convalidated as valid from pg_constraint where conname = '${name}'`,
   },
   {
@@ -50,6 +68,23 @@ const ENGINES = [
       'create table sessions (id int primary key, login varchar(100), ' +
       "constraint sessions_login_fk foreign key (login) references accounts(login), check (login like '%@%')); " +
       ROWS,
+    holder: async (url: string) => {
+      const client = await mysql.createConnection(url);
+      await client.query('begin');
+      await client.query('select id from orders where id = 10 for update');
+      return {
+        waited: async () => {
+          const [rows] = await client.query(
+            "select count(*) as n from information_schema.processlist where info like 'SELECT COUNT(*) AS n FROM%orders%FOR UPDATE'",
+          );
+          return Number((rows as { n: unknown }[])[0]?.n) > 0;
+        },
+        release: async () => {
+          await client.query('commit');
+          await client.end();
+        },
+      };
+    },
     fkValid: (name: string) =>
       `select 1 as valid from information_schema.referential_constraints where constraint_name = '${name}' and constraint_schema = database()`,
   },
@@ -137,6 +172,36 @@ describe('anonymization runs', () => {
         expect(await query('select id, login from accounts order by id')).toEqual(before);
         expect(await query('select id, login from sessions order by id')).toEqual(before);
         expect((await query(engine.fkValid('sessions_login_fk')))[0]?.valid).toBeTruthy();
+      });
+
+      it('a cancelled run stops at a batch boundary: the group rolls back, keys intact', async () => {
+        const customers = 'select id, email, full_name, phone, score from customers order by id';
+        const orders = 'select id, customer_email from orders order by id';
+        const before = [await query(customers), await query(orders)];
+        const id = await create([
+          { table: 'customers', column: 'email', transformer: 'hash', options: { length: 32 } },
+        ]);
+        const held = await engine.holder(url);
+        try {
+          // The run waits on this lock while locking writes out, which leaves time to cancel it.
+          const started = await owner.post(`${BASE}/${id}/run`);
+          expect(started.status).toBe(202);
+          for (let i = 0; !(await held.waited()); i++) {
+            if (i > 200)
+              throw new Error(
+                `the run never waited on the lock: ${JSON.stringify((await owner.get(`${API}/runs/${started.body.id}`)).body)}`,
+              );
+            await sleep(50);
+          }
+          expect((await owner.post(`${API}/runs/${started.body.id}/cancel`)).status).toBe(200);
+          await held.release();
+          expect((await finished(started.body.id)).status).toBe('cancelled');
+        } catch (error) {
+          await held.release().catch(() => {});
+          throw error;
+        }
+        expect([await query(customers), await query(orders)]).toEqual(before);
+        expect((await query(engine.fkValid('orders_customer_fk')))[0]?.valid).toBeTruthy();
       });
 
       it('applies every rule in place, set-based, keeping joins and the propagated foreign key valid', async () => {
