@@ -2,6 +2,7 @@
 // rule applied (checked value by value against the rows before), one key rule propagated to the
 // referencing table so joins still match and the foreign key stays valid, a group that fails halfway
 // left untouched, strict mode's 409, and who may start a run.
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -10,6 +11,7 @@ import { type Client, createTestApp, type TestApp } from '../../../test/support/
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
+import { createMemoryRateLimitStore } from '../../http/rate-limit-store.ts';
 
 const API = '/api/v1';
 const BASE = `${API}/anonymize/configs`;
@@ -276,4 +278,24 @@ describe('anonymization runs', () => {
       });
     });
   }
+});
+
+describe('the anonymization run endpoint limit', () => {
+  it('limits a user to 5 runs a minute (429 with Retry-After)', async () => {
+    const t = await createTestApp({ rateLimitStore: (now) => createMemoryRateLimitStore({ now }) });
+    try {
+      const { owner } = await t.createOrg('Limited anonymizer');
+      const statuses: number[] = [];
+      let last: Awaited<ReturnType<Client['post']>> | undefined;
+      for (let i = 0; i < 6; i++) {
+        last = await owner.post(`${BASE}/${randomUUID()}/run`);
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([404, 404, 404, 404, 404, 429]);
+      expect(last!.body.detail).toBe('Rate limit exceeded: 5 per 1 minute');
+      expect(Number(last!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await t.close();
+    }
+  });
 });
