@@ -256,6 +256,33 @@ describe('anonymization runs', () => {
         expect((await query(engine.fkValid('orders_customer_fk')))[0]?.valid).toBeTruthy();
       });
 
+      it('waits for approval on a production connection, bound to the config', async () => {
+        const connection = await owner.post(
+          `${API}/connections`,
+          connectionBody(projectId, url, { environment: 'production' }),
+        );
+        expect(connection.status).toBe(201);
+        const created = await owner.post(BASE, {
+          project_id: projectId,
+          connection_id: connection.body.id,
+          name: `prod-${Math.random().toString(36).slice(2)}`,
+          rules: [
+            { table: 'customers', column: 'full_name', transformer: 'fake', options: { kind: 'full_name' } },
+          ],
+        });
+        expect(created.status).toBe(201);
+        const before = await query('select id, full_name from customers order by id');
+        const started = await owner.post(`${BASE}/${created.body.id}/run`);
+        expect(started.status).toBe(202);
+        expect(started.body).toMatchObject({
+          kind: 'anonymize_run',
+          status: 'awaiting_approval',
+          subject_id: created.body.id,
+          approval_id: expect.any(String),
+        });
+        expect(await query('select id, full_name from customers order by id')).toEqual(before);
+      });
+
       it('answers 401 without credentials, 403 to a role or scope too low, 404 to another organization', async () => {
         const id = await create([
           { table: 'customers', column: 'full_name', transformer: 'fake', options: { kind: 'full_name' } },
