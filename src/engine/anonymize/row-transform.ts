@@ -62,7 +62,8 @@ export function compileTableTransforms(plan: RunPlan, key: Buffer): Map<string, 
 /** A row as the row pipeline's per-row hook sees it: each field's neutral text, or null, in stream order. */
 export type TextRow = (string | null)[];
 
-function asText(value: unknown): string | null {
+/** A transformed value as the pipeline's neutral text (null stays null). */
+export function asText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return value;
   if (value instanceof Date) return value.toISOString();

@@ -4,7 +4,7 @@
 // are rewritten together: a table and every table its transformed keys propagate to form one group,
 // done in one transaction with the foreign keys among them set aside and validated after, so each
 // group ends either untouched or fully anonymised. Pure: the run handler executes it through the
-// row pipeline (TODO(anonymize_run), see modules/anonymize/anonymize.module.ts).
+// row pipeline (modules/anonymize/anonymize-run.ts).
 import { rowKeys } from '../patch/rollback-key.ts';
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts';
 import { tableKey } from '../schema/model.ts';

@@ -61,3 +61,8 @@ export function updateConfig(
 export async function deleteConfig(db: Db, id: string): Promise<void> {
   await db.deleteFrom('anonymize_configs').where('id', '=', id).execute();
 }
+
+/** A config by id alone, for the run handler (the run was authorised when requested). */
+export function findConfigById(db: Db, id: string): Promise<AnonymizeConfig | undefined> {
+  return db.selectFrom('anonymize_configs').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,7 +1,9 @@
 // Anonymization (API §9.2): configs (create, list, read, edit, delete), the PII scan and the preview.
 import { actorOf } from '../../http/context.ts';
+import { ENDPOINT_LIMITS } from '../../http/rate-limit.ts';
 import { errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
+import { RunSchema, toRunResponse } from '../runs/runs.schemas.ts';
 import {
   ConfigListQuery,
   ConfigSchema,
@@ -149,5 +151,31 @@ export function registerAnonymizeRoutes(app: App, { anonymize }: { anonymize: An
       },
     },
     async (request) => anonymize.preview(actorOf(request), request.params.id, request.body ?? {}),
+  );
+
+  app.post(
+    '/anonymize/configs/:id/run',
+    {
+      config: { action: 'anonymize.run', heavy: true, rateLimit: ENDPOINT_LIMITS.anonymizeRun },
+      schema: {
+        operationId: 'runAnonymizeConfig',
+        tags,
+        summary: "Anonymise the config's connection in place, as a run",
+        description:
+          'Answers 202 with a run of kind `anonymize_run` (progress in rows; result `{tables: [{table, rows}], ' +
+          'rows_total, tables_done, tables_not_done}`). Each group of tables linked by a propagated key is ' +
+          'rewritten in one transaction of the target with its rows locked against writes: rows stream out, ' +
+          'are transformed, stream into a staging table and are written back by one set-based UPDATE by key ' +
+          '(never row by row); the foreign keys among the group are set aside and validated before it commits, ' +
+          'so each table ends untouched or fully anonymised. Rules that no longer match the schema answer 422; ' +
+          'with `strict`, a column the PII scan finds and no rule covers answers 409 naming it. A connection ' +
+          'the policy lists (default: production) or a protected one waits for approval, bound to the rules, ' +
+          'the key and the schema. 5 per minute per user. Heavy operation.',
+        params: IdParams,
+        response: { 202: RunSchema, ...errors(401, 403, 404, 409, 422, 502) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(202).send(toRunResponse(await anonymize.run(actorOf(request), request.params.id))),
   );
 }

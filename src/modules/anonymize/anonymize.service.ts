@@ -6,16 +6,19 @@ import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
 import { type CheckedRules, type ConfigRule, checkConfigRules } from '../../engine/anonymize/config-check.ts';
+import { planRun, strictViolations } from '../../engine/anonymize/run-plan.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Action } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
-import type { AnonymizeConfig, Connection } from '../../store/tables.ts';
+import type { AnonymizeConfig, Connection, Run } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
+import type { RunsService } from '../runs/runs.service.ts';
 import {
   deleteConfig,
   findConfig,
@@ -26,9 +29,11 @@ import {
   updateConfig,
 } from './anonymize.repo.ts';
 import type { CreateConfigBody, EditConfigBody, PreviewBody } from './anonymize.schemas.ts';
+import type { AnonymizeRunParams } from './anonymize-run.ts';
 import { generateKey, keyId, openKey, sealKey } from './config-key.ts';
 import { scanColumns } from './pii-scan.ts';
 import { previewRules } from './preview.ts';
+import { runContentHash } from './run-content.ts';
 
 const RESOURCE = 'Anonymization config';
 
@@ -39,10 +44,11 @@ export function createAnonymizeService(deps: {
   audit: AuditService;
   box: SecretBox;
   connections: Pick<ConnectionsService, 'findById' | 'withTarget' | 'introspect'>;
-  gate: Pick<ApprovalGate, 'voidApprovals'>;
+  gate: Pick<ApprovalGate, 'voidApprovals' | 'gate'>;
+  runs: Pick<RunsService, 'create' | 'enqueue'>;
   now: () => Date;
 }) {
-  const { db, audit, box, connections, gate, now } = deps;
+  const { db, audit, box, connections, gate, runs, now } = deps;
 
   async function load(actor: Actor, id: string, action: Action): Promise<AnonymizeConfig> {
     const config = await findConfig(db, actor.principal.orgId, id);
@@ -203,6 +209,64 @@ export function createAnonymizeService(deps: {
       return {
         samples: await previewRules(connections, connection, model, config.rules, key, body.rows ?? 10),
       };
+    },
+
+    /**
+     * Anonymises the config's connection in place, as a run (anonymize-run.ts). Refused before
+     * anything is queued: rules that no longer match the schema or cannot keep a unique column
+     * distinct (422), and with `strict` a personal column no rule covers (409 naming them). Waits
+     * for approval where the policy says so, bound to the rules, the key id and the schema hash.
+     */
+    async run(actor: Actor, id: string): Promise<Run> {
+      const config = await load(actor, id, 'anonymize.run');
+      const connection = await connectionOf(config);
+      const model = await connections.introspect(connection);
+      const checkedRules = await checked(connection, config.rules);
+      const plan = planRun(model, checkedRules);
+      if (plan.uniqueViolations.length > 0)
+        throw new AppError(
+          'validation',
+          plan.uniqueViolations.map((v) => ({ loc: ['body'], msg: v.message, type: 'unique_unsupported' })),
+        );
+      if (config.strict) {
+        const uncovered = strictViolations(await scanColumns(connections, connection, model, config));
+        if (uncovered.length > 0)
+          throw conflict(
+            `Strict mode: these columns look personal and no rule covers them: ${uncovered
+              .map((c) => `${c.table}.${c.column} (${c.category})`)
+              .join(', ')}`,
+          );
+      }
+      const params: AnonymizeRunParams = {
+        config_id: config.id,
+        connection_id: connection.id,
+        target_schema_hash: schemaHash(model),
+      };
+      const created = await db.transaction().execute(async (trx) => {
+        const verdict = await gate.gate(trx, actor, {
+          projectId: config.project_id,
+          operation: 'anonymize_run',
+          writesTo: connection,
+          subjectId: config.id,
+          contentHash: runContentHash(config, params.target_schema_hash),
+        });
+        const made = await runs.create(trx, actor, {
+          projectId: config.project_id,
+          kind: 'anonymize_run',
+          subjectId: config.id,
+          unit: 'rows',
+          params: params as unknown as Record<string, unknown>,
+          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
+        });
+        await audit.record(
+          trx,
+          actor,
+          event('anonymize.run', config, { run_id: made.id, status: made.status, strict: config.strict }),
+        );
+        return made;
+      });
+      await runs.enqueue(created);
+      return created;
     },
   };
 }

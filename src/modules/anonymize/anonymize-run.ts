@@ -1,0 +1,275 @@
+// The run handler of `anonymize_run` (API §9.2): anonymises the config's connection in place. Each
+// table group of the run plan (engine/anonymize/run-plan.ts) is rewritten in one transaction of the
+// target: its tables are locked against writes (dialects/write-lock.ts), then, table by table, streamed out through the row
+// pipeline, transformed batch by batch (compileTableTransforms: per-row rules, then shuffles within
+// the batch), streamed into a session-private staging table, and written back by one set-based
+// UPDATE … FROM the staging table joined on the plan's key (never row by row). The foreign keys the
+// group lists are set aside as the dialect says (RowFormat.foreignKeyLoad: PostgreSQL drops them and
+// adds them back NOT VALID then validates them inside the transaction; MySQL turns checking off for
+// the session and runs an orphan query per key before committing), so each group ends untouched or
+// fully anonymised with its keys valid. Progress is in rows; a cancellation stops at a batch
+// boundary, rolling the group back; an interrupted run names the tables already done.
+import { AppError, notFound } from '../../core/errors.ts';
+import type { MigrationDialect, RowSession } from '../../dialects/dialect.ts';
+import { TargetError } from '../../dialects/errors.ts';
+import { migrationDialects } from '../../dialects/index.ts';
+import { qualifiedTable } from '../../dialects/rows.ts';
+import { writeLocks } from '../../dialects/write-lock.ts';
+import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
+import {
+  asText,
+  compileTableTransforms,
+  type Row,
+  type TableTransform,
+} from '../../engine/anonymize/row-transform.ts';
+import { planRun, type TableGroup } from '../../engine/anonymize/run-plan.ts';
+import { decodeRow, encodeRow, type RowBatch } from '../../engine/rows/copy-text.ts';
+import { tapBatches } from '../../engine/rows/transform.ts';
+import { schemaHash } from '../../engine/schema/hash.ts';
+import {
+  type ForeignKeyModel,
+  type SchemaModel,
+  type TableModel,
+  tableKey,
+} from '../../engine/schema/model.ts';
+import type { SecretBox } from '../../security/secret-box.ts';
+import type { Db } from '../../store/db.ts';
+import type { Run } from '../../store/tables.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
+import { findConfigById } from './anonymize.repo.ts';
+import { openKey } from './config-key.ts';
+
+/** Progress is written at most this often. */
+const PROGRESS_EVERY_MS = 250;
+const STAGE = 'dbops_anonymize_stage';
+
+/** What the run works from (anonymize.service.ts). */
+export interface AnonymizeRunParams {
+  config_id: string;
+  connection_id: string;
+  target_schema_hash: string;
+}
+
+export interface AnonymizeRunDeps {
+  db: Db;
+  box: SecretBox;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+}
+
+/** The batches transformed by `transform.batch`: decoded, every rule applied, encoded again. */
+async function* transformed(
+  batches: AsyncIterable<RowBatch>,
+  columns: string[],
+  transform: TableTransform,
+): AsyncGenerator<RowBatch> {
+  for await (const batch of batches) {
+    const lines = batch.data.toString('utf8').split('\n');
+    lines.pop();
+    const rows: Row[] = lines.map((line) => {
+      const values = decodeRow(line);
+      return Object.fromEntries(columns.map((c, i) => [c, values[i] ?? null]));
+    });
+    let out = '';
+    for (const row of transform.batch(rows)) out += encodeRow(columns.map((c) => asText(row[c])));
+    yield { data: Buffer.from(out, 'utf8'), rows: lines.length };
+  }
+}
+
+const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
+  schema: fk.referenced_schema ?? table.schema,
+  name: fk.referenced_table,
+});
+
+export function createAnonymizeRun(deps: AnonymizeRunDeps) {
+  const { db, box, connections } = deps;
+
+  return async function anonymizeRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
+    const params = run.params as unknown as AnonymizeRunParams;
+    const config = await findConfigById(db, params.config_id);
+    if (!config) throw new RunFailed('The anonymization config was deleted; nothing was written', {});
+    const connection = await connections.findById(config.connection_id);
+    if (!connection) throw notFound('Connection');
+
+    const done: { table: string; rows: number }[] = [];
+    let planned: string[] = [];
+    const result = () => ({
+      tables: done,
+      rows_total: done.reduce((sum, t) => sum + t.rows, 0),
+      tables_done: done.map((t) => t.table),
+      tables_not_done: planned.filter((name) => !done.some((d) => d.table === name)),
+    });
+
+    return connections.withTarget(connection, async (handle) => {
+      const dialect = migrationDialects[handle.dialect];
+      let session: RowSession | undefined;
+      let reader: RowSession | undefined;
+      try {
+        const model = await handle.introspect();
+        if (schemaHash(model) !== params.target_schema_hash)
+          throw new RunFailed(
+            'The schema of the connection changed since the run was requested; nothing was written',
+            {},
+          );
+        const { problems, checked } = checkConfigRules(model, config.rules);
+        if (problems.length > 0)
+          throw new RunFailed(`${problems.map((p) => p.msg).join('; ')}: nothing was written`, {});
+        const plan = planRun(model, checked);
+        if (plan.uniqueViolations.length > 0)
+          throw new RunFailed(
+            `${plan.uniqueViolations.map((v) => v.message).join('; ')}: nothing was written`,
+            {},
+          );
+        planned = plan.groups.flatMap((g) => g.tables.map((t) => t.table));
+        const transforms = compileTableTransforms(plan, openKey(box, config.id, config.key_sealed));
+        session = await handle.rowSession();
+        reader = await handle.rowSession();
+        const progress = { done: 0, total: 0, last: 0 };
+        await context.progress(0, null);
+        for (const group of plan.groups)
+          done.push(
+            ...(await rewriteGroup(session, reader, dialect, model, group, transforms, progress, context)),
+          );
+        await context.progress(progress.done, progress.done);
+        return result();
+      } catch (error) {
+        if (error instanceof RunCancelled) throw error;
+        if (error instanceof RunFailed) throw new RunFailed(error.message, { ...result(), ...error.result });
+        if (error instanceof TargetError || error instanceof AppError)
+          throw new RunFailed(
+            `The anonymization failed${done.length > 0 ? ` after ${done.map((d) => d.table).join(', ')}` : ''}; ` +
+              `the tables not done are untouched: ${error.message}`,
+            result(),
+          );
+        throw error;
+      } finally {
+        await reader?.close();
+        await session?.close();
+      }
+    });
+  };
+}
+
+/** One group in one transaction: every table of it anonymised, or (on any failure) none. */
+async function rewriteGroup(
+  session: RowSession,
+  reader: RowSession,
+  dialect: MigrationDialect,
+  model: SchemaModel,
+  group: TableGroup,
+  transforms: Map<string, TableTransform>,
+  progress: { done: number; total: number; last: number },
+  context: RunContext,
+): Promise<{ table: string; rows: number }[]> {
+  const q = (name: string) => dialect.quoteIdent(name);
+  const qualified = (t: { schema: string | null; name: string }) => qualifiedTable(q, t);
+  const tables = new Map(model.tables.map((t) => [tableKey(t), t]));
+  const fkLoad = dialect.rows.foreignKeyLoad;
+  const keys = group.foreignKeys.flatMap(({ table, name }) => {
+    const owner = tables.get(table) as TableModel;
+    const fk = owner.foreign_keys.find((k) => k.name === name);
+    return fk ? [{ table: owner, fk }] : [];
+  });
+  const out: { table: string; rows: number }[] = [];
+  if (fkLoad.kind === 'session' && keys.length > 0) await session.query(fkLoad.off);
+  await session.query('BEGIN');
+  try {
+    // Writes are locked out of the group's tables until it commits (reads go on: dialects/write-lock.ts).
+    const counts = new Map<string, number>();
+    for (const planned of group.tables) {
+      const table = tables.get(planned.table) as TableModel;
+      let rows: Record<string, unknown>[] = [];
+      for (const statement of writeLocks[dialect.name](qualified(table)))
+        ({ rows } = await session.query(statement));
+      counts.set(planned.table, Number((rows[0] as { n: unknown }).n));
+    }
+    progress.total += [...counts.values()].reduce((a, b) => a + b, 0);
+    await context.progress(progress.done, progress.total);
+    // Every table streamed into a stage of its own first: dropping a key (PostgreSQL) locks its
+    // tables against the reading session, so the keys go only once every row has been read.
+    const staged: { table: TableModel; stage: string; columns: string[]; rows: number }[] = [];
+    for (const [i, planned] of group.tables.entries()) {
+      const table = tables.get(planned.table) as TableModel;
+      const transform = transforms.get(planned.table) as TableTransform;
+      const columns = table.columns.filter((c) => !c.generated).map((c) => c.name);
+      const kinds = columns.map((name) =>
+        dialect.rows.valueKind((table.columns.find((c) => c.name === name) as { type: string }).type),
+      );
+      const stage = q(`${STAGE}_${i}`);
+      for (const statement of dialect.rows.stageSql(stage, qualified(table))) await session.query(statement);
+      // Read through a second session (the rows are locked by this one, not hidden from it) and
+      // written into the stage as they come: the slowest end sets the pace, memory stays bounded.
+      const batches = tapBatches(
+        transformed(
+          reader.readRows({ schema: table.schema, name: table.name, columns, kinds }),
+          columns,
+          transform,
+        ),
+        async (batch) => {
+          progress.done += batch.rows;
+          if (Date.now() - progress.last >= PROGRESS_EVERY_MS) {
+            progress.last = Date.now();
+            // Where a cancellation stops the run: between batches, the group rolls back.
+            await context.progress(progress.done, Math.max(progress.total, progress.done));
+          }
+        },
+      );
+      const written = await session.writeRows(
+        { schema: null, name: `${STAGE}_${i}`, columns, kinds },
+        batches,
+      );
+      staged.push({ table, stage, columns: transform.columns, rows: written.rows });
+      await context.progress(progress.done, Math.max(progress.total, progress.done));
+    }
+
+    if (fkLoad.kind === 'readd')
+      for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
+    for (const [i, { table, stage, columns, rows }] of staged.entries()) {
+      const planned = group.tables[i] as TableGroup['tables'][number];
+      const on = planned.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
+      await session.query(
+        dialect.updateFrom(
+          { table: qualified(table), alias: 't' },
+          { table: stage, alias: 's' },
+          on,
+          columns,
+        ),
+      );
+      await session.query(`DROP ${dialect.capabilities.transactionalDdl ? '' : 'TEMPORARY '}TABLE ${stage}`);
+      out.push({ table: planned.table, rows });
+    }
+
+    if (fkLoad.kind === 'readd')
+      for (const k of keys) {
+        await session.query(
+          fkLoad.addNotValid(qualified(k.table), k.fk, qualified(referencedOf(k.table, k.fk))),
+        );
+        await session.query(fkLoad.validate(qualified(k.table), k.fk.name));
+      }
+    else
+      for (const k of keys) {
+        const parent = referencedOf(k.table, k.fk);
+        const { rows: orphans } = await session.query(
+          `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
+            k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
+            ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
+            k.fk.columns
+              .map((c, i) => `p.${q(k.fk.referenced_columns[i] as string)} = c.${q(c)}`)
+              .join(' AND ') +
+            ') LIMIT 1',
+        );
+        if (orphans.length > 0)
+          throw new RunFailed(
+            `Foreign key ${k.fk.name} of ${tableKey(k.table)} would reference rows that do not exist; the group was rolled back`,
+            {},
+          );
+      }
+    await session.query('COMMIT');
+    return out;
+  } catch (error) {
+    await session.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    if (fkLoad.kind === 'session' && keys.length > 0) await session.query(fkLoad.on).catch(() => {});
+  }
+}
