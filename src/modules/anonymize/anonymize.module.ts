@@ -25,6 +25,7 @@ export function anonymizeModule(shared: Shared): Module {
         handler: createAnonymizeRun({ db, box, connections }),
         action: 'anonymize.run',
         connectionOf,
+        events: { succeeded: 'anonymize.completed' },
       },
     ],
     events: ['anonymize.completed', 'run.failed'],

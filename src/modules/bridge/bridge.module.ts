@@ -24,6 +24,7 @@ export function bridgeModule(shared: Shared): Module {
         handler: createBridgeRun({ db, connections, snapshots, logger, now }),
         action: 'bridge.run',
         connectionOf,
+        events: { succeeded: 'bridge.completed' },
       },
     ],
     events: ['bridge.completed', 'run.failed'],
