@@ -25,6 +25,7 @@ const BODYLESS = new Set([
   'dryRunPatch',
   'rollbackMigration',
   'createScimToken',
+  'runAnonymizeConfig',
   'rotateWebhookSecret',
   'redeliverWebhookDelivery',
   'testWebhook',

@@ -65,7 +65,7 @@ export const CreateAuditSinkBody = Type.Object(
     headers: Type.Optional(Headers),
     active: Type.Optional(Type.Boolean({ default: true })),
   },
-  { additionalProperties: false },
+  { title: 'CreateAuditSinkRequest', additionalProperties: false },
 );
 
 export const UpdateAuditSinkBody = Type.Object(
@@ -75,7 +75,7 @@ export const UpdateAuditSinkBody = Type.Object(
     headers: Type.Optional(Headers),
     active: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { title: 'UpdateAuditSinkRequest', additionalProperties: false },
 );
 
 export const SinkTestResult = Type.Object(

@@ -102,7 +102,7 @@ export function registerBillingRoutes(
         operationId: 'listPlans',
         tags,
         summary: 'The plans, their rate limits and features',
-        response: { 200: Type.Array(PlanSchema), ...errors(401, 403) },
+        response: { 200: Type.Array(PlanSchema, { title: 'PlanList' }), ...errors(401, 403) },
       },
     },
     async () =>
@@ -167,10 +167,14 @@ export function registerBillingRoutes(
           summary: 'Stripe events (signed with STRIPE_WEBHOOK_SECRET); idempotent by event id',
           headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String()) }),
           body: Type.String({
+            title: 'StripeEventPayload',
             description: 'The event as Stripe sends it (JSON); verified on its exact bytes',
           }),
           response: {
-            200: Type.Object({ received: Type.Boolean(), duplicate: Type.Boolean() }),
+            200: Type.Object(
+              { received: Type.Boolean(), duplicate: Type.Boolean() },
+              { title: 'StripeEventReceipt' },
+            ),
             400: Type.Ref('Error', { description: 'Missing or bad Stripe-Signature' }),
             ...errors(404),
           },

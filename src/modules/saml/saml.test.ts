@@ -71,12 +71,15 @@ describe('SAML sign-in (ACS)', () => {
   }
 
   async function lastSamlAudit() {
-    return t.store.db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('action', '=', 'auth.saml_login')
-      .orderBy('seq', 'desc')
-      .executeTakeFirstOrThrow();
+    return (
+      t.store.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'auth.saml_login')
+        // The store's own order: `seq` counts within an organization, and some refusals have none.
+        .orderBy('position', 'desc')
+        .executeTakeFirstOrThrow()
+    );
   }
 
   async function expectRefused(response: Awaited<ReturnType<typeof postAcs>>, reason: string) {

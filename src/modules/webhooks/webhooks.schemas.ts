@@ -48,7 +48,7 @@ export const CreateWebhookBody = Type.Object(
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     active: Type.Optional(Type.Boolean({ default: true })),
   },
-  { additionalProperties: false },
+  { title: 'CreateWebhookRequest', additionalProperties: false },
 );
 
 export const UpdateWebhookBody = Type.Object(
@@ -60,7 +60,7 @@ export const UpdateWebhookBody = Type.Object(
       Type.Boolean({ description: 'true again after a 410 clears disabled_reason and resumes deliveries' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'UpdateWebhookRequest', additionalProperties: false },
 );
 
 export const DeliverySchema = Type.Object(
