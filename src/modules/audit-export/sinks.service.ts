@@ -11,6 +11,7 @@ import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { AuditSink } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { TargetGuard } from '../connections/target-guard.ts';
+import { checkOutboundUrl } from '../webhooks/outbound-url.ts';
 import { newSigningSecret } from '../webhooks/webhook-signing.ts';
 import { type AuditExporter, SINK_PURPOSE } from './audit-exporter.ts';
 import { findSink, headSeq, orgSinksQuery, updateSink } from './sinks.repo.ts';
@@ -36,21 +37,7 @@ export function createSinksService(deps: {
 }) {
   const { db, box, audit, guard, exporter, now } = deps;
 
-  async function checkUrl(raw: string): Promise<string> {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw invalid(['body', 'url'], 'Not a valid URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:')
-      throw invalid(['body', 'url'], 'The URL must start with http:// or https://');
-    if (url.username || url.password) throw invalid(['body', 'url'], 'The URL must not carry credentials');
-    const verdict = await guard.verdict(url.hostname.replace(/^\[|\]$/g, ''));
-    if (verdict.allowed === false) throw invalid(['body', 'url'], `Address refused: ${verdict.reason}`);
-    if (verdict.allowed === 'unresolved') throw invalid(['body', 'url'], verdict.error.message);
-    return url.toString();
-  }
+  const checkUrl = (raw: string) => checkOutboundUrl(guard, raw);
 
   const headerNames = (sink: AuditSink): string[] =>
     sink.headers_sealed ? Object.keys(JSON.parse(box.open(sink.headers_sealed, SINK_PURPOSE.headers))) : [];

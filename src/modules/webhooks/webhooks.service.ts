@@ -4,7 +4,7 @@
 // webhook-delivery.ts).
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, invalid, notFound } from '../../core/errors.ts';
+import { AppError, notFound } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
@@ -13,6 +13,7 @@ import type { Webhook } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { TargetGuard } from '../connections/target-guard.ts';
 import { requireProject } from '../projects/projects.access.ts';
+import { checkOutboundUrl } from './outbound-url.ts';
 import { type DeliveryWorker, SECRET_PURPOSE } from './webhook-delivery.ts';
 import { newSigningSecret } from './webhook-signing.ts';
 import {
@@ -48,23 +49,7 @@ export function createWebhooksService(deps: {
 }) {
   const { db, box, audit, guard, worker, now } = deps;
 
-  /** A URL the service may post to, or a 422 naming why not. */
-  async function checkUrl(raw: string): Promise<string> {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw invalid(['body', 'url'], 'Not a valid URL');
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:')
-      throw invalid(['body', 'url'], 'The URL must start with http:// or https://');
-    if (url.username || url.password)
-      throw invalid(['body', 'url'], 'The URL must not carry credentials; use a token in its path or query');
-    const verdict = await guard.verdict(url.hostname.replace(/^\[|\]$/g, ''));
-    if (verdict.allowed === false) throw invalid(['body', 'url'], `Address refused: ${verdict.reason}`);
-    if (verdict.allowed === 'unresolved') throw invalid(['body', 'url'], verdict.error.message);
-    return url.toString();
-  }
+  const checkUrl = (raw: string) => checkOutboundUrl(guard, raw, '; use a token in its path or query');
 
   /** The webhook and its project, or 404 "Webhook not found" when the caller cannot see it. */
   async function load(executor: Db, actor: Actor, id: string, action: Action): Promise<Webhook> {
