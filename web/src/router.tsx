@@ -1,0 +1,40 @@
+import { createBrowserRouter } from 'react-router';
+import { LoginPage } from './auth/LoginPage.tsx';
+import { TwoFactorPage } from './auth/TwoFactorPage.tsx';
+import { ApiKeysPage } from './pages/ApiKeysPage.tsx';
+import { ApprovalsPage } from './pages/ApprovalsPage.tsx';
+import { ConnectionsPage } from './pages/ConnectionsPage.tsx';
+import { DriftPage } from './pages/DriftPage.tsx';
+import { HomePage } from './pages/HomePage.tsx';
+import { MigrationPage } from './pages/MigrationPage.tsx';
+import { MigrationsPage } from './pages/MigrationsPage.tsx';
+import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { PatchesPage } from './pages/PatchesPage.tsx';
+import { PatchPage } from './pages/PatchPage.tsx';
+import { ProfilePage } from './pages/ProfilePage.tsx';
+import { RunPage } from './pages/RunPage.tsx';
+import { RunsPage } from './pages/RunsPage.tsx';
+import { Layout } from './shell/Layout.tsx';
+
+export const router = createBrowserRouter([
+  { path: '/login', element: <LoginPage /> },
+  { path: '/login/2fa', element: <TwoFactorPage /> },
+  {
+    element: <Layout />,
+    children: [
+      { path: '/', element: <HomePage /> },
+      { path: '/profile', element: <ProfilePage /> },
+      { path: '/api-keys', element: <ApiKeysPage /> },
+      { path: '/runs/:runId', element: <RunPage /> },
+      { path: '/projects/:pid/connections', element: <ConnectionsPage /> },
+      { path: '/projects/:pid/drift', element: <DriftPage /> },
+      { path: '/projects/:pid/migrations', element: <MigrationsPage /> },
+      { path: '/projects/:pid/migrations/:id', element: <MigrationPage /> },
+      { path: '/projects/:pid/patches', element: <PatchesPage /> },
+      { path: '/projects/:pid/patches/:id', element: <PatchPage /> },
+      { path: '/projects/:pid/approvals', element: <ApprovalsPage /> },
+      { path: '/projects/:pid/runs', element: <RunsPage /> },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+]);
