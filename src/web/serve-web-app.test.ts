@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/support/app.ts';
 import { buildApp } from '../app.ts';
 import type { App } from '../http/types.ts';
-import { IMMUTABLE, isServicePath, WEB_CSP } from './serve-web-app.ts';
+import { IMMUTABLE, isServicePath, WEB_CSP, webCsp } from './serve-web-app.ts';
 
 const INDEX =
-  '<!doctype html><title>dbops test build</title><script type="module" src="/assets/index-AbC123.js"></script>';
+  '<!doctype html><meta name="csp-nonce" content="__CSP_NONCE__"><title>dbops test build</title>' +
+  '<script type="module" src="/assets/index-AbC123.js"></script>';
+const nonceOf = (html: string) => /content="([^"]+)"/.exec(html)?.[1];
 
 /** A build as Vite lays it out: index.html and hashed assets. */
 function fakeBuild(): string {
@@ -42,13 +44,21 @@ describe('the web application at /', () => {
     const response = await app.inject({ method: 'GET', url: '/' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);
-    expect(response.body).toBe(INDEX);
-    expect(response.headers['content-security-policy']).toBe(WEB_CSP);
+    expect(response.body).toContain('<title>dbops test build</title>');
+    const nonce = nonceOf(response.body)!;
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{22}==$/);
+    expect(response.headers['content-security-policy']).toBe(webCsp(nonce));
     expect(response.headers['cache-control']).toBe('no-cache');
+    const csp = webCsp(nonce);
     for (const directive of ['default-src', 'script-src', 'style-src', 'connect-src', 'img-src']) {
-      expect(WEB_CSP).toContain(`${directive} 'self'`);
+      expect(csp).toContain(`${directive} 'self'`);
     }
-    expect(WEB_CSP).not.toMatch(/unsafe|https?:|\*/);
+    expect(csp).toContain(`style-src 'self' 'nonce-${nonce}'`);
+    expect(csp).not.toMatch(/unsafe|https?:|\*/);
+    // A new nonce for every page load.
+    const again = await app.inject({ method: 'GET', url: '/' });
+    expect(nonceOf(again.body)).not.toBe(nonce);
+    expect(again.headers['content-security-policy']).toBe(webCsp(nonceOf(again.body)!));
   });
 
   it('answers bookmarked application paths with index.html (SPA fallback)', async () => {
@@ -59,8 +69,8 @@ describe('the web application at /', () => {
     ]) {
       const response = await app.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBe(200);
-      expect(response.body, url).toBe(INDEX);
-      expect(response.headers['content-security-policy']).toBe(WEB_CSP);
+      expect(response.body, url).toContain('<title>dbops test build</title>');
+      expect(response.headers['content-security-policy']).toBe(webCsp(nonceOf(response.body)!));
     }
   });
 
@@ -69,6 +79,8 @@ describe('the web application at /', () => {
     expect(asset.statusCode).toBe(200);
     expect(asset.body).toBe('console.log("app");');
     expect(asset.headers['cache-control']).toBe(IMMUTABLE);
+    expect(asset.headers['content-security-policy']).toBe(WEB_CSP);
+    expect(WEB_CSP).not.toContain('nonce');
     const icon = await app.inject({ method: 'GET', url: '/favicon.svg' });
     expect(icon.statusCode).toBe(200);
     expect(icon.headers['cache-control']).toBe('no-cache');
@@ -80,9 +92,11 @@ describe('the web application at /', () => {
     expect(response.json()).toEqual({ detail: 'Not Found' });
   });
 
-  it('does not serve the build stamp', async () => {
+  it('does not serve the build stamp, nor index.html without its nonce', async () => {
     const response = await app.inject({ method: 'GET', url: '/.source-hash' });
     expect(response.body).not.toBe('abc\n');
+    const index = await app.inject({ method: 'GET', url: '/index.html' });
+    expect(index.body).not.toContain('__CSP_NONCE__');
   });
 
   it('keeps unknown /api/v1 paths a JSON 404 of the API (with its rate-limit headers)', async () => {

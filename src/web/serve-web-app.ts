@@ -2,6 +2,7 @@
 // other GET outside the service's own paths (so the app's links can be bookmarked), year-long caching
 // for the content-hashed assets, and a Content-Security-Policy that allows only this origin.
 // An unknown path under /api/, /scim/, /docs and the health and OpenAPI paths stays a JSON 404.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -15,18 +16,29 @@ const SERVICE_PATHS = ['/api', '/scim', '/docs', '/openapi.json', '/healthz', '/
 /** Built by Vite with a content hash in every name: they never change under the same URL. */
 const HASHED_ASSETS = '/assets/';
 
-export const WEB_CSP = [
-  "default-src 'self'",
-  "base-uri 'self'",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "img-src 'self'",
-  "object-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-].join('; ');
+/** Where index.html carries the per-response nonce (read by the app for CodeMirror's <style> element). */
+export const NONCE_PLACEHOLDER = '__CSP_NONCE__';
+
+/**
+ * Only this origin, for everything. The one exception is a nonce for <style> elements: CodeMirror
+ * injects its theme as one, stamped with the nonce that index.html hands it (EditorView.cspNonce).
+ */
+export function webCsp(nonce: string): string {
+  return [
+    "default-src 'self'",
+    "base-uri 'self'",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "img-src 'self'",
+    "object-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+  ].join('; ');
+}
+/** For the built files other than index.html: they never carry inline styles. */
+export const WEB_CSP = webCsp('none').replace(" 'nonce-none'", '');
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export interface WebAppOptions {
@@ -50,7 +62,8 @@ export interface WebApp {
 
 export function createWebApp(options: WebAppOptions): WebApp {
   const indexFile = path.join(options.root, 'index.html');
-  const built = fs.existsSync(indexFile);
+  const indexHtml = fs.existsSync(indexFile) ? fs.readFileSync(indexFile, 'utf8') : undefined;
+  const built = indexHtml !== undefined;
 
   const sendApp = (reply: FastifyReply) => {
     if (!built) {
@@ -58,8 +71,9 @@ export function createWebApp(options: WebAppOptions): WebApp {
         .code(503)
         .send({ detail: 'The web application is not built: run `npm run build -w web` or `npm start`' });
     }
-    reply.header('cache-control', 'no-cache').header('content-security-policy', WEB_CSP);
-    return reply.type('text/html; charset=utf-8').send(fs.createReadStream(indexFile));
+    const nonce = randomBytes(16).toString('base64');
+    reply.header('cache-control', 'no-cache').header('content-security-policy', webCsp(nonce));
+    return reply.type('text/html; charset=utf-8').send(indexHtml.replaceAll(NONCE_PLACEHOLDER, nonce));
   };
 
   const notFound: NotFoundHandler = (request, reply) => {
@@ -81,7 +95,8 @@ export function createWebApp(options: WebAppOptions): WebApp {
         wildcard: false,
         index: false,
         cacheControl: false,
-        allowedPath: (pathName) => !pathName.endsWith(`/${SOURCE_HASH_FILE}`),
+        // index.html goes out through sendApp, with its nonce; the build stamp not at all.
+        allowedPath: (pathName) => pathName !== '/index.html' && !pathName.endsWith(`/${SOURCE_HASH_FILE}`),
         setHeaders: (res, filePath) => {
           const relative = path.relative(options.root, filePath).split(path.sep).join('/');
           res.setHeader('cache-control', relative.startsWith('assets/') ? IMMUTABLE : 'no-cache');

@@ -34,6 +34,7 @@ export const router = createBrowserRouter([
       { path: '/projects/:pid/patches/:id', element: <PatchPage /> },
       { path: '/projects/:pid/approvals', element: <ApprovalsPage /> },
       { path: '/projects/:pid/runs', element: <RunsPage /> },
+      { path: '/projects/:pid/runs/:runId', element: <RunPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
   },

@@ -53,7 +53,7 @@ export function RunProgress({
       <div className="row">
         <strong>{data.kind.replace(/_/g, ' ')}</strong>
         <Status value={data.status} />
-        {showLink && <Link to={`/runs/${data.id}`}>Run details</Link>}
+        {showLink && <Link to={`/projects/${data.project_id}/runs/${data.id}`}>Run details</Link>}
         <span className="spacer" />
         {isActiveRun(data.status) && (
           <button

@@ -3,6 +3,12 @@ import { sql } from '@codemirror/lang-sql';
 import { EditorState } from '@codemirror/state';
 import { basicSetup, EditorView } from 'codemirror';
 import { useEffect, useRef } from 'react';
+import { sqlHighlighting } from './sql-highlight.ts';
+
+/** The nonce the service put in index.html for this page load: CodeMirror's <style> element needs it. */
+function cspNonce(): string {
+  return document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
+}
 
 export function SqlEditor({
   value,
@@ -28,8 +34,10 @@ export function SqlEditor({
       state: EditorState.create({
         doc: value,
         extensions: [
+          EditorView.cspNonce.of(cspNonce()),
           basicSetup,
           sql(),
+          sqlHighlighting,
           EditorView.lineWrapping,
           EditorState.readOnly.of(readOnly),
           EditorView.editable.of(!readOnly),

@@ -11,7 +11,9 @@ export function RunPage() {
       {run.data?.result && (
         <section className="card" aria-label="Result">
           <h2>Result</h2>
-          <pre>{JSON.stringify(run.data.result, null, 2)}</pre>
+          {/* Focusable so that keyboard users can scroll a wide result. */}
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+          <pre tabIndex={0}>{JSON.stringify(run.data.result, null, 2)}</pre>
         </section>
       )}
     </>

@@ -35,7 +35,7 @@ export function RunsPage() {
             {runs.data?.items.map((run) => (
               <tr key={run.id}>
                 <td>
-                  <Link to={`/runs/${run.id}`}>{run.kind.replace(/_/g, ' ')}</Link>
+                  <Link to={`/projects/${pid}/runs/${run.id}`}>{run.kind.replace(/_/g, ' ')}</Link>
                 </td>
                 <td>
                   <Status value={run.status} />
