@@ -1,8 +1,10 @@
 import { createBrowserRouter } from 'react-router';
 import { LoginPage } from './auth/LoginPage.tsx';
 import { TwoFactorPage } from './auth/TwoFactorPage.tsx';
+import { AccessRequestsPage } from './pages/AccessRequestsPage.tsx';
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx';
 import { ApprovalsPage } from './pages/ApprovalsPage.tsx';
+import { AuditPage } from './pages/AuditPage.tsx';
 import { ConnectionsPage } from './pages/ConnectionsPage.tsx';
 import { DriftPage } from './pages/DriftPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
@@ -14,6 +16,7 @@ import { PatchPage } from './pages/PatchPage.tsx';
 import { ProfilePage } from './pages/ProfilePage.tsx';
 import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
+import { WebhooksPage } from './pages/WebhooksPage.tsx';
 import { Layout } from './shell/Layout.tsx';
 
 export const router = createBrowserRouter([
@@ -25,6 +28,7 @@ export const router = createBrowserRouter([
       { path: '/', element: <HomePage /> },
       { path: '/profile', element: <ProfilePage /> },
       { path: '/api-keys', element: <ApiKeysPage /> },
+      { path: '/audit', element: <AuditPage /> },
       { path: '/runs/:runId', element: <RunPage /> },
       { path: '/projects/:pid/connections', element: <ConnectionsPage /> },
       { path: '/projects/:pid/drift', element: <DriftPage /> },
@@ -34,6 +38,8 @@ export const router = createBrowserRouter([
       { path: '/projects/:pid/patches/:id', element: <PatchPage /> },
       { path: '/projects/:pid/approvals', element: <ApprovalsPage /> },
       { path: '/projects/:pid/runs', element: <RunsPage /> },
+      { path: '/projects/:pid/access-requests', element: <AccessRequestsPage /> },
+      { path: '/projects/:pid/webhooks', element: <WebhooksPage /> },
       { path: '/projects/:pid/runs/:runId', element: <RunPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

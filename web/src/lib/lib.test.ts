@@ -4,6 +4,7 @@ import { readCookie } from './cookies.ts';
 import { detailText } from './errors.ts';
 import { blockingWarnings, destructiveStatements, warningsByStatement } from './lint.ts';
 import { isActiveRun, percentDone, pollInterval } from './poll.ts';
+import { remainingText } from './time.ts';
 
 const statement = (sql: string, destructive = false): MigrationStatement => ({
   sql,
@@ -85,5 +86,16 @@ describe('cookies', () => {
     expect(readCookie('a=1; csrf_token=abc%3D%3D; b=2', 'csrf_token')).toBe('abc==');
     expect(readCookie('a=1', 'csrf_token')).toBeUndefined();
     expect(readCookie('x_csrf_token=no; csrf_token=yes', 'csrf_token')).toBe('yes');
+  });
+});
+
+describe('remaining time of a grant', () => {
+  const now = new Date('2026-01-01T10:00:00Z');
+  it('says minutes, hours and expired', () => {
+    expect(remainingText('2026-01-01T10:00:30Z', now)).toBe('1 min left');
+    expect(remainingText('2026-01-01T10:45:00Z', now)).toBe('45 min left');
+    expect(remainingText('2026-01-01T12:00:00Z', now)).toBe('2 h left');
+    expect(remainingText('2026-01-01T11:05:00Z', now)).toBe('1 h 5 min left');
+    expect(remainingText('2026-01-01T09:59:59Z', now)).toBe('expired');
   });
 });

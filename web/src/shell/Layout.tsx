@@ -62,6 +62,7 @@ function SignedInLayout({ name }: { name: string }) {
         <nav className="user-menu" aria-label="Account">
           <NavLink to="/profile">{name}</NavLink>
           <NavLink to="/api-keys">API keys</NavLink>
+          <NavLink to="/audit">Audit log</NavLink>
           <button type="button" className="link" onClick={() => logout.mutate()}>
             Sign out
           </button>
@@ -80,7 +81,9 @@ function SignedInLayout({ name }: { name: string }) {
             <NavLink to={`/projects/${project.id}/approvals`}>
               Approvals <CountBadge count={project.pending_approvals} label="pending approvals" />
             </NavLink>
+            <NavLink to={`/projects/${project.id}/access-requests`}>Access requests</NavLink>
             <NavLink to={`/projects/${project.id}/runs`}>Runs</NavLink>
+            <NavLink to={`/projects/${project.id}/webhooks`}>Webhooks</NavLink>
           </nav>
         )}
         <main className="page">
