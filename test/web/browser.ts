@@ -130,6 +130,18 @@ export async function captureBothWidths(page: Page, name: string): Promise<void>
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
     expect(await seriousA11yViolations(page), `${name} at ${width}px`).toEqual([]);
+    // Works at that width: nothing makes the page itself scroll sideways (wide tables scroll inside).
+    const wide = await page.evaluate(() => {
+      const limit = document.documentElement.clientWidth;
+      const culprits = [...document.querySelectorAll('body *')]
+        .filter((element) => element.getBoundingClientRect().right > limit + 1)
+        .filter((element) => !element.parentElement?.closest('.table-scroll'))
+        .slice(-3)
+        .map((element) => `${element.tagName.toLowerCase()}.${element.className}`);
+      return { overflow: document.documentElement.scrollWidth - limit, culprits };
+    });
+    const why = `${name} at ${width}px is too wide because of ${wide.culprits.join(', ')}`;
+    expect(wide.overflow, why).toBeLessThanOrEqual(0);
   }
   await page.setViewportSize({ width: WIDTHS.desktop, height: 900 });
 }

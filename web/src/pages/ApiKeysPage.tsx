@@ -4,6 +4,7 @@ import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
 import type { CreatedApiKey, Scope } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { ScrollTable } from '../components/ScrollTable.tsx';
 import { QueryState } from '../components/States.tsx';
 
 const SCOPES: Scope[] = ['read', 'write', 'admin'];
@@ -89,38 +90,40 @@ export function ApiKeysPage() {
         isEmpty={keys.data?.items.length === 0}
         empty="No API keys."
       >
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Last used</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.data?.items.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name}</td>
-                <td>
-                  <code>ak_{key.prefix}_…</code>
-                </td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
-                <td>
-                  {key.revoked_at ? (
-                    'revoked'
-                  ) : (
-                    <button type="button" className="link danger" onClick={() => revoke.mutate(key.id)}>
-                      Revoke {key.name}
-                    </button>
-                  )}
-                </td>
+        <ScrollTable label="API keys">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.data?.items.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>ak_{key.prefix}_…</code>
+                  </td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
+                  <td>
+                    {key.revoked_at ? (
+                      'revoked'
+                    ) : (
+                      <button type="button" className="link danger" onClick={() => revoke.mutate(key.id)}>
+                        Revoke {key.name}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
       </QueryState>
       <ErrorText error={revoke.error} />
     </>

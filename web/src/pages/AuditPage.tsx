@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
+import { ScrollTable } from '../components/ScrollTable.tsx';
 import { QueryState } from '../components/States.tsx';
 import { useProjects } from '../shell/projects.ts';
 
@@ -96,36 +97,42 @@ export function AuditPage() {
         isEmpty={audit.data?.items.length === 0}
         empty="No entries match."
       >
-        <table className="table" data-testid="audit-entries">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {audit.data?.items.map((entry) => (
-              <tr key={entry.id}>
-                <td>{entry.seq}</td>
-                <td>{new Date(entry.created_at).toLocaleString()}</td>
-                <td>{entry.actor_label ?? entry.actor_type}</td>
-                <td>
-                  <code>{entry.action}</code>
-                </td>
-                <td>{entry.target_label ?? entry.target_type ?? ''}</td>
-                <td>
-                  <span className={`status status-${entry.outcome === 'success' ? 'succeeded' : 'failed'}`}>
-                    {entry.outcome}
-                  </span>
-                </td>
+        <ScrollTable label="Audit entries">
+          <table className="table" data-testid="audit-entries">
+            <thead>
+              <tr>
+                <th scope="col" className="hide-narrow">
+                  #
+                </th>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">Action</th>
+                <th scope="col" className="hide-narrow">
+                  Target
+                </th>
+                <th scope="col">Outcome</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {audit.data?.items.map((entry) => (
+                <tr key={entry.id}>
+                  <td className="hide-narrow">{entry.seq}</td>
+                  <td>{new Date(entry.created_at).toLocaleString()}</td>
+                  <td>{entry.actor_label ?? entry.actor_type}</td>
+                  <td>
+                    <code>{entry.action}</code>
+                  </td>
+                  <td className="hide-narrow">{entry.target_label ?? entry.target_type ?? ''}</td>
+                  <td>
+                    <span className={`status status-${entry.outcome === 'success' ? 'succeeded' : 'failed'}`}>
+                      {entry.outcome}
+                    </span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
         <div className="actions">
           <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
             Newer

@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { ScrollTable } from '../components/ScrollTable.tsx';
 import { SqlEditor } from '../components/SqlEditor.tsx';
 import { QueryState } from '../components/States.tsx';
 import { useConnections } from '../shell/connections.ts';
@@ -66,28 +67,30 @@ export function PatchesPage() {
         isEmpty={patches.data?.items.length === 0}
         empty="No patches yet."
       >
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Connection</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {patches.data?.items.map((p) => (
-              <tr key={p.id}>
-                <td>
-                  <Link to={`/projects/${pid}/patches/${p.id}`}>{p.title}</Link>
-                </td>
-                <td>{name(p.connection_id)}</td>
-                <td>
-                  <Status value={p.status} />
-                </td>
+        <ScrollTable label="Patches">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Connection</th>
+                <th scope="col">Status</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {patches.data?.items.map((p) => (
+                <tr key={p.id}>
+                  <td>
+                    <Link to={`/projects/${pid}/patches/${p.id}`}>{p.title}</Link>
+                  </td>
+                  <td>{name(p.connection_id)}</td>
+                  <td>
+                    <Status value={p.status} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
       </QueryState>
     </>
   );

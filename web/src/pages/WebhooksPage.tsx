@@ -7,6 +7,7 @@ import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema';
 import { Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { ScrollTable } from '../components/ScrollTable.tsx';
 import { QueryState } from '../components/States.tsx';
 
 type Webhook = components['schemas']['Webhook'];
@@ -158,36 +159,38 @@ function WebhookItem({ webhook }: { webhook: Webhook }) {
           isEmpty={deliveries.data?.items.length === 0}
           empty="No deliveries yet."
         >
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Last answer</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.data?.items.map((d) => (
-                <tr key={d.id}>
-                  <td>{d.event_type}</td>
-                  <td>
-                    <Status value={d.status === 'succeeded' ? 'succeeded' : d.status} />
-                  </td>
-                  <td>{d.attempts}</td>
-                  <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
-                  <td>
-                    <button type="button" className="link" onClick={() => redeliver.mutate(d.id)}>
-                      Redeliver
-                    </button>
-                  </td>
+          <ScrollTable label="Deliveries">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Event</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Attempts</th>
+                  <th scope="col">Last answer</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {deliveries.data?.items.map((d) => (
+                  <tr key={d.id}>
+                    <td>{d.event_type}</td>
+                    <td>
+                      <Status value={d.status === 'succeeded' ? 'succeeded' : d.status} />
+                    </td>
+                    <td>{d.attempts}</td>
+                    <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
+                    <td>
+                      <button type="button" className="link" onClick={() => redeliver.mutate(d.id)}>
+                        Redeliver
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollTable>
         </QueryState>
       )}
     </li>
