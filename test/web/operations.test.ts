@@ -246,6 +246,30 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     expect(reviewer.problems).toEqual([]);
   });
 
+  it('copies a table picked from the live schema to another connection and shows the rows per table', async () => {
+    const { page, problems } = ownerPage;
+    await page.getByRole('link', { name: 'Copy' }).click();
+    const form = page.getByRole('form', { name: 'Copy tables' });
+    await form.getByLabel('From').selectOption(ids.target!);
+    await form.getByLabel('To').selectOption(ids.source!);
+    await form.getByRole('checkbox', { name: 'public.items' }).check();
+    await form.getByRole('button', { name: 'Start copy' }).click();
+    await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
+    const result = page.getByTestId('copy-result');
+    await result.getByRole('cell', { name: '3', exact: true }).waitFor();
+    await captureBothWidths(page, 'bridge');
+    const copied = await onTarget<{ id: number; name: string }>(
+      source.url,
+      'select id, name from items order by id',
+    );
+    expect(copied).toEqual([
+      { id: 1, name: 'one' },
+      { id: 2, name: 'two' },
+      { id: 3, name: 'drei' },
+    ]);
+    expect(problems).toEqual([]);
+  });
+
   it('shows runs with their progress in the list and the indicator', async () => {
     const { page } = ownerPage;
     await page.getByRole('link', { name: 'Runs', exact: true }).click();

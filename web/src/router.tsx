@@ -5,6 +5,7 @@ import { AccessRequestsPage } from './pages/AccessRequestsPage.tsx';
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx';
 import { ApprovalsPage } from './pages/ApprovalsPage.tsx';
 import { AuditPage } from './pages/AuditPage.tsx';
+import { BridgePage } from './pages/BridgePage.tsx';
 import { ConnectionsPage } from './pages/ConnectionsPage.tsx';
 import { DriftPage } from './pages/DriftPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
@@ -40,6 +41,7 @@ export const router = createBrowserRouter([
       { path: '/projects/:pid/runs', element: <RunsPage /> },
       { path: '/projects/:pid/access-requests', element: <AccessRequestsPage /> },
       { path: '/projects/:pid/webhooks', element: <WebhooksPage /> },
+      { path: '/projects/:pid/bridge', element: <BridgePage /> },
       { path: '/projects/:pid/runs/:runId', element: <RunPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

@@ -78,6 +78,7 @@ function SignedInLayout({ name }: { name: string }) {
             </NavLink>
             <NavLink to={`/projects/${project.id}/migrations`}>Migrations</NavLink>
             <NavLink to={`/projects/${project.id}/patches`}>Patches</NavLink>
+            <NavLink to={`/projects/${project.id}/bridge`}>Copy</NavLink>
             <NavLink to={`/projects/${project.id}/approvals`}>
               Approvals <CountBadge count={project.pending_approvals} label="pending approvals" />
             </NavLink>
