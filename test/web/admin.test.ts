@@ -109,6 +109,37 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     expect(requester.problems).toEqual([]);
   });
 
+  it('adds a user, changes a role and deactivates, beside the plan and usage', async () => {
+    const { page, problems } = ownerPage;
+    await page.getByRole('link', { name: 'Organization' }).click();
+    await expect.poll(() => page.getByTestId('plan').textContent()).toBe('Plan starter (active)');
+    const form = page.getByRole('form', { name: 'New user' });
+    await form.getByLabel('E-mail').fill('dana@example.com');
+    await form.getByLabel('Name').fill('Dana');
+    await form.getByLabel('Initial password').fill('a long enough password 42');
+    await form.getByRole('button', { name: 'Add user' }).click();
+    const row = page.getByTestId('user-dana@example.com');
+    await page.getByLabel('Role of Dana').selectOption('admin');
+    await expect
+      .poll(
+        async () =>
+          (await owner.get('/api/v1/users?page_size=200')).body.items.find(
+            (u: { email: string }) => u.email === 'dana@example.com',
+          )?.org_role,
+      )
+      .toBe('admin');
+    await row.getByRole('button', { name: 'Deactivate Dana' }).click();
+    await row.getByRole('button', { name: 'Reactivate Dana' }).waitFor();
+    const refused = await fetch(`${web.base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'dana@example.com', password: 'a long enough password 42' }),
+    });
+    expect(refused.status).toBe(401);
+    await captureBothWidths(page, 'organization');
+    expect(problems).toEqual([]);
+  });
+
   it('lists the audit log and filters it by action and project', async () => {
     const { page, problems } = ownerPage;
     await page.getByRole('link', { name: 'Audit log' }).click();

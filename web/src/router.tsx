@@ -12,6 +12,7 @@ import { HomePage } from './pages/HomePage.tsx';
 import { MigrationPage } from './pages/MigrationPage.tsx';
 import { MigrationsPage } from './pages/MigrationsPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
+import { OrganizationPage } from './pages/OrganizationPage.tsx';
 import { PatchesPage } from './pages/PatchesPage.tsx';
 import { PatchPage } from './pages/PatchPage.tsx';
 import { ProfilePage } from './pages/ProfilePage.tsx';
@@ -30,6 +31,7 @@ export const router = createBrowserRouter([
       { path: '/profile', element: <ProfilePage /> },
       { path: '/api-keys', element: <ApiKeysPage /> },
       { path: '/audit', element: <AuditPage /> },
+      { path: '/organization', element: <OrganizationPage /> },
       { path: '/runs/:runId', element: <RunPage /> },
       { path: '/projects/:pid/connections', element: <ConnectionsPage /> },
       { path: '/projects/:pid/drift', element: <DriftPage /> },

@@ -62,6 +62,7 @@ function SignedInLayout({ name }: { name: string }) {
         <nav className="user-menu" aria-label="Account">
           <NavLink to="/profile">{name}</NavLink>
           <NavLink to="/api-keys">API keys</NavLink>
+          <NavLink to="/organization">Organization</NavLink>
           <NavLink to="/audit">Audit log</NavLink>
           <button type="button" className="link" onClick={() => logout.mutate()}>
             Sign out
