@@ -246,6 +246,26 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     expect(reviewer.problems).toEqual([]);
   });
 
+  it('cancels a run that waits for its approval', async () => {
+    const { page, problems } = ownerPage;
+    await page.getByRole('link', { name: 'Patches' }).click();
+    await page.getByLabel('Title').fill('Never mind');
+    await page.getByLabel('Connection').selectOption(ids.production!);
+    await page.getByRole('textbox', { name: 'Patch SQL' }).click();
+    await page.keyboard.type("UPDATE items SET name = 'x' WHERE id = 1");
+    await page.getByRole('button', { name: 'Create patch' }).click();
+    await page.waitForURL(/\/patches\/[0-9a-f-]{36}$/);
+    await page.getByRole('button', { name: 'Execute' }).click();
+    await expect.poll(() => run(page).getAttribute('data-status')).toBe('awaiting_approval');
+    await run(page).getByRole('button', { name: 'Cancel run' }).click();
+    await expect.poll(() => run(page).getAttribute('data-status')).toBe('cancelled');
+    expect(await run(page).getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+    expect(
+      (await onTarget<{ name: string }>(target.url, 'select name from items where id = 1'))[0]!.name,
+    ).toBe('one');
+    expect(problems).toEqual([]);
+  });
+
   it('copies a table picked from the live schema to another connection and shows the rows per table', async () => {
     const { page, problems } = ownerPage;
     await page.getByRole('link', { name: 'Copy' }).click();
