@@ -140,6 +140,30 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     expect(problems).toEqual([]);
   });
 
+  it('edits the approval policy of the project', async () => {
+    const { page, problems } = ownerPage;
+    await page.getByRole('combobox', { name: 'Project', exact: true }).selectOption({ label: 'Events' });
+    await page.getByRole('link', { name: 'Policy' }).click();
+    const rule = page.getByTestId('rule-migration_apply');
+    expect(await rule.getByRole('checkbox', { name: 'production' }).isChecked()).toBe(true); // the default
+    await rule.getByRole('checkbox', { name: 'staging' }).check();
+    await rule.getByLabel('Approvals needed').fill('2');
+    await page.getByTestId('rule-bridge_run').getByRole('checkbox', { name: 'production' }).uncheck();
+    await page.getByRole('button', { name: 'Save policy' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    const saved = (await owner.get(`/api/v1/projects/${projectId}/policy`)).body.rules as {
+      operation: string;
+      environments: string[];
+      required_approvals: number;
+    }[];
+    const migrationApply = saved.find((r) => r.operation === 'migration_apply');
+    expect(migrationApply?.environments.sort()).toEqual(['production', 'staging']);
+    expect(migrationApply?.required_approvals).toBe(2);
+    expect(saved.find((r) => r.operation === 'bridge_run')).toBeUndefined();
+    await captureBothWidths(page, 'policy');
+    expect(problems).toEqual([]);
+  });
+
   it('lists the audit log and filters it by action and project', async () => {
     const { page, problems } = ownerPage;
     await page.getByRole('link', { name: 'Audit log' }).click();

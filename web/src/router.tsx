@@ -15,6 +15,7 @@ import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OrganizationPage } from './pages/OrganizationPage.tsx';
 import { PatchesPage } from './pages/PatchesPage.tsx';
 import { PatchPage } from './pages/PatchPage.tsx';
+import { PolicyPage } from './pages/PolicyPage.tsx';
 import { ProfilePage } from './pages/ProfilePage.tsx';
 import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
@@ -44,6 +45,7 @@ export const router = createBrowserRouter([
       { path: '/projects/:pid/access-requests', element: <AccessRequestsPage /> },
       { path: '/projects/:pid/webhooks', element: <WebhooksPage /> },
       { path: '/projects/:pid/bridge', element: <BridgePage /> },
+      { path: '/projects/:pid/policy', element: <PolicyPage /> },
       { path: '/projects/:pid/runs/:runId', element: <RunPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

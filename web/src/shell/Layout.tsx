@@ -84,6 +84,7 @@ function SignedInLayout({ name }: { name: string }) {
               Approvals <CountBadge count={project.pending_approvals} label="pending approvals" />
             </NavLink>
             <NavLink to={`/projects/${project.id}/access-requests`}>Access requests</NavLink>
+            <NavLink to={`/projects/${project.id}/policy`}>Policy</NavLink>
             <NavLink to={`/projects/${project.id}/runs`}>Runs</NavLink>
             <NavLink to={`/projects/${project.id}/webhooks`}>Webhooks</NavLink>
           </nav>
