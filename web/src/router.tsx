@@ -1,3 +1,4 @@
+import { lazy } from 'react';
 import { createBrowserRouter } from 'react-router';
 import { LoginPage } from './auth/LoginPage.tsx';
 import { TwoFactorPage } from './auth/TwoFactorPage.tsx';
@@ -9,18 +10,22 @@ import { BridgePage } from './pages/BridgePage.tsx';
 import { ConnectionsPage } from './pages/ConnectionsPage.tsx';
 import { DriftPage } from './pages/DriftPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
-import { MigrationPage } from './pages/MigrationPage.tsx';
 import { MigrationsPage } from './pages/MigrationsPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OrganizationPage } from './pages/OrganizationPage.tsx';
-import { PatchesPage } from './pages/PatchesPage.tsx';
-import { PatchPage } from './pages/PatchPage.tsx';
 import { PolicyPage } from './pages/PolicyPage.tsx';
 import { ProfilePage } from './pages/ProfilePage.tsx';
 import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
 import { WebhooksPage } from './pages/WebhooksPage.tsx';
 import { Layout } from './shell/Layout.tsx';
+
+// The pages with the SQL editor load CodeMirror on first use, not with the sign-in page.
+const MigrationPage = lazy(() =>
+  import('./pages/MigrationPage.tsx').then((m) => ({ default: m.MigrationPage })),
+);
+const PatchesPage = lazy(() => import('./pages/PatchesPage.tsx').then((m) => ({ default: m.PatchesPage })));
+const PatchPage = lazy(() => import('./pages/PatchPage.tsx').then((m) => ({ default: m.PatchPage })));
 
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },

@@ -1,6 +1,7 @@
 // The shell around every signed-in page: organization and project switcher, the runs indicator, the
 // user's menu, and the project's sidebar with badges for open drift reports and pending approvals.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Suspense } from 'react';
 import { Navigate, NavLink, Outlet, useLocation, useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { useMe } from '../auth/session.ts';
@@ -91,7 +92,9 @@ function SignedInLayout({ name }: { name: string }) {
         )}
         <main className="page">
           <ErrorText error={logout.error} />
-          <Outlet />
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <Outlet />
+          </Suspense>
         </main>
       </div>
     </div>
