@@ -290,6 +290,46 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     expect(problems).toEqual([]);
   });
 
+  it('anonymizes with a rule picked from the schema: PII scan, preview, run', async () => {
+    const { page, problems } = ownerPage;
+    await onTarget(
+      source.url,
+      "create table customers (id int primary key, email text not null, full_name text); insert into customers values (1, 'ann@corp.example', 'Ann Lee'), (2, 'bob@corp.example', 'Bob Stone')",
+    );
+    await page.getByRole('link', { name: 'Anonymize' }).click();
+    const form = page.getByRole('form', { name: 'New anonymization config' });
+    await form.getByLabel('Config name').fill('mask customers');
+    await form.getByLabel('Connection').selectOption(ids.source!);
+    await form.getByRole('button', { name: 'Add rule' }).click();
+    const rule = form.getByRole('group', { name: 'Rule 1' });
+    await rule.getByLabel('Table').selectOption('public.customers');
+    await rule.getByLabel('Column').selectOption('email');
+    await rule.getByLabel('Transformer').selectOption('fake');
+    await rule.getByLabel('Options (JSON)').fill('{"kind": "email"}');
+    await form.getByRole('button', { name: 'Save config' }).click();
+    const detail = page.getByRole('region', { name: 'Config mask customers' });
+    await detail.waitFor();
+
+    await detail.getByRole('button', { name: 'Scan for personal data' }).click();
+    const scan = detail.getByTestId('pii-scan');
+    await scan.getByRole('row', { name: /customers\.email .* yes$/ }).waitFor();
+    await scan.getByRole('row', { name: /customers\.full_name .* no$/ }).waitFor();
+    await detail.getByRole('button', { name: 'Preview' }).click();
+    await detail.getByRole('cell', { name: 'ann@corp.example' }).waitFor();
+    await captureBothWidths(page, 'anonymize');
+
+    await detail.getByRole('button', { name: 'Run anonymization' }).click();
+    await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
+    const rows = await onTarget<{ email: string; full_name: string }>(
+      source.url,
+      'select email, full_name from customers order by id',
+    );
+    expect(rows.map((r) => r.email)).not.toContain('ann@corp.example');
+    expect(rows.every((r) => /@/.test(r.email))).toBe(true);
+    expect(rows.map((r) => r.full_name)).toEqual(['Ann Lee', 'Bob Stone']);
+    expect(problems).toEqual([]);
+  });
+
   it('shows runs with their progress in the list and the indicator', async () => {
     const { page } = ownerPage;
     await page.getByRole('link', { name: 'Runs', exact: true }).click();

@@ -3,6 +3,7 @@ import { createBrowserRouter } from 'react-router';
 import { LoginPage } from './auth/LoginPage.tsx';
 import { TwoFactorPage } from './auth/TwoFactorPage.tsx';
 import { AccessRequestsPage } from './pages/AccessRequestsPage.tsx';
+import { AnonymizePage } from './pages/AnonymizePage.tsx';
 import { ApiKeysPage } from './pages/ApiKeysPage.tsx';
 import { ApprovalsPage } from './pages/ApprovalsPage.tsx';
 import { AuditPage } from './pages/AuditPage.tsx';
@@ -51,6 +52,7 @@ export const router = createBrowserRouter([
       { path: '/projects/:pid/webhooks', element: <WebhooksPage /> },
       { path: '/projects/:pid/bridge', element: <BridgePage /> },
       { path: '/projects/:pid/policy', element: <PolicyPage /> },
+      { path: '/projects/:pid/anonymize', element: <AnonymizePage /> },
       { path: '/projects/:pid/runs/:runId', element: <RunPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

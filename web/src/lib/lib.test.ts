@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LintWarning, MigrationStatement } from '../api/types.ts';
 import { readCookie } from './cookies.ts';
 import { detailText } from './errors.ts';
+import { parseOptions, rowsOf } from './forms.ts';
 import { blockingWarnings, destructiveStatements, warningsByStatement } from './lint.ts';
 import { isActiveRun, percentDone, pollInterval } from './poll.ts';
 import { remainingText } from './time.ts';
@@ -97,5 +98,28 @@ describe('remaining time of a grant', () => {
     expect(remainingText('2026-01-01T12:00:00Z', now)).toBe('2 h left');
     expect(remainingText('2026-01-01T11:05:00Z', now)).toBe('1 h 5 min left');
     expect(remainingText('2026-01-01T09:59:59Z', now)).toBe('expired');
+  });
+});
+
+describe('form parsing', () => {
+  it('reads transformer options as a JSON object and names the rule otherwise', () => {
+    expect(parseOptions('', 0)).toEqual({});
+    expect(parseOptions('{"kind": "email"}', 0)).toEqual({ kind: 'email' });
+    expect(() => parseOptions('{kind: email}', 1)).toThrow('Rule 2: the options are not valid JSON');
+    expect(() => parseOptions('[1]', 2)).toThrow('Rule 3: the options must be a JSON object');
+  });
+
+  it('shows every operation in the policy editor, with the saved rules in place', () => {
+    const rows = rowsOf([
+      {
+        operation: 'bridge_run',
+        environments: ['staging'],
+        required_approvals: 2,
+        allow_self_approval: true,
+      },
+    ]);
+    expect(rows).toHaveLength(7);
+    expect(rows.find((r) => r.operation === 'bridge_run')?.required_approvals).toBe(2);
+    expect(rows.find((r) => r.operation === 'patch_execute')?.environments).toEqual([]);
   });
 });

@@ -7,32 +7,12 @@ import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { QueryState } from '../components/States.tsx';
+import { rowsOf } from '../lib/forms.ts';
 
 type Rule = components['schemas']['PolicyRule'];
 type Environment = Rule['environments'][number];
-const OPERATIONS: Rule['operation'][] = [
-  'patch_execute',
-  'patch_rollback',
-  'migration_apply',
-  'migration_rollback',
-  'seed_run',
-  'anonymize_run',
-  'bridge_run',
-];
-const ENVIRONMENTS: Environment[] = ['development', 'staging', 'production'];
 
-/** One row per operation: the policy's rule, or an empty one (no environment needs approval). */
-export function rowsOf(rules: Rule[]): Rule[] {
-  return OPERATIONS.map(
-    (operation) =>
-      rules.find((rule) => rule.operation === operation) ?? {
-        operation,
-        environments: [],
-        required_approvals: 1,
-        allow_self_approval: false,
-      },
-  );
-}
+const ENVIRONMENTS: Environment[] = ['development', 'staging', 'production'];
 
 export function PolicyPage() {
   const { pid = '' } = useParams();
