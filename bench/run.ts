@@ -5,7 +5,8 @@
 // the tables changed), then the patch bench (bench/patch.ts: dry-run, backup + execute and rollback
 // of a patch touching 100,000 rows of a 1,000,000-row table, next to the same UPDATE run by psql and
 // mariadb), then the bridge bench (bench/bridge.ts: copies of 1,000,000 rows PG→PG, MariaDB→PG and
-// a 10 % subset, next to the engines' clients piped). Each updates its own section of
+// a 10 % subset, next to the engines' clients piped), then the events bench (bench/events.ts: outbox
+// fan-out of 10,000 events to 3 webhook receivers, and an event's cost in its change). Each updates its own section of
 // bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
@@ -39,6 +40,7 @@ import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
 import { runBridgeBench } from './bridge.ts';
 import { positiveNumber } from './env.ts';
+import { runEventsBench } from './events.ts';
 import {
   API_PATH,
   HELLO_PATH,
@@ -58,7 +60,7 @@ import { runSchemaBench } from './schema.ts';
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge'] as const;
+const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge', 'events'] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -333,6 +335,9 @@ async function main(): Promise<void> {
   }
   if (only === undefined || only === 'bridge') {
     if (!(await runBridgeBench())) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'events') {
+    if (!(await runEventsBench())) process.exitCode = 1;
   }
 }
 

@@ -47,6 +47,8 @@ export function webhooksModule({ config, db, box, audit, jobs, logger, now, reso
         retry: { limit: 3, delaySeconds: 10 },
         expireInSeconds: 120,
         pollingIntervalSeconds: 1,
+        // Deliveries wait on receivers (up to the 10 s timeout): many in flight per process.
+        batchSize: 20,
       },
     ],
     schedules: [
