@@ -1,7 +1,7 @@
 // The approvals' domain events (API §11.1), read from the audited changes that are them: a request
 // for approval, and whatever ends it: granted, rejected, cancelled or expired (a chat channel that
-// showed the request needs to know it is no longer pending; `data.status` says which). `data` is the approval as
-// `GET /approvals/{id}` answers it, read in the change's transaction.
+// showed the request needs to know it is no longer pending; `data.status` says which). `data` is
+// the approval as `GET /approvals/{id}` answers it, read in the change's transaction.
 import type { Db } from '../../store/db.ts';
 import type { EventSource } from '../events/events.service.ts';
 import { approvalsByIds, decisionsOf } from './approvals.repo.ts';
