@@ -25,7 +25,9 @@ function mysqlEnum(type: string): string[] | null {
 function pgEnum(model: SchemaModel, table: TableModel, type: string): string[] | null {
   const bare = type.replace(/^"|"$/g, '');
   const found = model.enums.find(
-    (e) => `${e.schema}.${e.name}` === bare || (e.name === bare && (e.schema === table.schema || e.schema === 'public')),
+    (e) =>
+      `${e.schema}.${e.name}` === bare ||
+      (e.name === bare && (e.schema === table.schema || e.schema === 'public')),
   );
   return found ? found.values : null;
 }

@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto';
 
 /** A 32-bit key for one stream of values: the seed, and the labels (table, column, purpose). */
 export function streamKey(seed: number, ...labels: string[]): number {
-  const digest = createHash('sha256').update(`${seed}\u0000${labels.join('\u0000')}`).digest();
+  const digest = createHash('sha256')
+    .update(`${seed}\u0000${labels.join('\u0000')}`)
+    .digest();
   return digest.readUInt32BE(0);
 }
 
@@ -61,5 +63,5 @@ export function permutation(key: number, n: number): (i: number) => number {
   if (n > 2 ** 26) return (i) => (i + offset) % n;
   let stride = Math.max(1, Math.floor(n * 0.6180339887) + (word(key, 1, 0, 7) % 97));
   while (gcd(stride, n) !== 1) stride++;
-  return (i) => (((i % n) * stride) % n + offset) % n;
+  return (i) => ((((i % n) * stride) % n) + offset) % n;
 }

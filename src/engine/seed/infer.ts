@@ -53,22 +53,41 @@ export function normalizedName(name: string): string {
 const TEXT_RULES: [RegExp, FakeValue][] = [
   [/(^|_)(e_?mail|mail|courriel|correo|posta_elettronica)(_|$)|email/, 'email'],
   [/(^|_)(first_?name|given_?name|forename|vorname|pr[eé]nom|nombre|nome|voornaam)(_|$)/, 'first_name'],
-  [/(^|_)(last_?name|surname|family_?name|nachname|familienname|nom_de_famille|apellidos?|cognome|sobrenome|achternaam)(_|$)/, 'last_name'],
-  [/(^|_)(phone|tel|telefon|telephone|t[eé]l[eé]phone|mobile|mobil|cell|fax|handy|telefono|tel[eé]fono|gsm)(_?(nr|no|number|nummer|numero))?(_|$)|phone/, 'phone'],
+  [
+    /(^|_)(last_?name|surname|family_?name|nachname|familienname|nom_de_famille|apellidos?|cognome|sobrenome|achternaam)(_|$)/,
+    'last_name',
+  ],
+  [
+    /(^|_)(phone|tel|telefon|telephone|t[eé]l[eé]phone|mobile|mobil|cell|fax|handy|telefono|tel[eé]fono|gsm)(_?(nr|no|number|nummer|numero))?(_|$)|phone/,
+    'phone',
+  ],
   [/(^|_)(city|town|ort|stadt|ville|ciudad|citt[aà]|cidade|stad|plaats)(_|$)/, 'city'],
   [/(^|_)(country|land|pays|pa[ií]s|paese|nation)(_|$)/, 'country'],
-  [/(^|_)(company|firma|unternehmen|soci[eé]t[eé]|entreprise|empresa|azienda|bedrijf|organisation|organization|employer)(_|$)/, 'company'],
+  [
+    /(^|_)(company|firma|unternehmen|soci[eé]t[eé]|entreprise|empresa|azienda|bedrijf|organisation|organization|employer)(_|$)/,
+    'company',
+  ],
   [/(^|_)(url|uri|website|web_?site|homepage|link|href)(_|$)/, 'url'],
-  [/(^|_)(address|addr|address_?line\d*|street|strasse|straße|adresse|rue|calle|via|straat|rua)(_|$)|address/, 'street_address'],
+  [
+    /(^|_)(address|addr|address_?line\d*|street|strasse|straße|adresse|rue|calle|via|straat|rua)(_|$)|address/,
+    'street_address',
+  ],
   [/(^|_)(zip|zip_?code|postal|postal_?code|post_?code|postcode|plz|code_postal|cp|cep)(_|$)/, 'postal_code'],
   [/(^|_)(user_?name|login|benutzer(name)?|utilisateur|usuario|handle|nick(name)?)(_|$)/, 'username'],
-  [/(^|_)(full_?name|contact(_?name)?|customer_?name|person|owner|author|name|nom|naam|nombre_completo)(_|$)/, 'full_name'],
+  [
+    /(^|_)(full_?name|contact(_?name)?|customer_?name|person|owner|author|name|nom|naam|nombre_completo)(_|$)/,
+    'full_name',
+  ],
   [/(^|_)(title|titel|titre|t[ií]tulo|subject|label|headline|caption)(_|$)/, 'title'],
-  [/(^|_)(description|desc|comment|comments|note|notes|remark|bio|message|body|text|content|summary|bemerkung|beschreibung|kommentar|commentaire|comentario|nota|opmerking)(_|$)/, 'sentence'],
+  [
+    /(^|_)(description|desc|comment|comments|note|notes|remark|bio|message|body|text|content|summary|bemerkung|beschreibung|kommentar|commentaire|comentario|nota|opmerking)(_|$)/,
+    'sentence',
+  ],
   [/(^|_)(code|sku|ref|reference|isbn|slug|token|key)(_|$)/, 'code'],
 ];
 
-const BIRTH = /(^|_)(birth|birthday|born|dob|date_of_birth|birth_?date|geburt\w*|naissance|nacimiento|nascita|geboorte\w*)(_|$)/;
+const BIRTH =
+  /(^|_)(birth|birthday|born|dob|date_of_birth|birth_?date|geburt\w*|naissance|nacimiento|nascita|geboorte\w*)(_|$)/;
 const YEAR_2020 = Date.UTC(2020, 0, 1);
 const YEAR_2026 = Date.UTC(2026, 0, 1) - 1000;
 const YEAR_1940 = Date.UTC(1940, 0, 1);
@@ -106,8 +125,7 @@ export function inferGenerator(seed: SeedColumn): { generator: Resolved; rule: s
   if (g.kind === 'int') {
     [g.min, g.max] = within(seed, g.min, g.max, 1);
     [g.min, g.max] = [Math.ceil(g.min), Math.floor(g.max)];
-  }
-  else if (g.kind === 'float') {
+  } else if (g.kind === 'float') {
     const step = g.precision === null ? 1e-9 : 10 ** -g.precision;
     [g.min, g.max] = within(seed, g.min, g.max, step);
   } else if (g.kind === 'date' || g.kind === 'timestamp')

@@ -95,7 +95,9 @@ function literal(text: string): string | null {
 /** A literal as a number: numbers as they are, dates and timestamps as epoch milliseconds. */
 export function boundValue(text: string): number | null {
   if (/^[-+]?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(text)) return Number(text);
-  const time = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : `${text.replace(' ', 'T')}Z`);
+  const time = Date.parse(
+    /^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : `${text.replace(' ', 'T')}Z`,
+  );
   return Number.isNaN(time) ? null : time;
 }
 
@@ -163,13 +165,18 @@ export function readCheck(expression: string, out: Map<string, ColumnLimits>): v
       if (list) limitsOf(identOf(m, 1)).allowed = list;
       continue;
     }
-    m = new RegExp(`^${IDENT}\\s*=\\s*any\\s*\\(\\s*\\(?\\s*array\\s*\\[(.*)\\]\\s*\\)?\\s*\\)$`, 'i').exec(part);
+    m = new RegExp(`^${IDENT}\\s*=\\s*any\\s*\\(\\s*\\(?\\s*array\\s*\\[(.*)\\]\\s*\\)?\\s*\\)$`, 'i').exec(
+      part,
+    );
     if (m) {
       const list = listOf(m[4] as string);
       if (list) limitsOf(identOf(m, 1)).allowed = list;
       continue;
     }
-    m = new RegExp(`^(?:char_length|character_length|length)\\s*\\(\\s*\\(?${IDENT}\\)?\\s*\\)\\s*(>=|<=|>|<|=)\\s*(\\d+)$`, 'i').exec(part);
+    m = new RegExp(
+      `^(?:char_length|character_length|length)\\s*\\(\\s*\\(?${IDENT}\\)?\\s*\\)\\s*(>=|<=|>|<|=)\\s*(\\d+)$`,
+      'i',
+    ).exec(part);
     if (m) {
       const limits = limitsOf(identOf(m, 1));
       const [op, n] = [m[4] as string, Number(m[5])];

@@ -69,7 +69,8 @@ function limitsOf(table: TableModel): Map<string, ColumnLimits> {
 function uniqueKeysOf(table: TableModel): UniqueKey[] {
   const names = new Set(table.columns.map((c) => c.name));
   const keys: UniqueKey[] = [];
-  if (table.primary_key) keys.push({ name: table.primary_key.name, columns: table.primary_key.columns, predicate: null });
+  if (table.primary_key)
+    keys.push({ name: table.primary_key.name, columns: table.primary_key.columns, predicate: null });
   for (const u of table.unique_constraints) keys.push({ name: u.name, columns: u.columns, predicate: null });
   for (const index of table.indexes.filter((i) => i.unique)) {
     // Expression and prefix parts cannot be tracked here; the database still enforces them.
@@ -85,7 +86,9 @@ function uniqueKeysOf(table: TableModel): UniqueKey[] {
 
 const sequenced = (table: TableModel, column: string) => {
   const c = table.columns.find((x) => x.name === column);
-  return c !== undefined && (c.identity !== null || c.auto_increment || (c.default ?? '').includes('nextval('));
+  return (
+    c !== undefined && (c.identity !== null || c.auto_increment || (c.default ?? '').includes('nextval('))
+  );
 };
 
 /** Tarjan's strongly connected components of the scenario's reference graph. */
@@ -129,17 +132,30 @@ export function planSeed(
 ): { problems: DefinitionProblem[]; plan: SeedPlan | null } {
   const problems: DefinitionProblem[] = [];
   const referenced = new Set(
-    model.tables.flatMap((t) => t.foreign_keys.map((fk) => `${referencedKey(t, fk)}\u0000${fk.referenced_columns.join(',')}`)),
+    model.tables.flatMap((t) =>
+      t.foreign_keys.map((fk) => `${referencedKey(t, fk)}\u0000${fk.referenced_columns.join(',')}`),
+    ),
   );
-  const located = new Map<string, { at: number; table: TableModel; spec: SeedDefinition['tables'][number] }>();
+  const located = new Map<
+    string,
+    { at: number; table: TableModel; spec: SeedDefinition['tables'][number] }
+  >();
   definition.tables.forEach((spec, at) => {
     const table = findTable(model, spec.table);
     if (!table) {
-      problems.push({ loc: ['definition', 'tables', at, 'table'], msg: `Unknown table ${spec.table}`, type: 'unknown_table' });
+      problems.push({
+        loc: ['definition', 'tables', at, 'table'],
+        msg: `Unknown table ${spec.table}`,
+        type: 'unknown_table',
+      });
       return;
     }
     if (located.has(tableKey(table))) {
-      problems.push({ loc: ['definition', 'tables', at, 'table'], msg: `${tableKey(table)} is listed twice`, type: 'duplicate' });
+      problems.push({
+        loc: ['definition', 'tables', at, 'table'],
+        msg: `${tableKey(table)} is listed twice`,
+        type: 'duplicate',
+      });
       return;
     }
     located.set(tableKey(table), { at, table, spec });
@@ -152,11 +168,21 @@ export function planSeed(
     const names = table.columns.map((c) => c.name);
     for (const name of Object.keys(given))
       if (!names.includes(name))
-        problems.push({ loc: loc('columns', name), msg: `Unknown column ${name} of ${key}`, type: 'unknown_column' });
+        problems.push({
+          loc: loc('columns', name),
+          msg: `Unknown column ${name} of ${key}`,
+          type: 'unknown_column',
+        });
     const limits = limitsOf(table);
-    const seedColumns = new Map(table.columns.map((c) => [c.name, seedColumn(model, table, c, limits.get(c.name) ?? {})]));
+    const seedColumns = new Map(
+      table.columns.map((c) => [c.name, seedColumn(model, table, c, limits.get(c.name) ?? {})]),
+    );
     const uniqueKeys = uniqueKeysOf(table);
-    const singleUnique = new Set(uniqueKeys.filter((k) => k.columns.length === 1 && k.predicate === null).map((k) => k.columns[0] as string));
+    const singleUnique = new Set(
+      uniqueKeys
+        .filter((k) => k.columns.length === 1 && k.predicate === null)
+        .map((k) => k.columns[0] as string),
+    );
     const pk = table.primary_key?.columns ?? [];
 
     // Foreign keys: a reference unless the definition gives their columns something else.
@@ -188,28 +214,57 @@ export function planSeed(
       const unique = colSpec?.unique === true || singleUnique.has(column.name);
       const nullRatio = colSpec?.null_ratio ?? 0;
       if (nullRatio > 0 && !column.nullable) {
-        problems.push({ loc: loc('columns', column.name, 'null_ratio'), msg: `${column.name} is NOT NULL: null_ratio must be 0`, type: 'generator_mismatch' });
+        problems.push({
+          loc: loc('columns', column.name, 'null_ratio'),
+          msg: `${column.name} is NOT NULL: null_ratio must be 0`,
+          type: 'generator_mismatch',
+        });
         continue;
       }
       if (byReference.has(column.name)) {
         const reference = references.find((r) => r.fk.columns.includes(column.name))!;
-        columns.push({ name: column.name, generator: { kind: 'reference', fk: reference.fk, distribution: reference.distribution }, nullRatio, unique, origin: colSpec ? 'given' : 'foreign_key' });
+        columns.push({
+          name: column.name,
+          generator: { kind: 'reference', fk: reference.fk, distribution: reference.distribution },
+          nullRatio,
+          unique,
+          origin: colSpec ? 'given' : 'foreign_key',
+        });
         continue;
       }
       if (colSpec?.kind === 'reference') {
-        problems.push({ loc: loc('columns', column.name), msg: `${column.name} is not a column of a foreign key: a reference does not fit it`, type: 'generator_mismatch' });
+        problems.push({
+          loc: loc('columns', column.name),
+          msg: `${column.name} is not a column of a foreign key: a reference does not fit it`,
+          type: 'generator_mismatch',
+        });
         continue;
       }
       if (colSpec) {
         const resolved = resolveExplicit(seed, colSpec, names);
         if (!resolved.ok) {
-          problems.push({ loc: loc('columns', column.name), msg: `${key}.${column.name}: ${resolved.msg}`, type: resolved.type });
+          problems.push({
+            loc: loc('columns', column.name),
+            msg: `${key}.${column.name}: ${resolved.msg}`,
+            type: resolved.type,
+          });
           continue;
         }
         const capacity = distinctCapacity(resolved.generator);
         if (unique && capacity !== null && capacity < spec.rows)
-          problems.push({ loc: loc('columns', column.name), msg: `${key}.${column.name} is unique, but its ${colSpec.kind} generator has only ${capacity} distinct values for ${spec.rows} rows`, type: 'unique_capacity' });
-        if (resolved.generator.kind !== 'default') columns.push({ name: column.name, generator: resolved.generator, nullRatio, unique, origin: 'given' });
+          problems.push({
+            loc: loc('columns', column.name),
+            msg: `${key}.${column.name} is unique, but its ${colSpec.kind} generator has only ${capacity} distinct values for ${spec.rows} rows`,
+            type: 'unique_capacity',
+          });
+        if (resolved.generator.kind !== 'default')
+          columns.push({
+            name: column.name,
+            generator: resolved.generator,
+            nullRatio,
+            unique,
+            origin: 'given',
+          });
         continue;
       }
       // Inferred.
@@ -218,28 +273,70 @@ export function planSeed(
       if (sequenced(table, column.name) || isIntegerKey) {
         const isReferenced = referenced.has(`${key}\u0000${column.name}`);
         if (isReferenced || (isIntegerKey && !sequenced(table, column.name)))
-          columns.push({ name: column.name, generator: { kind: 'key' }, nullRatio: 0, unique: true, origin: 'key' });
+          columns.push({
+            name: column.name,
+            generator: { kind: 'key' },
+            nullRatio: 0,
+            unique: true,
+            origin: 'key',
+          });
         continue;
       }
       const inferred = inferGenerator(seed);
       if (inferred) {
         const capacity = distinctCapacity(inferred.generator);
         if (unique && capacity !== null && capacity < spec.rows)
-          problems.push({ loc: loc('columns', column.name), msg: `${key}.${column.name} is unique, but only ${capacity} distinct values fit it for ${spec.rows} rows`, type: 'unique_capacity' });
-        columns.push({ name: column.name, generator: inferred.generator, nullRatio, unique, origin: inferred.rule });
-      } else if (column.nullable) columns.push({ name: column.name, generator: { kind: 'null' }, nullRatio: 0, unique: false, origin: 'null' });
+          problems.push({
+            loc: loc('columns', column.name),
+            msg: `${key}.${column.name} is unique, but only ${capacity} distinct values fit it for ${spec.rows} rows`,
+            type: 'unique_capacity',
+          });
+        columns.push({
+          name: column.name,
+          generator: inferred.generator,
+          nullRatio,
+          unique,
+          origin: inferred.rule,
+        });
+      } else if (column.nullable)
+        columns.push({
+          name: column.name,
+          generator: { kind: 'null' },
+          nullRatio: 0,
+          unique: false,
+          origin: 'null',
+        });
       else if (column.default === null)
-        problems.push({ loc: loc('columns', column.name), msg: `${key}.${column.name} of type ${column.type} is NOT NULL and has no default: give it a generator`, type: 'generator_required' });
+        problems.push({
+          loc: loc('columns', column.name),
+          msg: `${key}.${column.name} of type ${column.type} is NOT NULL and has no default: give it a generator`,
+          type: 'generator_required',
+        });
     }
     const templateProblem = orderTemplates(columns);
-    if (templateProblem) problems.push({ loc: loc('columns'), msg: `${key}: ${templateProblem}`, type: 'unknown_column' });
-    planned.push({ key, table, rows: spec.rows, columns, seedColumns, references, uniqueKeys, primaryKey: pk });
+    if (templateProblem)
+      problems.push({ loc: loc('columns'), msg: `${key}: ${templateProblem}`, type: 'unknown_column' });
+    planned.push({
+      key,
+      table,
+      rows: spec.rows,
+      columns,
+      seedColumns,
+      references,
+      uniqueKeys,
+      primaryKey: pk,
+    });
   }
 
   // Cycles: every nullable reference inside a strongly connected component is deferred; what stays
   // must be acyclic, or a cycle of NOT NULL keys is refused.
   const byKey = new Map(planned.map((p) => [p.key, p]));
-  const edges = new Map(planned.map((p) => [p.key, new Set(p.references.filter((r) => byKey.has(r.parent)).map((r) => r.parent))]));
+  const edges = new Map(
+    planned.map((p) => [
+      p.key,
+      new Set(p.references.filter((r) => byKey.has(r.parent)).map((r) => r.parent)),
+    ]),
+  );
   for (const component of components([...byKey.keys()], edges)) {
     const members = new Set(component);
     const cyclic = component.length > 1 || edges.get(component[0]!)?.has(component[0]!);
@@ -247,11 +344,26 @@ export function planSeed(
     for (const key of component) {
       const p = byKey.get(key)!;
       for (const r of p.references)
-        if (members.has(r.parent) && r.fk.columns.every((c) => p.seedColumns.get(c)?.column.nullable)) r.deferred = true;
+        if (members.has(r.parent) && r.fk.columns.every((c) => p.seedColumns.get(c)?.column.nullable))
+          r.deferred = true;
       if (p.references.some((r) => r.deferred) && p.primaryKey.length === 0)
-        problems.push({ loc: ['definition', 'tables', located.get(key)!.at, 'table'], msg: `${key} closes a cycle of foreign keys but has no primary key to fill it by`, type: 'cycle_without_key' });
+        problems.push({
+          loc: ['definition', 'tables', located.get(key)!.at, 'table'],
+          msg: `${key} closes a cycle of foreign keys but has no primary key to fill it by`,
+          type: 'cycle_without_key',
+        });
     }
-    const strict = new Map(component.map((k) => [k, new Set(byKey.get(k)!.references.filter((r) => !r.deferred && members.has(r.parent)).map((r) => r.parent))]));
+    const strict = new Map(
+      component.map((k) => [
+        k,
+        new Set(
+          byKey
+            .get(k)!
+            .references.filter((r) => !r.deferred && members.has(r.parent))
+            .map((r) => r.parent),
+        ),
+      ]),
+    );
     for (const inner of components(component, strict))
       if (inner.length > 1 || strict.get(inner[0]!)?.has(inner[0]!))
         problems.push({
@@ -262,9 +374,14 @@ export function planSeed(
   }
   if (problems.length > 0) return { problems, plan: null };
   const order = parentsFirst(
-    planned.map((p) => ({ key: p.key, parents: p.references.filter((r) => !r.deferred).map((r) => r.parent) })),
+    planned.map((p) => ({
+      key: p.key,
+      parents: p.references.filter((r) => !r.deferred).map((r) => r.parent),
+    })),
   );
-  const outsideParents = [...new Set(planned.flatMap((p) => p.references.map((r) => r.parent)).filter((k) => !byKey.has(k)))];
+  const outsideParents = [
+    ...new Set(planned.flatMap((p) => p.references.map((r) => r.parent)).filter((k) => !byKey.has(k))),
+  ];
   return {
     problems,
     plan: { locale: definition.locale ?? 'en', tables: order.map((k) => byKey.get(k)!), outsideParents },
@@ -278,7 +395,8 @@ function orderTemplates(columns: ResolvedColumn[]): string | null {
   const names = new Set(columns.map((c) => c.name));
   for (const t of templates) {
     const named = (t.generator as { columns: string[] }).columns.filter((n) => !names.has(n));
-    if (named.length > 0) return `the template of ${t.name} names ${named.join(', ')}, which the scenario does not write`;
+    if (named.length > 0)
+      return `the template of ${t.name} names ${named.join(', ')}, which the scenario does not write`;
   }
   return null;
 }

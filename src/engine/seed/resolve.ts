@@ -15,7 +15,10 @@ import {
 import { boundValue } from './limits.ts';
 import type { Resolved } from './resolved.ts';
 
-const FITS: Record<Exclude<GeneratorKind, 'reference' | 'default' | 'null' | 'choice' | 'constant' | 'faker'>, SeedFamily[]> = {
+const FITS: Record<
+  Exclude<GeneratorKind, 'reference' | 'default' | 'null' | 'choice' | 'constant' | 'faker'>,
+  SeedFamily[]
+> = {
   sequence: ['integer', 'numeric', 'float', 'text'],
   int: ['integer', 'numeric', 'float'],
   float: ['numeric', 'float'],
@@ -31,7 +34,9 @@ const fail = (msg: string, type = 'value_error'): Resolution => ({ ok: false, ms
 /** A time as epoch milliseconds, or null when the text is not an ISO 8601 date or timestamp. */
 export function parseTime(value: unknown): number | null {
   if (typeof value !== 'string' || value.trim() === '') return null;
-  return boundValue(value.trim().replace(/Z$/, '')) ?? (Number.isNaN(Date.parse(value)) ? null : Date.parse(value));
+  return (
+    boundValue(value.trim().replace(/Z$/, '')) ?? (Number.isNaN(Date.parse(value)) ? null : Date.parse(value))
+  );
 }
 
 /** A faker method by its dotted path (`person.firstName`), or null when there is none. */
@@ -39,7 +44,8 @@ export function fakerMethod(faker: Faker, path: string): ((...args: unknown[]) =
   const steps = path.split('.');
   let owner: unknown = faker;
   for (const step of steps.slice(0, -1)) {
-    if (owner === null || typeof owner !== 'object' || !Object.hasOwn(owner, step) && !(step in owner)) return null;
+    if (owner === null || typeof owner !== 'object' || (!Object.hasOwn(owner, step) && !(step in owner)))
+      return null;
     owner = (owner as Record<string, unknown>)[step];
   }
   const last = steps.at(-1) as string;
@@ -58,7 +64,12 @@ export function valueText(seed: SeedColumn, value: unknown): { text: string | nu
   let text: string;
   switch (family) {
     case 'integer': {
-      const n = typeof value === 'string' && /^-?\d+$/.test(value) ? BigInt(value) : typeof value === 'number' && Number.isInteger(value) ? BigInt(value) : null;
+      const n =
+        typeof value === 'string' && /^-?\d+$/.test(value)
+          ? BigInt(value)
+          : typeof value === 'number' && Number.isInteger(value)
+            ? BigInt(value)
+            : null;
       if (n === null) return { error: `${JSON.stringify(value)} is not an integer` };
       if ((shape.min !== null && n < shape.min) || (shape.max !== null && n > shape.max))
         return { error: `${n} is outside the range of ${seed.column.type}` };
@@ -78,7 +89,8 @@ export function valueText(seed: SeedColumn, value: unknown): { text: string | nu
       break;
     case 'date':
     case 'timestamp':
-      if (parseTime(value) === null) return { error: `${JSON.stringify(value)} is not an ISO 8601 ${family}` };
+      if (parseTime(value) === null)
+        return { error: `${JSON.stringify(value)} is not an ISO 8601 ${family}` };
       text = String(value);
       break;
     case 'json':
@@ -116,8 +128,10 @@ export function valueText(seed: SeedColumn, value: unknown): { text: string | nu
 function rangeProblem(seed: SeedColumn, min: number, max: number, what: string): string | null {
   if (min > max) return `min (${min}) is above max (${max})`;
   const { shape, limits } = seed;
-  if (shape.min !== null && min < Number(shape.min)) return `${what} ${min}..${max} is outside the range of ${seed.column.type}`;
-  if (shape.max !== null && max > Number(shape.max)) return `${what} ${min}..${max} is outside the range of ${seed.column.type}`;
+  if (shape.min !== null && min < Number(shape.min))
+    return `${what} ${min}..${max} is outside the range of ${seed.column.type}`;
+  if (shape.max !== null && max > Number(shape.max))
+    return `${what} ${min}..${max} is outside the range of ${seed.column.type}`;
   if (limits.lower && (min < limits.lower.value || (!limits.lower.inclusive && min === limits.lower.value)))
     return `${what} ${min}..${max} breaks a CHECK of the table (lower bound ${limits.lower.value})`;
   if (limits.upper && (max > limits.upper.value || (!limits.upper.inclusive && max === limits.upper.value)))
@@ -135,13 +149,22 @@ export function resolveExplicit(
 ): Resolution {
   const column = seed.column;
   if (!(GENERATOR_KINDS as readonly string[]).includes(spec.kind))
-    return fail(`Unknown generator kind "${spec.kind}" (one of ${GENERATOR_KINDS.join(', ')})`, 'unknown_generator');
+    return fail(
+      `Unknown generator kind "${spec.kind}" (one of ${GENERATOR_KINDS.join(', ')})`,
+      'unknown_generator',
+    );
   const kind = spec.kind as GeneratorKind;
   if (column.generated && kind !== 'default')
-    return fail(`${column.name} is a generated column: only {"kind": "default"} fits it`, 'generator_mismatch');
+    return fail(
+      `${column.name} is a generated column: only {"kind": "default"} fits it`,
+      'generator_mismatch',
+    );
   const fits = (FITS as Record<string, SeedFamily[]>)[kind];
   if (fits && !fits.includes(seed.family))
-    return fail(`A ${kind} generator does not fit ${column.name} of type ${column.type}`, 'generator_mismatch');
+    return fail(
+      `A ${kind} generator does not fit ${column.name} of type ${column.type}`,
+      'generator_mismatch',
+    );
   switch (kind) {
     case 'default':
       return column.default !== null || column.identity !== null || column.auto_increment || column.generated
@@ -156,7 +179,14 @@ export function resolveExplicit(
       if (!(REFERENCE_DISTRIBUTIONS as readonly string[]).includes(distribution))
         return fail(`distribution must be one of ${REFERENCE_DISTRIBUTIONS.join(', ')}`);
       // The planner ties it to the foreign key (a column in none is refused there).
-      return { ok: true, generator: { kind: 'reference', fk: null as never, distribution: distribution as ReferenceDistribution } };
+      return {
+        ok: true,
+        generator: {
+          kind: 'reference',
+          fk: null as never,
+          distribution: distribution as ReferenceDistribution,
+        },
+      };
     }
     case 'sequence': {
       const start = spec.start ?? 1;
@@ -166,19 +196,27 @@ export function resolveExplicit(
       return { ok: true, generator: { kind: 'sequence', start, step } };
     }
     case 'int': {
-      if (!Number.isInteger(spec.min) || !Number.isInteger(spec.max)) return fail('int needs integer min and max', 'missing');
+      if (!Number.isInteger(spec.min) || !Number.isInteger(spec.max))
+        return fail('int needs integer min and max', 'missing');
       const problem = rangeProblem(seed, spec.min as number, spec.max as number, 'int range');
-      return problem ? fail(problem) : { ok: true, generator: { kind: 'int', min: spec.min as number, max: spec.max as number } };
+      return problem
+        ? fail(problem)
+        : { ok: true, generator: { kind: 'int', min: spec.min as number, max: spec.max as number } };
     }
     case 'float': {
-      if (!isNumber(spec.min) || !isNumber(spec.max)) return fail('float needs numeric min and max', 'missing');
+      if (!isNumber(spec.min) || !isNumber(spec.max))
+        return fail('float needs numeric min and max', 'missing');
       const precision = spec.precision ?? seed.shape.scale ?? null;
       if (precision !== null && (!Number.isInteger(precision) || precision < 0 || precision > 15))
         return fail('precision must be an integer from 0 to 15');
       const problem = rangeProblem(seed, spec.min, spec.max, 'float range');
       if (problem) return fail(problem);
       const scale = seed.shape.scale;
-      if (seed.shape.precision !== null && scale !== null && Math.max(Math.abs(spec.min), Math.abs(spec.max)) >= 10 ** (seed.shape.precision - scale))
+      if (
+        seed.shape.precision !== null &&
+        scale !== null &&
+        Math.max(Math.abs(spec.min), Math.abs(spec.max)) >= 10 ** (seed.shape.precision - scale)
+      )
         return fail(`float range ${spec.min}..${spec.max} does not fit ${column.type}`);
       return { ok: true, generator: { kind: 'float', min: spec.min, max: spec.max, precision } };
     }
@@ -189,7 +227,10 @@ export function resolveExplicit(
       if (from === null || to === null) return fail(`${kind} needs ISO 8601 from and to`, 'missing');
       if (from > to) return fail(`from (${spec.from}) is after to (${spec.to})`);
       const { lower, upper } = seed.limits;
-      if ((lower && from < lower.value) || (upper && (to > upper.value || (!upper.inclusive && to === upper.value))))
+      if (
+        (lower && from < lower.value) ||
+        (upper && (to > upper.value || (!upper.inclusive && to === upper.value)))
+      )
         return fail(`${kind} range ${spec.from}..${spec.to} breaks a CHECK of the table`);
       return { ok: true, generator: { kind, from, to } };
     }
@@ -197,7 +238,8 @@ export function resolveExplicit(
     case 'constant': {
       const values = kind === 'constant' ? [spec.value] : spec.values;
       if (kind === 'constant' && spec.value === undefined) return fail('constant needs a value', 'missing');
-      if (!Array.isArray(values) || values.length === 0) return fail('choice needs a non-empty list of values', 'missing');
+      if (!Array.isArray(values) || values.length === 0)
+        return fail('choice needs a non-empty list of values', 'missing');
       if (spec.weights !== undefined) {
         if (spec.weights.length !== values.length)
           return fail(`weights has ${spec.weights.length} entries for ${values.length} values`);
@@ -207,25 +249,40 @@ export function resolveExplicit(
       const texts: (string | null)[] = [];
       for (const value of values) {
         const converted = valueText(seed, value);
-        if ('error' in converted) return fail(`${kind} value for ${column.name}: ${converted.error}`, 'generator_mismatch');
+        if ('error' in converted)
+          return fail(`${kind} value for ${column.name}: ${converted.error}`, 'generator_mismatch');
         texts.push(converted.text);
       }
       return kind === 'constant'
         ? { ok: true, generator: { kind: 'constant', value: texts[0] ?? null } }
-        : { ok: true, generator: { kind: 'choice', values: texts as string[], weights: spec.weights ?? null } };
+        : {
+            ok: true,
+            generator: { kind: 'choice', values: texts as string[], weights: spec.weights ?? null },
+          };
     }
     case 'template': {
-      if (typeof spec.template !== 'string' || spec.template === '') return fail('template needs a template', 'missing');
+      if (typeof spec.template !== 'string' || spec.template === '')
+        return fail('template needs a template', 'missing');
       const named = [...spec.template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1] as string);
       const unknown = named.filter((n) => !columns.includes(n) || n === column.name);
       if (unknown.length > 0)
-        return fail(`The template names ${unknown.map((u) => `{${u}}`).join(', ')}, not another column of the table`, 'unknown_column');
-      return { ok: true, generator: { kind: 'template', template: spec.template, columns: [...new Set(named)] } };
+        return fail(
+          `The template names ${unknown.map((u) => `{${u}}`).join(', ')}, not another column of the table`,
+          'unknown_column',
+        );
+      return {
+        ok: true,
+        generator: { kind: 'template', template: spec.template, columns: [...new Set(named)] },
+      };
     }
     case 'faker': {
       if (typeof spec.method !== 'string' || !fakerMethod(probeFaker(), spec.method))
-        return fail(`"${spec.method}" is not a method of the faker library (a dotted path such as person.firstName)`, 'unknown_generator');
-      if (spec.args !== undefined && (!Array.isArray(spec.args) || spec.args.length > 10)) return fail('args must be a list of at most 10');
+        return fail(
+          `"${spec.method}" is not a method of the faker library (a dotted path such as person.firstName)`,
+          'unknown_generator',
+        );
+      if (spec.args !== undefined && (!Array.isArray(spec.args) || spec.args.length > 10))
+        return fail('args must be a list of at most 10');
       return { ok: true, generator: { kind: 'faker', method: spec.method, args: spec.args ?? [] } };
     }
   }

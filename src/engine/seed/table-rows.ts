@@ -20,6 +20,7 @@ export class KeyPool {
   readonly existing: (string | null)[][];
   private readonly generated: (string | null)[][] = [];
   private range: { base: bigint; count: number } | null = null;
+  private lazy: { count: number; row: (i: number) => (string | null)[] } | null = null;
   constructor(existing: (string | null)[][]) {
     this.existing = existing;
   }
@@ -27,26 +28,32 @@ export class KeyPool {
   setRange(base: bigint, count: number): void {
     this.range = { base, count };
   }
+  /** The generated rows computed on demand (the preview, which produces only a few of each table). */
+  setLazy(count: number, row: (i: number) => (string | null)[]): void {
+    this.lazy = { count, row };
+  }
   push(values: (string | null)[]): void {
     this.generated.push(values);
   }
   get size(): number {
-    return this.existing.length + (this.range ? this.range.count : this.generated.length);
+    return this.existing.length + this.generatedSoFar();
   }
   /** The generated rows known so far (a table refers to its own earlier rows). */
   generatedSoFar(): number {
-    return this.range ? this.range.count : this.generated.length;
+    return this.range ? this.range.count : this.lazy ? this.lazy.count : this.generated.length;
   }
   value(i: number): (string | null)[] {
     if (i < this.existing.length) return this.existing[i] as (string | null)[];
     const at = i - this.existing.length;
     if (this.range) return [(this.range.base + 1n + BigInt(at)).toString()];
+    if (this.lazy) return this.lazy.row(at);
     return this.generated[at] as (string | null)[];
   }
 }
 
 /** The pool of `parent`'s rows by the columns a foreign key references. */
-export const poolKey = (parent: string, columns: readonly string[]) => `${parent}\u0000${columns.join('\u0000')}`;
+export const poolKey = (parent: string, columns: readonly string[]) =>
+  `${parent}\u0000${columns.join('\u0000')}`;
 
 export interface TableInputs {
   seed: number;
@@ -64,7 +71,14 @@ export interface TableInputs {
 /** Why a run cannot go on: a unique key out of values. Nothing of the run is committed. */
 export class SeedImpossible extends Error {}
 
-function pickParent(pool: KeyPool, reference: PlannedReference, key: number, row: number, attempt: number, limit: number): number | null {
+function pickParent(
+  pool: KeyPool,
+  reference: PlannedReference,
+  key: number,
+  row: number,
+  attempt: number,
+  limit: number,
+): number | null {
   const n = Math.min(pool.size, limit);
   if (n === 0) return null;
   if (reference.distribution === 'zipf') {
@@ -82,7 +96,9 @@ function covered(terms: PredicateTerm[] | null, values: (string | null)[], at: M
     if (t.test === 'null') return v === null;
     if (t.test === 'not_null') return v !== null;
     if (t.test !== 'equals' && t.test !== 'not_equals') return true;
-    const same = v !== null && (v === t.value || (t.value === 'true' && v === 't') || (t.value === 'false' && v === 'f'));
+    const same =
+      v !== null &&
+      (v === t.value || (t.value === 'true' && v === 't') || (t.value === 'false' && v === 'f'));
     return t.test === 'equals' ? same : v !== null && !same;
   });
 }
@@ -99,19 +115,36 @@ export interface TableProducer {
 export function tableProducer(table: PlannedTable, inputs: TableInputs): TableProducer {
   const columns = table.columns.map((c) => c.name);
   const at = new Map(columns.map((c, i) => [c, i]));
-  const context: CompileContext = { seed: inputs.seed, table: table.key, locale: inputs.locale, rows: table.rows };
+  const context: CompileContext = {
+    seed: inputs.seed,
+    table: table.key,
+    locale: inputs.locale,
+    rows: table.rows,
+  };
   const compiled = table.columns.map((c) =>
-    compileValue(table.seedColumns.get(c.name)!, c.generator, c.unique, context, (name) => at.get(name) ?? -1),
+    compileValue(
+      table.seedColumns.get(c.name)!,
+      c.generator,
+      c.unique,
+      context,
+      (name) => at.get(name) ?? -1,
+    ),
   );
   const nullKeys = table.columns.map((c) => streamKey(inputs.seed, table.key, c.name, 'null'));
-  const distinct = new Set(table.columns.filter((_, i) => compiled[i]!.distinct || table.columns[i]!.generator.kind === 'key').map((c) => c.name));
+  const distinct = new Set(
+    table.columns
+      .filter((_, i) => compiled[i]!.distinct || table.columns[i]!.generator.kind === 'key')
+      .map((c) => c.name),
+  );
   const plain: number[] = [];
   const templates: number[] = [];
   table.columns.forEach((c, i) => {
     if (c.generator.kind === 'template') templates.push(i);
     else if (c.generator.kind !== 'reference' && c.generator.kind !== 'key') plain.push(i);
   });
-  const keys = table.columns.flatMap((c, i) => (c.generator.kind === 'key' ? [{ i, base: inputs.keyBase.get(c.name) ?? 0n }] : []));
+  const keys = table.columns.flatMap((c, i) =>
+    c.generator.kind === 'key' ? [{ i, base: inputs.keyBase.get(c.name) ?? 0n }] : [],
+  );
   const references = table.references
     .filter((r) => !r.deferred)
     .map((r) => ({
@@ -124,7 +157,11 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
     }));
   const tracked = table.uniqueKeys
     .filter((k) => k.columns.every((c) => at.has(c)) && !k.columns.some((c) => distinct.has(c)))
-    .map((k: UniqueKey) => ({ k, positions: k.columns.map((c) => at.get(c)!), seen: new Set(inputs.existingUnique?.get(k.name) ?? []) }));
+    .map((k: UniqueKey) => ({
+      k,
+      positions: k.columns.map((c) => at.get(c)!),
+      seen: new Set(inputs.existingUnique?.get(k.name) ?? []),
+    }));
   const recorders = inputs.recorded.map((cols) => {
     const pool = inputs.pools.get(poolKey(table.key, cols));
     const single = cols.length === 1 ? keys.find((k) => columns[k.i] === cols[0]) : undefined;
@@ -138,7 +175,10 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
     for (const i of plain) {
       if (!want(i)) continue;
       const c = table.columns[i]!;
-      values[i] = c.nullRatio > 0 && unit(nullKeys[i]!, row, attempt) < c.nullRatio ? null : compiled[i]!.fn(row, attempt, values);
+      values[i] =
+        c.nullRatio > 0 && unit(nullKeys[i]!, row, attempt) < c.nullRatio
+          ? null
+          : compiled[i]!.fn(row, attempt, values);
     }
     for (const ref of references) {
       if (only !== undefined && !ref.positions.some((p) => only.has(p))) continue;
@@ -155,7 +195,10 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
       for (const i of templates) {
         if (!want(i)) continue;
         const c = table.columns[i]!;
-        values[i] = c.nullRatio > 0 && unit(nullKeys[i]!, row, attempt) < c.nullRatio ? null : compiled[i]!.fn(row, attempt, values);
+        values[i] =
+          c.nullRatio > 0 && unit(nullKeys[i]!, row, attempt) < c.nullRatio
+            ? null
+            : compiled[i]!.fn(row, attempt, values);
       }
   }
 
@@ -194,7 +237,8 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
       for (let row = 0; row < table.rows; row++) {
         const values = produce(row);
         let line = '';
-        for (let i = 0; i < values.length; i++) line += (i === 0 ? '' : '\t') + encodeField(values[i] ?? null);
+        for (let i = 0; i < values.length; i++)
+          line += (i === 0 ? '' : '\t') + encodeField(values[i] ?? null);
         lines += `${line}\n`;
         if (++count >= batchRows) {
           yield { data: Buffer.from(lines, 'utf8'), rows: count };

@@ -51,7 +51,10 @@ const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** Text cut to fit the column (length and CHECK length limits), padded when a CHECK wants more. */
 function fitter(seed: SeedColumn): (text: string) => string {
-  const max = Math.min(seed.shape.maxLength ?? Number.POSITIVE_INFINITY, seed.limits.maxLength ?? Number.POSITIVE_INFINITY);
+  const max = Math.min(
+    seed.shape.maxLength ?? Number.POSITIVE_INFINITY,
+    seed.limits.maxLength ?? Number.POSITIVE_INFINITY,
+  );
   const min = seed.limits.minLength ?? 0;
   if (max === Number.POSITIVE_INFINITY && min === 0) return (t) => t;
   return (t) => {
@@ -64,8 +67,16 @@ function fitter(seed: SeedColumn): (text: string) => string {
 /** A suffix that makes a text distinct per row: `-` and the row number in base 36. */
 const rowTag = (row: number, attempt: number) => `-${row.toString(36)}${attempt > 0 ? `.${attempt}` : ''}`;
 
-function fakeText(fake: FakeValue, d: Dictionary, key: number, row: number, attempt: number, maxLength: number | null): string {
-  const pick = <T>(list: readonly T[], lane: number) => list[index(key, row, list.length, attempt, lane)] as T;
+function fakeText(
+  fake: FakeValue,
+  d: Dictionary,
+  key: number,
+  row: number,
+  attempt: number,
+  maxLength: number | null,
+): string {
+  const pick = <T>(list: readonly T[], lane: number) =>
+    list[index(key, row, list.length, attempt, lane)] as T;
   const digits = (pattern: string, lane: number) => {
     let i = 0;
     return pattern.replace(/[#!]/g, (c) => {
@@ -85,7 +96,8 @@ function fakeText(fake: FakeValue, d: Dictionary, key: number, row: number, atte
     case 'username':
       return `${ascii(pick(d.firstNames, 0)) || 'user'}_${ascii(pick(d.lastNames, 1)).slice(0, 8)}${word(key, row, attempt, 2) % 1000}`;
     case 'phone': {
-      const fitting = maxLength === null ? d.phonePatterns : d.phonePatterns.filter((p) => p.length <= maxLength);
+      const fitting =
+        maxLength === null ? d.phonePatterns : d.phonePatterns.filter((p) => p.length <= maxLength);
       return digits(pick(fitting.length > 0 ? fitting : d.phonePatterns, 0), 10);
     }
     case 'city':
@@ -102,7 +114,10 @@ function fakeText(fake: FakeValue, d: Dictionary, key: number, row: number, atte
       return d.streetFirst ? `${street} ${number}` : `${number} ${street}`;
     }
     case 'postal_code':
-      return digits(pick(d.postcodes, 0), 10).replace(/\?/g, (_, i: number) => ALNUM[word(key, row, attempt, 30 + i) % 24] as string);
+      return digits(pick(d.postcodes, 0), 10).replace(
+        /\?/g,
+        (_, i: number) => ALNUM[word(key, row, attempt, 30 + i) % 24] as string,
+      );
     case 'title': {
       const n = 1 + (word(key, row, attempt, 9) % 3);
       const words = Array.from({ length: n }, (_, i) => pick(WORDS, i));
@@ -123,7 +138,9 @@ function fakeText(fake: FakeValue, d: Dictionary, key: number, row: number, atte
     case 'word':
       return pick(WORDS, 0);
     case 'uuid': {
-      const h = Array.from({ length: 4 }, (_, i) => word(key, row, attempt, i).toString(16).padStart(8, '0')).join('');
+      const h = Array.from({ length: 4 }, (_, i) =>
+        word(key, row, attempt, i).toString(16).padStart(8, '0'),
+      ).join('');
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[word(key, row, attempt, 5) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
     }
     case 'json':
@@ -135,7 +152,9 @@ function fakeText(fake: FakeValue, d: Dictionary, key: number, row: number, atte
 
 function fakerLocale(locale: string): LocaleDefinition[] {
   const all = allLocales as unknown as Record<string, LocaleDefinition>;
-  return [...new Set([locale, locale.split('_')[0] as string, 'en', 'base'])].flatMap((l) => (all[l] ? [all[l]] : []));
+  return [...new Set([locale, locale.split('_')[0] as string, 'en', 'base'])].flatMap((l) =>
+    all[l] ? [all[l]] : [],
+  );
 }
 
 /** Whatever a faker method answered, as the column's text. */
@@ -169,8 +188,11 @@ export function compileValue(
 ): { fn: ValueFn; distinct: boolean } {
   const name = seed.column.name;
   const key = streamKey(context.seed, context.table, name);
-  const fit = fitter(seed);
-  const maxChars = Math.min(seed.shape.maxLength ?? Number.POSITIVE_INFINITY, seed.limits.maxLength ?? Number.POSITIVE_INFINITY);
+  const fitText = fitter(seed);
+  const maxChars = Math.min(
+    seed.shape.maxLength ?? Number.POSITIVE_INFINITY,
+    seed.limits.maxLength ?? Number.POSITIVE_INFINITY,
+  );
   const distinctDomain = (n: number) => (unique && n >= context.rows ? permutation(key, n) : null);
   switch (generator.kind) {
     case 'null':
@@ -189,7 +211,11 @@ export function compileValue(
     case 'int': {
       const n = generator.max - generator.min + 1;
       const perm = distinctDomain(n);
-      if (perm) return { fn: (row, attempt) => String(generator.min + perm(row + attempt * context.rows)), distinct: true };
+      if (perm)
+        return {
+          fn: (row, attempt) => String(generator.min + perm(row + attempt * context.rows)),
+          distinct: true,
+        };
       return { fn: (row, attempt) => String(generator.min + index(key, row, n, attempt)), distinct: false };
     }
     case 'float': {
@@ -209,8 +235,15 @@ export function compileValue(
       const n = Math.floor((generator.to - generator.from) / step) + 1;
       const format = generator.kind === 'date' || seed.family === 'date' ? dateText : timestampText;
       const perm = distinctDomain(n);
-      if (perm) return { fn: (row, attempt) => format(generator.from + perm(row + attempt * context.rows) * step), distinct: true };
-      return { fn: (row, attempt) => format(generator.from + index(key, row, n, attempt) * step), distinct: false };
+      if (perm)
+        return {
+          fn: (row, attempt) => format(generator.from + perm(row + attempt * context.rows) * step),
+          distinct: true,
+        };
+      return {
+        fn: (row, attempt) => format(generator.from + index(key, row, n, attempt) * step),
+        distinct: false,
+      };
     }
     case 'time':
       return {
@@ -224,7 +257,12 @@ export function compileValue(
       const { values, weights } = generator;
       if (weights) {
         const total = weights.reduce((a, b) => a + b, 0);
-        const cumulative = weights.map(((sum) => (w: number) => (sum += w / total))(0));
+        const cumulative = weights.map(
+          (
+            (sum) => (w: number) =>
+              (sum += w / total)
+          )(0),
+        );
         return {
           fn: (row, attempt) => {
             const u = unit(key, row, attempt);
@@ -235,8 +273,12 @@ export function compileValue(
         };
       }
       const perm = distinctDomain(values.length);
-      if (perm) return { fn: (row, attempt) => values[perm(row + attempt * context.rows)] as string, distinct: true };
-      return { fn: (row, attempt) => values[index(key, row, values.length, attempt)] as string, distinct: false };
+      if (perm)
+        return { fn: (row, attempt) => values[perm(row + attempt * context.rows)] as string, distinct: true };
+      return {
+        fn: (row, attempt) => values[index(key, row, values.length, attempt)] as string,
+        distinct: false,
+      };
     }
     case 'template': {
       const parts = generator.template.split(/(\{[^{}]+\})/).map((part) => {
@@ -247,7 +289,7 @@ export function compileValue(
         fn: (row, attempt, values) => {
           let out = '';
           for (const part of parts) out += typeof part === 'number' ? (values[part] ?? '') : part;
-          return unique ? withTag(out, row, attempt, maxChars) : fit(out);
+          return unique ? withTag(out, row, attempt, maxChars) : fitText(out);
         },
         distinct: unique,
       };
@@ -260,7 +302,7 @@ export function compileValue(
       return {
         fn: (row, attempt) => {
           const text = fakeText(fake, d, key, row, attempt, maxLength);
-          return tagged ? withTag(text, row, attempt, maxChars) : fit(text);
+          return tagged ? withTag(text, row, attempt, maxChars) : fitText(text);
         },
         distinct: tagged || fake === 'uuid',
       };
@@ -277,7 +319,7 @@ export function compileValue(
             // A redraw for a unique key: reseeded for this row and attempt alone (rare).
             faker.seed(word(key, row, attempt, 3));
             block = -1;
-            return fit(fakerText(method(...args), seed) ?? '');
+            return fitText(fakerText(method(...args), seed) ?? '');
           }
           const wanted = Math.floor(row / FAKER_BLOCK);
           const offset = row % FAKER_BLOCK;
@@ -293,7 +335,7 @@ export function compileValue(
           }
           next++;
           const text = fakerText(method(...args), seed);
-          return text === null ? null : fit(text);
+          return text === null ? null : fitText(text);
         },
         distinct: false,
       };
