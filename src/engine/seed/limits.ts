@@ -28,7 +28,27 @@ export type PredicateTerm =
 
 function stripCasts(text: string): string {
   // `'a'::character varying`, `(x)::text`, `::text[]`, `::timestamp without time zone`
-  return text.replace(/::\s*"?[a-z_][a-z0-9_ ]*?"?(\(\d+(,\s*\d+)?\))?(\[\])?(?=[\s),\]=<>!]|$)/gi, '');
+  return text.replace(
+    /::\s*(character varying|(?:timestamp|time) (?:with|without) time zone|double precision|bit varying|"[^"]+"|[a-z_][a-z0-9_.]*)(\(\d+(,\s*\d+)?\))?(\[\])?/gi,
+    '',
+  );
+}
+
+/** `(tier)` and `(0)` as `tier` and `0` (what the casts leave behind), except an IN list of one. */
+function unwrapAtoms(text: string): string {
+  let out = text;
+  for (let previous = ''; previous !== out; ) {
+    previous = out;
+    out = out.replace(
+      /\(\s*("[^"]+"|\x60[^\x60]+\x60|[a-z_][a-z0-9_$]*|[-+]?\d+(?:\.\d+)?|'(?:[^']|'')*')\s*\)/gi,
+      (whole, atom: string, at: number, all: string) => {
+        const before = all.slice(0, at);
+        // A function's argument list or an IN list keeps its parentheses.
+        return /(\bin|[a-z0-9_]|\barray)\s*$/i.test(before) ? whole : atom;
+      },
+    );
+  }
+  return out;
 }
 
 /** Removes parentheses that wrap the whole expression. */
@@ -131,7 +151,7 @@ function narrow(limits: ColumnLimits, op: string, value: string): void {
 
 /** Adds what one CHECK expression says about each column to `out` (keyed by column name). */
 export function readCheck(expression: string, out: Map<string, ColumnLimits>): void {
-  const text = unwrap(stripCasts(expression.replace(/^check\s*/i, '')));
+  const text = unwrap(unwrapAtoms(stripCasts(expression.replace(/^check\s*/i, ''))));
   const limitsOf = (column: string) => {
     let found = out.get(column);
     if (!found) {
@@ -142,9 +162,8 @@ export function readCheck(expression: string, out: Map<string, ColumnLimits>): v
   };
   for (const part of conjuncts(text)) {
     let m = new RegExp(`^${IDENT}\\s*(>=|<=|>|<|=)\\s*(.+)$`, 'i').exec(part);
-    if (m) {
-      const value = literal(m[5] as string);
-      if (value !== null) narrow(limitsOf(identOf(m, 1)), m[4] as string, value);
+    if (m && literal(m[5] as string) !== null) {
+      narrow(limitsOf(identOf(m, 1)), m[4] as string, literal(m[5] as string) as string);
       continue;
     }
     m = new RegExp(`^(.+?)\\s*(>=|<=|>|<|=)\\s*${IDENT}$`, 'i').exec(part);
@@ -192,7 +211,7 @@ export function readCheck(expression: string, out: Map<string, ColumnLimits>): v
  */
 export function readPredicate(predicate: string): PredicateTerm[] | null {
   const terms: PredicateTerm[] = [];
-  for (const part of conjuncts(unwrap(stripCasts(predicate)))) {
+  for (const part of conjuncts(unwrap(unwrapAtoms(stripCasts(predicate))))) {
     let m = new RegExp(`^${IDENT}\\s+is\\s+(not\\s+)?null$`, 'i').exec(part);
     if (m) {
       terms.push({ column: identOf(m, 1), test: m[4] ? 'not_null' : 'null' });

@@ -219,7 +219,11 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
           throw new SeedImpossible(
             `${table.key}: no distinct values left for the unique key ${t.k.name} (${t.k.columns.join(', ')}) at row ${row + 1} after ${MAX_ATTEMPTS} draws; give its columns generators with more values, or fewer rows`,
           );
-        const redraw = new Set(t.positions);
+        // The key's columns, and those of a partial index's predicate (the row may leave its scope).
+        const redraw = new Set([
+          ...t.positions,
+          ...(t.k.predicate ?? []).map((term) => at.get(term.column) ?? -1),
+        ]);
         // A template over a redrawn column follows it.
         for (const i of templates) redraw.add(i);
         fill(values, row, attempt, redraw);
