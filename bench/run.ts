@@ -1,11 +1,13 @@
-// `npm run bench` runs five benches, or the one BENCH_ONLY names (`api`, `schema`, `migration`,
-// `patch` or `bridge`): this file's API bench, then the schema bench (bench/schema.ts: introspection
+// `npm run bench` runs six benches, or the one BENCH_ONLY names (`api`, `schema`, `migration`,
+// `patch`, `bridge` or `seed`): this file's API bench, then the schema bench (bench/schema.ts: introspection
 // + hash of 1,000 tables next to pg_dump and mariadb-dump, and the diff of two such models), then the migration
 // bench (bench/migration.ts: compare + plan + lint of two 1,000-table PostgreSQL databases, 5 % of
 // the tables changed), then the patch bench (bench/patch.ts: dry-run, backup + execute and rollback
 // of a patch touching 100,000 rows of a 1,000,000-row table, next to the same UPDATE run by psql and
 // mariadb), then the bridge bench (bench/bridge.ts: copies of 1,000,000 rows PG→PG, MariaDB→PG and
-// a 10 % subset, next to the engines' clients piped). Each updates its own section of
+// a 10 % subset, next to the engines' clients piped), then the seed bench (bench/seed.ts: a
+// 1,000,000-row seed run next to loading the same rows pre-generated, and each generator alone).
+// Each updates its own section of
 // bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
@@ -54,11 +56,12 @@ import { runPatchBench } from './patch.ts';
 import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
 import { updateResults } from './results.ts';
 import { runSchemaBench } from './schema.ts';
+import { runSeedBench } from './seed.ts';
 
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge'] as const;
+const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge', 'seed'] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -333,6 +336,9 @@ async function main(): Promise<void> {
   }
   if (only === undefined || only === 'bridge') {
     if (!(await runBridgeBench())) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'seed') {
+    if (!(await runSeedBench())) process.exitCode = 1;
   }
 }
 
