@@ -156,7 +156,12 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
       nullRatio: table.columns.find((c) => c.name === r.fk.columns[0])?.nullRatio ?? 0,
     }));
   const tracked = table.uniqueKeys
-    .filter((k) => k.columns.every((c) => at.has(c)) && !k.columns.some((c) => distinct.has(c)))
+    // A column distinct by construction keeps this run's rows apart, not from rows already there.
+    .filter(
+      (k) =>
+        k.columns.every((c) => at.has(c)) &&
+        (!k.columns.some((c) => distinct.has(c)) || (inputs.existingUnique?.get(k.name)?.size ?? 0) > 0),
+    )
     .map((k: UniqueKey) => ({
       k,
       positions: k.columns.map((c) => at.get(c)!),

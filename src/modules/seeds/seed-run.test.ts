@@ -288,6 +288,16 @@ describe('seed runs', () => {
         );
       });
 
+      it('runs again on a seeded target: new keys above the existing ones, unique values kept apart', async () => {
+        const before = Number((await engine.query(first.url, 'select max(id) as m from customers'))[0]?.m);
+        await run(await scenario(first.connectionId, 42));
+        const q = (sql: string) => engine.query(first.url, sql);
+        expect(Number((await q('select count(*) as n from customers'))[0]?.n)).toBe(600);
+        expect(Number((await q('select min(id) as m from customers where id > 300'))[0]?.m)).toBe(before + 1);
+        expect(await q('select email from customers group by email having count(*) > 1')).toEqual([]);
+        expect(await q('select order_id, line from order_items group by order_id, line having count(*) > 1')).toEqual([]);
+      });
+
       it('waits for approval on a production connection and writes nothing', async () => {
         const production = await target('production');
         const id = await scenario(production.connectionId, 7);
