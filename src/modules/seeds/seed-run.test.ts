@@ -4,6 +4,7 @@
 // inferred and explicit generators; every constraint holds (the database enforced them and the
 // queries below look again), the same seed gives byte-identical tables in another database,
 // another seed other rows; the preview writes nothing; a production connection waits for approval.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -295,7 +296,29 @@ describe('seed runs', () => {
         expect(Number((await q('select count(*) as n from customers'))[0]?.n)).toBe(600);
         expect(Number((await q('select min(id) as m from customers where id > 300'))[0]?.m)).toBe(before + 1);
         expect(await q('select email from customers group by email having count(*) > 1')).toEqual([]);
-        expect(await q('select order_id, line from order_items group by order_id, line having count(*) > 1')).toEqual([]);
+        expect(
+          await q('select order_id, line from order_items group by order_id, line having count(*) > 1'),
+        ).toEqual([]);
+      });
+
+      it('a cancelled run stops between batches and leaves the target as it was', async () => {
+        const fresh = await target();
+        const id = await scenario(fresh.connectionId, 3, {
+          locale: 'en',
+          tables: [{ table: 'customers', rows: 400_000 }],
+        });
+        const started = await owner.post(`${BASE}/${id}/run`);
+        expect(started.status).toBe(202);
+        let seen = started.body;
+        for (let i = 0; i < 300 && !(seen.status === 'running' && seen.progress.done > 0); i++) {
+          await sleep(20);
+          seen = (await owner.get(`${API}/runs/${started.body.id}`)).body;
+        }
+        expect(seen.status, JSON.stringify(seen)).toBe('running');
+        expect((await owner.post(`${API}/runs/${started.body.id}/cancel`)).status).toBe(200);
+        const finished = await waitForRun(owner, started.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(finished.status).toBe('cancelled');
+        expect(Number((await engine.query(fresh.url, 'select count(*) as n from customers'))[0]?.n)).toBe(0);
       });
 
       it('waits for approval on a production connection and writes nothing', async () => {
