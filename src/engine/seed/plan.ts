@@ -194,10 +194,11 @@ export function planSeed(
       if (fk.columns.some((c) => byReference.has(c))) continue;
       const parent = referencedKey(table, fk);
       const nullable = fk.columns.every((c) => seedColumns.get(c)?.column.nullable);
-      if (!located.has(parent) && !populated(parent)) {
+      const parentRows = located.get(parent)?.spec.rows ?? 0;
+      if (!populated(parent) && parentRows === 0 && spec.rows > 0) {
         problems.push({
           loc: loc('table'),
-          msg: `${key}.${fk.columns.join(', ')} references ${parent}, which is neither in the scenario nor holds rows${nullable ? ' (give the column {"kind": "null"} to leave it empty)' : ''}`,
+          msg: `${key}.${fk.columns.join(', ')} references ${parent}, which is neither in the scenario (with rows) nor holds rows${nullable ? ' (give the column {"kind": "null"} to leave it empty)' : ''}`,
           type: 'parent_missing',
         });
         continue;
@@ -283,6 +284,7 @@ export function planSeed(
         continue;
       }
       const inferred = inferGenerator(seed);
+      if (inferred && unique) widenForUnique(seed, inferred.generator, spec.rows);
       if (inferred) {
         const capacity = distinctCapacity(inferred.generator);
         if (unique && capacity !== null && capacity < spec.rows)
@@ -386,6 +388,24 @@ export function planSeed(
     problems,
     plan: { locale: definition.locale ?? 'en', tables: order.map((k) => byKey.get(k)!), outsideParents },
   };
+}
+
+/**
+ * An inferred range made wide enough for a unique column's rows (`rank integer unique` with 5,000
+ * rows gets 1..5,000, not the default 1..1,000), as far as the type and its CHECKs allow.
+ */
+function widenForUnique(seed: SeedColumn, generator: ResolvedColumn['generator'], rows: number): void {
+  const { shape, limits } = seed;
+  if (generator.kind === 'int' && generator.max - generator.min + 1 < rows) {
+    let top = generator.min + rows - 1;
+    if (shape.max !== null) top = Math.min(top, Number(shape.max));
+    if (limits.upper)
+      top = Math.min(top, limits.upper.inclusive ? limits.upper.value : limits.upper.value - 1);
+    generator.max = Math.max(generator.max, Math.floor(top));
+  } else if ((generator.kind === 'date' || generator.kind === 'timestamp') && !limits.upper) {
+    const step = generator.kind === 'date' ? 86_400_000 : 1000;
+    generator.to = Math.max(generator.to, generator.from + (rows - 1) * step);
+  }
 }
 
 /** Why a template cannot be filled (it names a column the scenario leaves to the database), or null. */

@@ -36,8 +36,12 @@ const people: TableModel = {
     column('score', 'integer'),
   ],
   primary_key: { name: 'people_pkey', columns: ['id'], deferrable: false, initially_deferred: false },
-  unique_constraints: [{ name: 'people_email_key', columns: ['email'], deferrable: false, initially_deferred: false }],
-  check_constraints: [{ name: 'people_score_check', expression: 'CHECK (((score >= 10) AND (score <= 20)))' }],
+  unique_constraints: [
+    { name: 'people_email_key', columns: ['email'], deferrable: false, initially_deferred: false },
+  ],
+  check_constraints: [
+    { name: 'people_score_check', expression: 'CHECK (((score >= 10) AND (score <= 20)))' },
+  ],
   exclusion_constraints: [],
   foreign_keys: [],
   indexes: [],
@@ -54,7 +58,9 @@ const model: SchemaModel = {
 } as unknown as SchemaModel;
 
 const definition: SeedDefinition = {
-  tables: [{ table: 'people', rows: 2500, columns: { nickname: { kind: 'faker', method: 'internet.username' } } }],
+  tables: [
+    { table: 'people', rows: 2500, columns: { nickname: { kind: 'faker', method: 'internet.username' } } },
+  ],
 };
 
 function rows(seed: number, batchRows: number): string {
@@ -62,7 +68,13 @@ function rows(seed: number, batchRows: number): string {
   expect(problems).toEqual([]);
   const table = plan!.tables[0]!;
   const pools = new Map([[poolKey(table.key, ['id']), new KeyPool([])]]);
-  const producer = tableProducer(table, { seed, locale: 'en', keyBase: new Map([['id', 0n]]), pools, recorded: [] });
+  const producer = tableProducer(table, {
+    seed,
+    locale: 'en',
+    keyBase: new Map([['id', 0n]]),
+    pools,
+    recorded: [],
+  });
   return [...producer.batches(batchRows)].map((b) => b.data.toString('utf8')).join('');
 }
 
@@ -85,7 +97,13 @@ describe('the seed row producer', () => {
     const { plan } = planSeed(model, definition, () => false);
     const table = plan!.tables[0]!;
     const make = () =>
-      tableProducer(table, { seed: 5, locale: 'en', keyBase: new Map([['id', 0n]]), pools: new Map(), recorded: [] });
+      tableProducer(table, {
+        seed: 5,
+        locale: 'en',
+        keyBase: new Map([['id', 0n]]),
+        pools: new Map(),
+        recorded: [],
+      });
     const inOrder = make();
     const all = Array.from({ length: 1500 }, (_, i) => inOrder.row(i));
     const jumped = make();

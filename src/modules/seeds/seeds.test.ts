@@ -173,7 +173,15 @@ describe('seed scenarios', () => {
         expect((await save([{ table: 'authors', rows: 10_000_001 }])).status).toBe(422);
         await refused(
           [{ table: 'books', rows: 5 }],
-          /references (public\.)?authors, which is neither in the scenario nor holds rows/,
+          /references (public\.)?authors, which is neither in the scenario \(with rows\) nor holds rows/,
+          'parent_missing',
+        );
+        await refused(
+          [
+            { table: 'authors', rows: 0 },
+            { table: 'books', rows: 5 },
+          ],
+          /references (public\.)?authors, which is neither in the scenario \(with rows\)/,
           'parent_missing',
         );
         await refused(
