@@ -262,28 +262,22 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
 }
 
 /**
- * The rows of the UPDATE that closes the deferred references of a table: its primary key and the
- * referencing columns, row by row (a self-reference points at an earlier row, the first at none).
- * Call after every table was produced, so the pools hold every parent row.
+ * The values of a table's deferred references for one row, in the order of their foreign keys'
+ * columns (a self-reference points at an earlier row, the first at none). Call once every table
+ * was produced, so the pools hold every parent row.
  */
-export function* deferredRows(
-  table: PlannedTable,
-  inputs: TableInputs,
-  primaryKeyOf: (row: number) => (string | null)[],
-  batchRows: number,
-): Generator<RowBatch> {
-  const deferred = table.references.filter((r) => r.deferred);
-  const refs = deferred.map((r) => ({
-    r,
-    pool: inputs.pools.get(poolKey(r.parent, r.fk.referenced_columns))!,
-    key: streamKey(inputs.seed, table.key, `reference:${r.fk.name}`),
-    nullKey: streamKey(inputs.seed, table.key, `reference-null:${r.fk.name}`),
-    nullRatio: table.columns.find((c) => c.name === r.fk.columns[0])?.nullRatio ?? 0,
-  }));
-  let lines = '';
-  let count = 0;
-  for (let row = 0; row < table.rows; row++) {
-    const fields = [...primaryKeyOf(row)];
+export function deferredValues(table: PlannedTable, inputs: TableInputs): (row: number) => (string | null)[] {
+  const refs = table.references
+    .filter((r) => r.deferred)
+    .map((r) => ({
+      r,
+      pool: inputs.pools.get(poolKey(r.parent, r.fk.referenced_columns))!,
+      key: streamKey(inputs.seed, table.key, `reference:${r.fk.name}`),
+      nullKey: streamKey(inputs.seed, table.key, `reference-null:${r.fk.name}`),
+      nullRatio: table.columns.find((c) => c.name === r.fk.columns[0])?.nullRatio ?? 0,
+    }));
+  return (row) => {
+    const fields: (string | null)[] = [];
     for (const ref of refs) {
       // A tree: row i points at one of the rows before it (existing ones, then generated 0 … i-1).
       const limit = ref.r.self ? ref.pool.existing.length + row : Number.POSITIVE_INFINITY;
@@ -292,7 +286,22 @@ export function* deferredRows(
       const parent = pick === null ? null : ref.pool.value(pick);
       for (let j = 0; j < ref.r.fk.columns.length; j++) fields.push(parent ? (parent[j] ?? null) : null);
     }
-    lines += `${fields.map(encodeField).join('\t')}\n`;
+    return fields;
+  };
+}
+
+/** The rows of the UPDATE that closes the deferred references: the primary key, then deferredValues. */
+export function* deferredRows(
+  table: PlannedTable,
+  inputs: TableInputs,
+  primaryKeyOf: (row: number) => (string | null)[],
+  batchRows: number,
+): Generator<RowBatch> {
+  const values = deferredValues(table, inputs);
+  let lines = '';
+  let count = 0;
+  for (let row = 0; row < table.rows; row++) {
+    lines += `${[...primaryKeyOf(row), ...values(row)].map(encodeField).join('\t')}\n`;
     if (++count >= batchRows) {
       yield { data: Buffer.from(lines, 'utf8'), rows: count };
       lines = '';

@@ -5,7 +5,7 @@
 import type { TargetHandle } from '../../dialects/dialect.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { PlannedTable, SeedPlan } from '../../engine/seed/plan.ts';
-import { poolKey, tableProducer } from '../../engine/seed/table-rows.ts';
+import { deferredValues, poolKey, tableProducer } from '../../engine/seed/table-rows.ts';
 import { populatedTables, readSeedInputs } from './seed-target.ts';
 
 export const PREVIEW_ROWS = 10;
@@ -53,9 +53,18 @@ export async function previewPlan(
       }
     return plan.tables.map((p) => {
       const producer = producers.get(p.key)!;
+      // References a cycle defers are filled by the run's UPDATE: shown with their final values.
+      const deferred = p.references.filter((r) => r.deferred).flatMap((r) => r.fk.columns);
+      const closing = deferred.length > 0 ? deferredValues(p, seeded.inputs.get(p.key)!) : null;
       const rows: Record<string, unknown>[] = [];
       for (let i = 0; i < Math.min(PREVIEW_ROWS, p.rows); i++) {
         const values = producer.row(i);
+        if (closing) {
+          const filled = closing(i);
+          deferred.forEach((c, j) => {
+            values[producer.columns.indexOf(c)] = filled[j] ?? null;
+          });
+        }
         rows.push(Object.fromEntries(producer.columns.map((c, j) => [c, asJson(p, c, values[j] ?? null)])));
       }
       return { table: p.key, rows };

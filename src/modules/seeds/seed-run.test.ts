@@ -280,13 +280,19 @@ describe('seed runs', () => {
         ).toHaveLength(10);
         expect(Number((await engine.query(fresh.url, 'select count(*) as n from customers'))[0]?.n)).toBe(0);
         // The same seed on an empty target: the preview shows what the first run wrote.
+        // The self-reference shows the value the closing UPDATE wrote.
         const written = await engine.query(
           first.url,
-          'select email, score from customers order by id limit 10',
+          'select email, score, referrer_id from customers order by id limit 10',
         );
-        expect(customers.rows.map((r: Record<string, unknown>) => [r.email, r.score])).toEqual(
-          written.map((r) => [r.email, Number(r.score)]),
+        expect(customers.rows.map((r: Record<string, unknown>) => [r.email, r.score, r.referrer_id])).toEqual(
+          written.map((r) => [
+            r.email,
+            Number(r.score),
+            r.referrer_id === null ? null : Number(r.referrer_id),
+          ]),
         );
+        expect(customers.rows.some((r: Record<string, unknown>) => r.referrer_id !== null)).toBe(true);
       });
 
       it('runs again on a seeded target: new keys above the existing ones, unique values kept apart', async () => {

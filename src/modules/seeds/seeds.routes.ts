@@ -122,7 +122,7 @@ export function registerSeedRoutes(app: App, { seeds }: { seeds: SeedsService })
         summary: 'The first rows (up to 10 a table) a run would write; nothing is written',
         description:
           'The same values a run with this seed writes first (keys above the current maximum of each table, as ' +
-          'now). References closed after a cycle show as first written (null). Heavy operation.',
+          'now), references closed after a cycle with the values the closing UPDATE writes. Heavy operation.',
         params: IdParams,
         response: { 200: PreviewSchema, ...errors(401, 403, 404, 422, 502) },
       },
