@@ -19,6 +19,9 @@ import type { SeedInputs } from './seed-target.ts';
 export const SEED_BATCH_ROWS = 5000;
 const STAGE = 'dbops_seed_stage';
 
+/** A foreign key of a seeded table would point at rows that do not exist (MySQL's check after the load). */
+export class OrphanRows extends Error {}
+
 export interface LoadProgress {
   /** Called after each batch; throws to stop (a cancellation). */
   batch(rows: number): Promise<void>;
@@ -114,7 +117,7 @@ export async function loadPlan(input: {
             ') LIMIT 1',
         );
         if (rows.length > 0)
-          throw new Error(
+          throw new OrphanRows(
             `Foreign key ${k.fk.name} of ${qualified(k.table)} would reference rows that do not exist`,
           );
       }

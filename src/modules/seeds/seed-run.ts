@@ -11,7 +11,7 @@ import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
-import { loadPlan } from './seed-load.ts';
+import { loadPlan, OrphanRows } from './seed-load.ts';
 import { populatedTables, readSeedInputs } from './seed-target.ts';
 import { findScenarioById } from './seeds.repo.ts';
 
@@ -77,7 +77,7 @@ export function createSeedRun(deps: {
         if (error instanceof RunCancelled || error instanceof RunFailed) throw error;
         if (error instanceof SeedImpossible)
           throw new RunFailed(`${error.message}; nothing was written`, empty);
-        if (error instanceof TargetError || error instanceof AppError || error instanceof Error)
+        if (error instanceof TargetError || error instanceof AppError || error instanceof OrphanRows)
           throw new RunFailed(`The seed run failed and wrote nothing: ${error.message}`, empty);
         throw error;
       } finally {

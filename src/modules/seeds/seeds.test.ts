@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
+import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
@@ -22,6 +23,7 @@ create table hens (id int primary key, egg_id int not null);
 create table eggs (id int primary key, hen_id int not null,
   constraint eggs_hen_fk foreign key (hen_id) references hens(id));
 alter table hens add constraint hens_egg_fk foreign key (egg_id) references eggs(id);
+create table codes (id int primary key, code varchar(8) not null, constraint codes_length check (char_length(code) + 0 = 3));
 `;
 
 describe('seed scenarios', () => {
@@ -236,6 +238,23 @@ describe('seed scenarios', () => {
         expect(actions).toEqual(
           expect.arrayContaining(['seed_scenario.create', 'seed_scenario.update', 'seed_scenario.delete']),
         );
+      });
+
+      it('fails a run on a CHECK it cannot read, naming it, and writes nothing', async () => {
+        const saved = await save([
+          { table: 'authors', rows: 3, columns: { kind: { kind: 'constant', value: 'poet' } } },
+          { table: 'codes', rows: 10 },
+        ]);
+        expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+        const started = await owner.post(`${BASE}/${saved.body.id}/run`);
+        expect(started.status).toBe(202);
+        const run = await waitForRun(owner, started.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(run.status).toBe('failed');
+        expect(run.error).toMatch(/codes_length/);
+        expect(run.error).toMatch(/wrote nothing/);
+        expect(run.result).toEqual({ tables: [], rows_total: 0 });
+        expect(Number((await engine.query(url, 'select count(*) as n from authors'))[0]?.n)).toBe(0);
+        expect(Number((await engine.query(url, 'select count(*) as n from codes'))[0]?.n)).toBe(0);
       });
     });
   }
