@@ -16,9 +16,11 @@ export async function populatedTables(handle: TargetHandle): Promise<Set<string>
   return new Set(stats.filter((s) => s.populated).map((s) => tableKey(s)));
 }
 
-/** Rows of `columns` of a table as the row pipeline's texts, at most `limit`. */
+/**
+ * Rows of `columns` of a table as the row pipeline's texts, at most `limit`, through a session of
+ * its own: a read stopped early leaves its session unusable (an open COPY), so it is closed after.
+ */
 async function readTexts(
-  session: RowSession,
   handle: TargetHandle,
   table: TableModel,
   columns: string[],
@@ -29,11 +31,17 @@ async function readTexts(
     dialect.rows.valueKind(table.columns.find((x) => x.name === c)?.type ?? 'text'),
   );
   const out: (string | null)[][] = [];
-  for await (const batch of session.readRows({ schema: table.schema, name: table.name, columns, kinds })) {
-    for (const line of batch.data.toString('utf8').split('\n')) {
-      if (line === '' || out.length >= limit) continue;
-      out.push(decodeRow(line));
+  const session = await handle.rowSession();
+  try {
+    for await (const batch of session.readRows({ schema: table.schema, name: table.name, columns, kinds })) {
+      for (const line of batch.data.toString('utf8').split('\n')) {
+        if (line === '' || out.length >= limit) continue;
+        out.push(decodeRow(line));
+      }
+      if (out.length >= limit) break;
     }
+  } finally {
+    await session.close();
   }
   return out;
 }
@@ -73,7 +81,7 @@ export async function readSeedInputs(
       if (!pools.has(key)) {
         const parent = tables.get(r.parent) as TableModel;
         const existing = populated.has(r.parent)
-          ? await readTexts(session, handle, parent, r.fk.referenced_columns, limit)
+          ? await readTexts(handle, parent, r.fk.referenced_columns, limit)
           : [];
         pools.set(key, new KeyPool(existing.filter((row) => row.every((v) => v !== null))));
       }
@@ -107,7 +115,7 @@ export async function readSeedInputs(
       keyBase,
       pools,
       recorded: recorded.get(planned.key) ?? [],
-      existingUnique: isPopulated ? await existingUnique(session, handle, planned, limit) : undefined,
+      existingUnique: isPopulated ? await existingUnique(handle, planned, limit) : undefined,
     });
   }
   return { inputs, pools };
@@ -115,7 +123,6 @@ export async function readSeedInputs(
 
 /** The values of the table's unique keys that are already there (keys the service writes excepted). */
 async function existingUnique(
-  session: RowSession,
   handle: TargetHandle,
   planned: PlannedTable,
   limit: number,
@@ -124,7 +131,7 @@ async function existingUnique(
   const written = new Map(planned.columns.map((c) => [c.name, c.generator.kind]));
   for (const key of planned.uniqueKeys) {
     if (key.columns.some((c) => written.get(c) === 'key' || !written.has(c))) continue;
-    const rows = await readTexts(session, handle, planned.table, key.columns, limit);
+    const rows = await readTexts(handle, planned.table, key.columns, limit);
     out.set(key.name, new Set(rows.filter((r) => r.every((v) => v !== null)).map((r) => r.join('\u0000'))));
   }
   return out;
