@@ -315,6 +315,25 @@ export function planSeed(
           type: 'generator_required',
         });
     }
+    // Rows need at least one column in the stream: a table the database fills alone (a serial
+    // key and defaults) gets its integer key written by the service.
+    if (columns.length === 0 && spec.rows > 0) {
+      const only = pk.length === 1 ? seedColumns.get(pk[0] as string) : undefined;
+      if (only?.family === 'integer' && !only.column.generated)
+        columns.push({
+          name: only.column.name,
+          generator: { kind: 'key' },
+          nullRatio: 0,
+          unique: true,
+          origin: 'key',
+        });
+      else
+        problems.push({
+          loc: loc('columns'),
+          msg: `${key}: every column is left to the database; give one a generator so rows can be written`,
+          type: 'generator_required',
+        });
+    }
     const templateProblem = orderTemplates(columns);
     if (templateProblem)
       problems.push({ loc: loc('columns'), msg: `${key}: ${templateProblem}`, type: 'unknown_column' });

@@ -111,4 +111,33 @@ describe('the seed row producer', () => {
     expect(jumped.row(1235)).toEqual(all[1235]);
     expect(make().row(3)).toEqual(all[3]);
   });
+
+  it('writes the key of a table whose other columns the database fills', () => {
+    const counters: TableModel = {
+      ...people,
+      name: 'counters',
+      columns: [
+        column('id', 'integer', { default: "nextval('counters_id_seq'::regclass)" }),
+        column('at', 'timestamp', { default: 'now()' }),
+      ],
+      primary_key: { name: 'counters_pkey', columns: ['id'], deferrable: false, initially_deferred: false },
+      unique_constraints: [],
+      check_constraints: [],
+    };
+    const only = planSeed(
+      { ...model, tables: [counters] },
+      { tables: [{ table: 'counters', rows: 3, columns: { at: { kind: 'default' } } }] },
+      () => false,
+    );
+    expect(only.problems).toEqual([]);
+    const producer = tableProducer(only.plan!.tables[0]!, {
+      seed: 1,
+      locale: 'en',
+      keyBase: new Map([['id', 7n]]),
+      pools: new Map(),
+      recorded: [],
+    });
+    expect(producer.columns).toEqual(['id']);
+    expect([...producer.batches(10)].map((b) => b.data.toString())).toEqual(['8\n9\n10\n']);
+  });
 });
