@@ -195,6 +195,13 @@ describe('seed runs', () => {
         const finished = await run(id);
         expect(finished.result).toMatchObject({ rows_total: 2540 + (engine.partial ? 200 : 0) });
         expect(finished.progress).toMatchObject({ unit: 'rows' });
+        // The module's declared event of a success went to the outbox with the run as data.
+        const events = await t.store.db
+          .selectFrom('events')
+          .select(['type', 'data'])
+          .where('type', '=', 'seed.completed')
+          .execute();
+        expect(events.some((e) => (e.data as { id?: string }).id === finished.id)).toBe(true);
         const q = (sql: string) => engine.query(first.url, sql);
         const count = async (table: string) => Number((await q(`select count(*) as n from ${table}`))[0]?.n);
         expect([await count('customers'), await count('orders'), await count('order_items')]).toEqual([
