@@ -363,4 +363,5 @@ export const mysqlRowFormat: RowFormat = {
     return `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${stage} ON DUPLICATE KEY UPDATE ${updates}`;
   },
   randomSql: 'RAND()',
+  subsetKeyTables: 'own',
 };

@@ -241,4 +241,5 @@ export const postgresRowFormat: RowFormat = {
     );
   },
   randomSql: 'random()',
+  subsetKeyTables: 'temporary',
 };

@@ -150,7 +150,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             subset = await computeSubset({
               session: srcSession,
               sql: srcDialect,
-              randomSql: srcDialect.rows.randomSql,
+              rows: srcDialect.rows,
               tables: planned,
               request: {
                 ...params.subset,
