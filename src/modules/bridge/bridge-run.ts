@@ -11,7 +11,7 @@ import { AppError, notFound } from '../../core/errors.ts';
 import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
-import { type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
+import { displayName, type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
@@ -23,13 +23,12 @@ import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.
 import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
 import { activeRunInto, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
 import type { BridgeParams } from './bridge.service.ts';
-import { createMissingTables } from './bridge-create.ts';
+import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
 
 /** Progress is written at most this often: every batch would be a store write per megabyte. */
 const PROGRESS_EVERY_MS = 250;
-
 export interface BridgeRunDeps {
   db: Db;
   connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
@@ -179,6 +178,11 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             targetTables: targetModel.tables,
             copied: planned.map((t) => t.target!),
             mode: params.mode,
+            keysAroundLoad: keysAroundLoad(
+              planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
+              tgtDialect,
+              { flavor: targetModel.flavor, mode: params.mode },
+            ),
           });
           const methods = new Set<string>();
           let failure: unknown;
