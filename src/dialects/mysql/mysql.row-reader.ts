@@ -11,8 +11,12 @@
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 
-/** A batch is handed on once it holds this many bytes. */
-const BATCH_BYTES = 1 << 20;
+/**
+ * A batch is handed on once it holds this many bytes. Each batch is a new buffer, freed only when
+ * the garbage collector gets to it: with 1 MB batches a 5M-row copy grew the process by ~150 MB of
+ * dead batches, with 128 kB ones by ~20 MB, at the same speed.
+ */
+const BATCH_BYTES = 1 << 17;
 /** Batches allowed to wait for the consumer before the connection is paused. */
 const QUEUED_BATCHES = 2;
 

@@ -153,7 +153,9 @@ export async function openMysqlRowSession(
     try {
       await connection.query({
         sql,
-        infileStreamFactory: () => Readable.from(counted(loadDataBatches(batches), tally)),
+        // One batch read ahead, not Readable.from's default of 16 (megabytes of batches waiting).
+        infileStreamFactory: () =>
+          Readable.from(counted(loadDataBatches(batches), tally), { highWaterMark: 1 }),
       } as mysql.QueryOptions);
     } catch (error) {
       throw tally.upstream ?? fail(error);
