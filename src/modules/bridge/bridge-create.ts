@@ -102,6 +102,9 @@ export function keysAroundLoad(
   const around = new Map<string, KeysAroundLoad>();
   if (!dialect.capabilities.transactionalDdl || context.mode === 'upsert') return around;
   for (const table of created) {
+    // A partitioned table's indexes and its partitions' are attached to each other, and an
+    // inheritance child's keys stand apart from its parent's: such tables keep their keys.
+    if (table.partitioning || (table.inherits ?? []).length > 0) continue;
     const ref = { schema: table.schema, name: table.name };
     const before: MigrationOperation[] = [
       ...table.indexes.map((index) => ({

@@ -29,6 +29,7 @@ import { computeSubset, type Subset } from './bridge-subset.ts';
 
 /** Progress is written at most this often: every batch would be a store write per megabyte. */
 const PROGRESS_EVERY_MS = 250;
+
 export interface BridgeRunDeps {
   db: Db;
   connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
