@@ -204,9 +204,10 @@ export interface RowFormat {
    * Where a subset's key tables live: `temporary`, session-private tables the server drops with the
    * session, even when the process dies (PostgreSQL); `own`, plain tables among this service's own
    * (SqlWriter.ownTable), because the engine cannot name a temporary table twice in one statement
-   * (MySQL), dropped by the run and, after a killed run, by the next subset on that server.
+   * (MySQL), dropped by the run and, after a killed run, by the next subset on that database:
+   * `leftoversSql` answers the names (`name`, unquoted) of the key tables there.
    */
-  readonly subsetKeyTables: 'temporary' | 'own';
+  readonly subsetKeyTables: { kind: 'temporary' } | { kind: 'own'; leftoversSql: string };
 }
 
 /**

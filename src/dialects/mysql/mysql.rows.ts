@@ -365,5 +365,10 @@ export const mysqlRowFormat: RowFormat = {
     return `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${stage} ON DUPLICATE KEY UPDATE ${updates}`;
   },
   randomSql: 'RAND()',
-  subsetKeyTables: 'own',
+  subsetKeyTables: {
+    kind: 'own',
+    leftoversSql:
+      'SELECT table_name AS name FROM information_schema.tables ' +
+      "WHERE table_schema = DATABASE() AND table_name LIKE '\\_dbops\\_bak\\_bridge\\_%'",
+  },
 };

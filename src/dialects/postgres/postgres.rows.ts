@@ -245,5 +245,5 @@ export const postgresRowFormat: RowFormat = {
     );
   },
   randomSql: 'random()',
-  subsetKeyTables: 'temporary',
+  subsetKeyTables: { kind: 'temporary' },
 };

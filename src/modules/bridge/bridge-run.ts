@@ -21,7 +21,7 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import type { Logger } from '../module.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
-import { activeRunInto, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
+import { activeRunInto, liveBridgeRunIds, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
 import type { BridgeParams } from './bridge.service.ts';
 import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
@@ -157,6 +157,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 table: plannedNamed(params.subset.table)?.name ?? params.subset.table,
               },
               runId: run.id,
+              liveRunIds: await liveBridgeRunIds(db),
             });
           const todo = planned.filter((t) => !skip.has(t.name));
           const stats = await srcHandle.tableStats(

@@ -1,7 +1,7 @@
 // Subsets on a graph where the skipped passes matter (bridge-subset.ts): a child pulled in along one
 // key that references another parent (whose parent pass must still run), a parent reached from two
 // children, a self-referencing table, on both engines, with the exact rows expected; and no key
-// table left behind after a run, whether it succeeded or failed.
+// table left behind after a run, whether it succeeded or failed, nor after a killed one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -114,6 +114,25 @@ describe.skipIf(!up)('bridge subsets', () => {
     const left = await engines.postgresql.query(
       urls.pg_source!,
       "select count(*)::int as n from pg_class where relname like 'dbops\\_bridge\\_%'",
+    );
+    expect(left).toEqual([{ n: 0 }]);
+  });
+
+  it('MariaDB: key tables a killed run left behind are dropped by the next subset', async () => {
+    // What a run killed mid-subset leaves: a plain key table named after a run that is not running.
+    await engines.mysql.load(
+      urls.my_source!,
+      'create table `_dbops_bak_bridge_deadbeef_0` (id int primary key)',
+    );
+    const run = await copy({
+      source_connection_id: ids.my_source,
+      target_connection_id: ids.my_target,
+      subset: { table: 'customer', where: 'id = 2' },
+    });
+    expect(run.error).toBeNull();
+    const left = await engines.mysql.query(
+      urls.my_source!,
+      "select count(*) as n from information_schema.tables where table_schema = database() and table_name like '\\_dbops\\_bak\\_%'",
     );
     expect(left).toEqual([{ n: 0 }]);
   });

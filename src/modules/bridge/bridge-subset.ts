@@ -47,11 +47,13 @@ export async function computeSubset(input: {
   tables: PlannedTable[];
   request: SubsetRequest;
   runId: string;
+  /** Ids of the bridge runs queued or running now: their key tables are not leftovers. */
+  liveRunIds: string[];
 }): Promise<Subset> {
   const { session, sql, tables, request } = input;
   const q = (name: string) => sql.quoteIdent(name);
   const keyOf = (t: PlannedTable) => t.source.primary_key!.columns;
-  const temporary = input.rows.subsetKeyTables === 'temporary';
+  const temporary = input.rows.subsetKeyTables.kind === 'temporary';
   const keyTableName = (i: number) => `dbops_bridge_${input.runId.slice(0, 8)}_${i}`;
   const keyTable = new Map(
     tables.map(
@@ -93,7 +95,10 @@ export async function computeSubset(input: {
       .map((c) => `k.${q(c)} = ${alias}.${q(c)}`)
       .join(' AND ');
   try {
-    if (!temporary) for (const setup of sql.ownTablesSetup()) await session.query(setup);
+    if (input.rows.subsetKeyTables.kind === 'own') {
+      for (const setup of sql.ownTablesSetup()) await session.query(setup);
+      await dropLeftovers(session, sql, input.rows.subsetKeyTables.leftoversSql, input.liveRunIds);
+    }
     for (const t of tables) {
       const name = keyTable.get(t.name)!;
       await session.query(`DROP TABLE IF EXISTS ${name}`);
@@ -224,5 +229,25 @@ export async function computeSubset(input: {
   } catch (error) {
     await drop();
     throw error;
+  }
+}
+
+/**
+ * Key tables of runs that are no longer queued or running (a process killed mid-run leaves its
+ * plain key tables behind; temporary ones go with the session): dropped before a new subset.
+ * Their names carry the first 8 characters of the run's id.
+ */
+async function dropLeftovers(
+  session: RowSession,
+  sql: SqlWriter,
+  leftoversSql: string,
+  liveRunIds: string[],
+): Promise<void> {
+  const live = new Set(liveRunIds.map((id) => id.slice(0, 8)));
+  const { rows } = await session.query(leftoversSql);
+  for (const { name } of rows as { name: string }[]) {
+    const run = /bridge_([0-9a-f]{8})_\d+$/.exec(name)?.[1];
+    if (run !== undefined && !live.has(run))
+      await session.query(`DROP TABLE IF EXISTS ${sql.quoteIdent(name)}`);
   }
 }
