@@ -46,8 +46,7 @@ interface CoreQuery {
 /**
  * Writes rows of raw MySQL fields into a growing buffer in the neutral format (copy-text.ts):
  * `\N` for NULL, backslash, tab, newline and carriage return escaped, binary as `\x` + hex (its
- * backslash escaped too, as for any field),
- * BIT as its decimal value.
+ * backslash escaped too, as in any field), BIT as its decimal value.
  */
 export class NeutralRowWriter {
   private out = Buffer.allocUnsafe(BATCH_BYTES + (BATCH_BYTES >> 2));

@@ -54,10 +54,11 @@ export async function computeSubset(input: {
   const q = (name: string) => sql.quoteIdent(name);
   const keyOf = (t: PlannedTable) => t.source.primary_key!.columns;
   const temporary = input.rows.subsetKeyTables.kind === 'temporary';
-  const keyTableName = (i: number) => `dbops_bridge_${input.runId.slice(0, 8)}_${i}`;
+  // Named after the run: `dbops_bridge_<run>_<n>` (temporary) or the service's own `bridge_<run>_<n>`.
+  const keyTableName = (i: number) => `bridge_${input.runId.slice(0, 8)}_${i}`;
   const keyTable = new Map(
     tables.map(
-      (t, i) => [t.name, temporary ? q(keyTableName(i)) : sql.ownTable(keyTableName(i).slice(6))] as const,
+      (t, i) => [t.name, temporary ? q(`dbops_${keyTableName(i)}`) : sql.ownTable(keyTableName(i))] as const,
     ),
   );
   const src = (t: TableModel) => qualifiedTable(q, t);
