@@ -74,7 +74,11 @@ export async function openPostgresRowSession(
       const sql = `COPY ${table} (${request.columns.map(q).join(', ')}) FROM STDIN`;
       const tally: { rows: number; upstream?: unknown } = { rows: 0 };
       try {
-        await pipeline(Readable.from(counted(batches, tally)), client.query(copyFrom(sql)));
+        // One batch read ahead, not Readable.from's default of 16 (megabytes of batches waiting).
+        await pipeline(
+          Readable.from(counted(batches, tally), { highWaterMark: 1 }),
+          client.query(copyFrom(sql)),
+        );
       } catch (error) {
         throw tally.upstream ?? failWithContext(error);
       }
@@ -245,4 +249,5 @@ export const postgresRowFormat: RowFormat = {
     );
   },
   randomSql: 'random()',
+  subsetKeyTables: { kind: 'temporary' },
 };
