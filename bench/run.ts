@@ -1,12 +1,8 @@
-// `npm run bench` runs five benches, or the one BENCH_ONLY names (`api`, `schema`, `migration`,
-// `patch` or `bridge`): this file's API bench, then the schema bench (bench/schema.ts: introspection
-// + hash of 1,000 tables next to pg_dump and mariadb-dump, and the diff of two such models), then the migration
-// bench (bench/migration.ts: compare + plan + lint of two 1,000-table PostgreSQL databases, 5 % of
-// the tables changed), then the patch bench (bench/patch.ts: dry-run, backup + execute and rollback
-// of a patch touching 100,000 rows of a 1,000,000-row table, next to the same UPDATE run by psql and
-// mariadb), then the bridge bench (bench/bridge.ts: copies of 1,000,000 rows PG→PG, MariaDB→PG and
-// a 10 % subset, next to the engines' clients piped). Each updates its own section of
-// bench/results.md; the exit code is 1 when any misses its target.
+// `npm run bench` runs every bench of BENCHES below, in that order, or the one BENCH_ONLY names. Each
+// bench file's header says what it measures and beside which physical limit: bench/schema.ts
+// (introspection of 1,000 tables), bench/migration.ts (compare + plan + lint), bench/patch.ts,
+// bench/bridge.ts, bench/seed.ts, bench/events.ts (webhook fan-out), and this file's API bench.
+// Each updates its own section of bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
 // projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
@@ -39,6 +35,7 @@ import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
 import { runBridgeBench } from './bridge.ts';
 import { positiveNumber } from './env.ts';
+import { runEventsBench } from './events.ts';
 import {
   API_PATH,
   HELLO_PATH,
@@ -54,11 +51,12 @@ import { runPatchBench } from './patch.ts';
 import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
 import { updateResults } from './results.ts';
 import { runSchemaBench } from './schema.ts';
+import { runSeedBench } from './seed.ts';
 
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge'] as const;
+const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge', 'seed', 'events'] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -333,6 +331,12 @@ async function main(): Promise<void> {
   }
   if (only === undefined || only === 'bridge') {
     if (!(await runBridgeBench())) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'seed') {
+    if (!(await runSeedBench())) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'events') {
+    if (!(await runEventsBench())) process.exitCode = 1;
   }
 }
 

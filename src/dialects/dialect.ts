@@ -200,6 +200,14 @@ export interface RowFormat {
   upsertSql(table: string, stage: string, columns: string[], key: string[]): string;
   /** An expression answering a random number in [0, 1) for each row (subset `percent`). */
   readonly randomSql: string;
+  /**
+   * Where a subset's key tables live: `temporary`, session-private tables the server drops with the
+   * session, even when the process dies (PostgreSQL); `own`, plain tables among this service's own
+   * (SqlWriter.ownTable), because the engine cannot name a temporary table twice in one statement
+   * (MySQL), dropped by the run and, after a killed run, by the next subset on that database:
+   * `leftoversSql` answers the names (`name`, unquoted) of the key tables there.
+   */
+  readonly subsetKeyTables: { kind: 'temporary' } | { kind: 'own'; leftoversSql: string };
 }
 
 /**

@@ -26,6 +26,8 @@ const BODYLESS = new Set([
   'rollbackMigration',
   'createScimToken',
   'runAnonymizeConfig',
+  'previewSeedScenario',
+  'runSeedScenario',
   'rotateWebhookSecret',
   'redeliverWebhookDelivery',
   'testWebhook',

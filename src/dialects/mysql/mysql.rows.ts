@@ -8,7 +8,7 @@
 // load with any warning is failed here with the first one, which names the column and the row.
 import { Readable } from 'node:stream';
 import type mysql from 'mysql2/promise';
-import { decodeRow, encodeField, type RowBatch } from '../../engine/rows/copy-text.ts';
+import { decodeRow, type RowBatch } from '../../engine/rows/copy-text.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import type { Flavor } from '../../engine/schema/model.ts';
 import type {
@@ -20,10 +20,10 @@ import type {
 } from '../dialect.ts';
 import { TargetError } from '../errors.ts';
 import { counted, qualifiedTable } from '../rows.ts';
+import { type CoreConnection, readNeutralBatches } from './mysql.row-reader.ts';
 import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
 const q = mysqlSqlWriter.quoteIdent;
-const BATCH_BYTES = 1 << 20;
 /**
  * Error symbols of a refused LOAD DATA LOCAL: ER_NOT_ALLOWED_COMMAND (1148),
  * ER_CLIENT_LOCAL_FILES_DISABLED (3948), ER_LOAD_INFILE_CAPABILITY_DISABLED (2068).
@@ -35,11 +35,6 @@ const LOCAL_INFILE_REFUSED = new Set([
 ]);
 /** Placeholders one INSERT may carry (the protocol's limit is 65535). */
 const MAX_PARAMS = 60_000;
-
-/** Core (callback) connection of mysql2: the promise wrapper has no row streams. */
-interface CoreConnection {
-  query(options: object): { stream(options?: { highWaterMark?: number }): Readable };
-}
 
 /**
  * The expression that turns a field's neutral text `v` into the value of a target column of `kind`:
@@ -59,17 +54,6 @@ function loadExpression(kind: ValueKind, v: string): string | null {
     default:
       return null;
   }
-}
-
-/** A field's neutral text from the raw bytes mysql2 hands over with typeCast off. */
-function neutralText(kind: ValueKind, bit: boolean, raw: Buffer | null): string | null {
-  if (raw === null) return null;
-  if (bit) {
-    let n = 0n;
-    for (const byte of raw) n = (n << 8n) | BigInt(byte);
-    return n.toString();
-  }
-  return kind === 'binary' ? `\\x${raw.toString('hex')}` : raw.toString('utf8');
 }
 
 const BACKSLASH = 0x5c;
@@ -169,7 +153,9 @@ export async function openMysqlRowSession(
     try {
       await connection.query({
         sql,
-        infileStreamFactory: () => Readable.from(counted(loadDataBatches(batches), tally)),
+        // One batch read ahead, not Readable.from's default of 16 (megabytes of batches waiting).
+        infileStreamFactory: () =>
+          Readable.from(counted(loadDataBatches(batches), tally), { highWaterMark: 1 }),
       } as mysql.QueryOptions);
     } catch (error) {
       throw tally.upstream ?? fail(error);
@@ -224,41 +210,13 @@ export async function openMysqlRowSession(
 
   return {
     query: run,
-    async *readRows(request: ReadRowsRequest): AsyncGenerator<RowBatch> {
+    readRows(request: ReadRowsRequest): AsyncGenerator<RowBatch> {
       const table = qualifiedTable(q, request);
       const sql =
         `SELECT ${request.columns.map(q).join(', ')} FROM ${table}` +
         (request.where === undefined ? '' : ` WHERE ${request.where}`);
       const core = (connection as unknown as { connection: CoreConnection }).connection;
-      const stream = core.query({ sql, rowsAsArray: true, typeCast: false }).stream({ highWaterMark: 256 });
-      let bits: boolean[] | undefined;
-      stream.on('fields', (fields: { columnType: number }[]) => {
-        // MYSQL_TYPE_BIT = 16: its bytes are a number, not text.
-        bits = fields.map((f) => f.columnType === 16);
-      });
-      let text = '';
-      let rows = 0;
-      try {
-        for await (const row of stream as AsyncIterable<(Buffer | null)[]>) {
-          let line = '';
-          for (let i = 0; i < row.length; i++)
-            line +=
-              (i === 0 ? '' : '\t') +
-              encodeField(neutralText(request.kinds[i]!, bits?.[i] ?? false, row[i]!));
-          text += `${line}\n`;
-          rows++;
-          if (text.length >= BATCH_BYTES) {
-            yield { data: Buffer.from(text, 'utf8'), rows };
-            text = '';
-            rows = 0;
-          }
-        }
-      } catch (error) {
-        throw fail(error);
-      } finally {
-        if (!stream.readableEnded) stream.destroy();
-      }
-      if (rows > 0) yield { data: Buffer.from(text, 'utf8'), rows };
+      return readNeutralBatches(core, sql, request.kinds, fail);
     },
     async writeRows(request, batches) {
       if (localInfile === undefined) {
@@ -407,4 +365,10 @@ export const mysqlRowFormat: RowFormat = {
     return `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${stage} ON DUPLICATE KEY UPDATE ${updates}`;
   },
   randomSql: 'RAND()',
+  subsetKeyTables: {
+    kind: 'own',
+    leftoversSql:
+      'SELECT table_name AS name FROM information_schema.tables ' +
+      "WHERE table_schema = DATABASE() AND table_name LIKE '\\_dbops\\_bak\\_bridge\\_%'",
+  },
 };

@@ -11,7 +11,7 @@ import { AppError, notFound } from '../../core/errors.ts';
 import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
-import { type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
+import { displayName, type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
@@ -21,9 +21,9 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import type { Logger } from '../module.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
-import { activeRunInto, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
+import { activeRunInto, liveBridgeRunIds, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
 import type { BridgeParams } from './bridge.service.ts';
-import { createMissingTables } from './bridge-create.ts';
+import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
 
@@ -150,13 +150,14 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             subset = await computeSubset({
               session: srcSession,
               sql: srcDialect,
-              randomSql: srcDialect.rows.randomSql,
+              rows: srcDialect.rows,
               tables: planned,
               request: {
                 ...params.subset,
                 table: plannedNamed(params.subset.table)?.name ?? params.subset.table,
               },
               runId: run.id,
+              liveRunIds: await liveBridgeRunIds(db),
             });
           const todo = planned.filter((t) => !skip.has(t.name));
           const stats = await srcHandle.tableStats(
@@ -179,6 +180,11 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             targetTables: targetModel.tables,
             copied: planned.map((t) => t.target!),
             mode: params.mode,
+            keysAroundLoad: keysAroundLoad(
+              planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
+              tgtDialect,
+              { flavor: targetModel.flavor, mode: params.mode },
+            ),
           });
           const methods = new Set<string>();
           let failure: unknown;
