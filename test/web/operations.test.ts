@@ -330,6 +330,31 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     expect(problems).toEqual([]);
   });
 
+  it('seeds a table picked from the schema: preview, then a run that writes the rows', async () => {
+    const { page, problems } = ownerPage;
+    await onTarget(
+      source.url,
+      'create table people (id int primary key, email text not null, first_name text)',
+    );
+    await page.getByRole('link', { name: 'Seeds' }).click();
+    const form = page.getByRole('form', { name: 'New seed scenario' });
+    await form.getByLabel('Scenario name').fill('people');
+    await form.getByLabel('Connection').selectOption(ids.source!);
+    await form.getByLabel('Seed', { exact: true }).fill('7');
+    await form.getByLabel('public.people').fill('25');
+    await form.getByRole('button', { name: 'Save scenario' }).click();
+    const detail = page.getByRole('region', { name: 'Scenario people' });
+    await detail.getByRole('button', { name: 'Preview rows' }).click();
+    await expect.poll(() => detail.locator('tbody tr').count()).toBe(10);
+    expect(await detail.locator('tbody tr').first().locator('td').nth(1).textContent()).toMatch(/@/);
+    await captureBothWidths(page, 'seeds');
+    await detail.getByRole('button', { name: 'Run seed' }).click();
+    await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
+    const counted = await onTarget<{ count: string }>(source.url, 'select count(*) from people');
+    expect(Number(counted[0]?.count)).toBe(25);
+    expect(problems).toEqual([]);
+  });
+
   it('shows runs with their progress in the list and the indicator', async () => {
     const { page } = ownerPage;
     await page.getByRole('link', { name: 'Runs', exact: true }).click();

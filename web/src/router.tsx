@@ -18,6 +18,7 @@ import { PolicyPage } from './pages/PolicyPage.tsx';
 import { ProfilePage } from './pages/ProfilePage.tsx';
 import { RunPage } from './pages/RunPage.tsx';
 import { RunsPage } from './pages/RunsPage.tsx';
+import { SeedsPage } from './pages/SeedsPage.tsx';
 import { WebhooksPage } from './pages/WebhooksPage.tsx';
 import { Layout } from './shell/Layout.tsx';
 
@@ -53,6 +54,7 @@ export const router = createBrowserRouter([
       { path: '/projects/:pid/bridge', element: <BridgePage /> },
       { path: '/projects/:pid/policy', element: <PolicyPage /> },
       { path: '/projects/:pid/anonymize', element: <AnonymizePage /> },
+      { path: '/projects/:pid/seeds', element: <SeedsPage /> },
       { path: '/projects/:pid/runs/:runId', element: <RunPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
