@@ -5,6 +5,8 @@
 import { decodeRow, encodeRow, type RowBatch, type RowValues } from './copy-text.ts';
 
 export type RowTransform = (row: RowValues) => RowValues;
+/** A transform of a batch's rows at once (a shuffle permutes values among them); same count, same order of rows out. */
+export type BatchTransform = (rows: RowValues[]) => RowValues[];
 
 /** The batches with `transform` applied to every row; same batch boundaries, same row counts. */
 export async function* transformBatches(
@@ -18,6 +20,21 @@ export async function* transformBatches(
     let out = '';
     for (const line of lines) out += encodeRow(transform(decodeRow(line)));
     yield { data: Buffer.from(out, 'utf8'), rows: lines.length };
+  }
+}
+
+/** The batches with `transform` applied to each batch's decoded rows; same batch boundaries, same row counts. */
+export async function* transformRowBatches(
+  batches: AsyncIterable<RowBatch>,
+  transform: BatchTransform,
+): AsyncGenerator<RowBatch> {
+  for await (const batch of batches) {
+    const lines = batch.data.toString('utf8').split('\n');
+    lines.pop();
+    const rows = transform(lines.map(decodeRow));
+    let out = '';
+    for (const row of rows) out += encodeRow(row);
+    yield { data: Buffer.from(out, 'utf8'), rows: rows.length };
   }
 }
 

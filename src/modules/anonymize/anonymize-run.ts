@@ -133,7 +133,7 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
         await context.progress(progress.done, progress.done);
         return result();
       } catch (error) {
-        if (error instanceof RunCancelled) throw error;
+        if (error instanceof RunCancelled) throw new RunCancelled(result());
         if (error instanceof RunFailed) throw new RunFailed(error.message, { ...result(), ...error.result });
         if (error instanceof TargetError || error instanceof AppError)
           throw new RunFailed(
