@@ -39,6 +39,7 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
+import { planStage, type Stage, writeBack } from './in-place-write.ts';
 
 /** Progress is written at most this often. */
 const PROGRESS_EVERY_MS = 250;
@@ -57,21 +58,28 @@ export interface AnonymizeRunDeps {
   connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
 }
 
-/** The batches transformed by `transform.batch`: decoded, every rule applied, encoded again. */
+/**
+ * The batches transformed by `transform.batch`: decoded, every rule applied, encoded again, each
+ * row followed by the stage's extra fields (its original key, its rank: in-place-write.ts).
+ */
 async function* transformed(
   batches: AsyncIterable<RowBatch>,
   columns: string[],
   transform: TableTransform,
+  extras: Stage['extras'],
 ): AsyncGenerator<RowBatch> {
+  let rank = 0;
   for await (const batch of batches) {
     const lines = batch.data.toString('utf8').split('\n');
     lines.pop();
-    const rows: Row[] = lines.map((line) => {
-      const values = decodeRow(line);
-      return Object.fromEntries(columns.map((c, i) => [c, values[i] ?? null]));
-    });
+    const originals = lines.map(decodeRow);
+    const rows: Row[] = originals.map((values) =>
+      Object.fromEntries(columns.map((c, i) => [c, values[i] ?? null])),
+    );
     let out = '';
-    for (const row of transform.batch(rows)) out += encodeRow(columns.map((c) => asText(row[c])));
+    transform.batch(rows).forEach((row, i) => {
+      out += encodeRow([...columns.map((c) => asText(row[c])), ...extras(originals[i] ?? [], ++rank)]);
+    });
     yield { data: Buffer.from(out, 'utf8'), rows: lines.length };
   }
 }
@@ -187,7 +195,7 @@ async function rewriteGroup(
     await context.progress(progress.done, progress.total);
     // Every table streamed into a stage of its own first: dropping a key (PostgreSQL) locks its
     // tables against the reading session, so the keys go only once every row has been read.
-    const staged: { table: TableModel; stage: string; columns: string[]; rows: number }[] = [];
+    const staged: { table: TableModel; stage: Stage; rows: number }[] = [];
     for (const [i, planned] of group.tables.entries()) {
       const table = tables.get(planned.table) as TableModel;
       const transform = transforms.get(planned.table) as TableTransform;
@@ -195,8 +203,16 @@ async function rewriteGroup(
       const kinds = columns.map((name) =>
         dialect.rows.valueKind((table.columns.find((c) => c.name === name) as { type: string }).type),
       );
-      const stage = q(`${STAGE}_${i}`);
-      for (const statement of dialect.rows.stageSql(stage, qualified(table))) await session.query(statement);
+      const stage = planStage(
+        dialect,
+        { model: table, qualified: qualified(table) },
+        columns,
+        kinds,
+        planned.key,
+        transform.columns,
+        `${STAGE}_${i}`,
+      );
+      await session.query(stage.createSql);
       // Read through a second session (the rows are locked by this one, not hidden from it) and
       // written into the stage as they come: the slowest end sets the pace, memory stays bounded.
       const batches = tapBatches(
@@ -204,6 +220,7 @@ async function rewriteGroup(
           reader.readRows({ schema: table.schema, name: table.name, columns, kinds }),
           columns,
           transform,
+          stage.extras,
         ),
         async (batch) => {
           progress.done += batch.rows;
@@ -215,27 +232,27 @@ async function rewriteGroup(
         },
       );
       const written = await session.writeRows(
-        { schema: null, name: `${STAGE}_${i}`, columns, kinds },
+        { schema: null, name: stage.name, columns: stage.columns, kinds: stage.kinds },
         batches,
       );
-      staged.push({ table, stage, columns: transform.columns, rows: written.rows });
+      staged.push({ table, stage, rows: written.rows });
       await context.progress(progress.done, Math.max(progress.total, progress.done));
     }
 
     if (fkLoad.kind === 'readd')
       for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
-    for (const [i, { table, stage, columns, rows }] of staged.entries()) {
+    for (const [i, { table, stage, rows }] of staged.entries()) {
       const planned = group.tables[i] as TableGroup['tables'][number];
-      const on = planned.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
-      await session.query(
-        dialect.updateFrom(
-          { table: qualified(table), alias: 't' },
-          { table: stage, alias: 's' },
-          on,
-          columns,
-        ),
+      const transform = transforms.get(planned.table) as TableTransform;
+      await writeBack(
+        session,
+        dialect,
+        { model: table, qualified: qualified(table) },
+        stage,
+        planned.key,
+        transform.columns,
+        rows,
       );
-      await session.query(`DROP ${dialect.capabilities.transactionalDdl ? '' : 'TEMPORARY '}TABLE ${stage}`);
       out.push({ table: planned.table, rows });
     }
 

@@ -104,7 +104,7 @@ export function createBridgeAnonymizer(deps: {
       return {
         forTable(table: string, columns: readonly string[]) {
           const transform = transforms.get(table);
-          if (!transform || !transform.columns.some((c) => columns.includes(c))) return null;
+          if (!transform?.columns.some((c) => columns.includes(c))) return null;
           return positionalBatchTransform(transform, columns);
         },
       };
