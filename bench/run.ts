@@ -5,7 +5,10 @@
 // the tables changed), then the patch bench (bench/patch.ts: dry-run, backup + execute and rollback
 // of a patch touching 100,000 rows of a 1,000,000-row table, next to the same UPDATE run by psql and
 // mariadb), then the bridge bench (bench/bridge.ts: copies of 1,000,000 rows PG→PG, MariaDB→PG and
-// a 10 % subset, next to the engines' clients piped). Each updates its own section of
+// a 10 % subset, next to the engines' clients piped), then the anonymization benches
+// (`anonymize-transformers`: bench/anonymize-transformers.ts, values per second of each transformer;
+// `anonymize`: bench/anonymize.ts, in place and on the bridge next to md5 UPDATE and the COPY pipe).
+// Each updates its own section of
 // bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
@@ -37,6 +40,8 @@ import path from 'node:path';
 import type { Result } from 'autocannon';
 import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
+import { runAnonymizeBench } from './anonymize.ts';
+import { runAnonymizeTransformerBench } from './anonymize-transformers.ts';
 import { runBridgeBench } from './bridge.ts';
 import { positiveNumber } from './env.ts';
 import {
@@ -58,7 +63,15 @@ import { runSchemaBench } from './schema.ts';
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge'] as const;
+const BENCHES = [
+  'api',
+  'schema',
+  'migration',
+  'patch',
+  'bridge',
+  'anonymize-transformers',
+  'anonymize',
+] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -333,6 +346,14 @@ async function main(): Promise<void> {
   }
   if (only === undefined || only === 'bridge') {
     if (!(await runBridgeBench())) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'anonymize-transformers') {
+    const { report, ok } = await runAnonymizeTransformerBench();
+    console.log(`\n${report}`);
+    if (!ok) process.exitCode = 1;
+  }
+  if (only === undefined || only === 'anonymize') {
+    if (!(await runAnonymizeBench())) process.exitCode = 1;
   }
 }
 
