@@ -23,19 +23,23 @@ export async function* transformBatches(
   }
 }
 
+/** One batch with `transform` applied to its decoded rows. */
+export function transformBatch(data: Buffer, transform: BatchTransform): RowBatch {
+  const lines = data.toString('utf8').split('\n');
+  // The batch ends with a newline: the last piece is empty.
+  lines.pop();
+  const rows = transform(lines.map(decodeRow));
+  let out = '';
+  for (const row of rows) out += encodeRow(row);
+  return { data: Buffer.from(out, 'utf8'), rows: rows.length };
+}
+
 /** The batches with `transform` applied to each batch's decoded rows; same batch boundaries, same row counts. */
 export async function* transformRowBatches(
   batches: AsyncIterable<RowBatch>,
   transform: BatchTransform,
 ): AsyncGenerator<RowBatch> {
-  for await (const batch of batches) {
-    const lines = batch.data.toString('utf8').split('\n');
-    lines.pop();
-    const rows = transform(lines.map(decodeRow));
-    let out = '';
-    for (const row of rows) out += encodeRow(row);
-    yield { data: Buffer.from(out, 'utf8'), rows: rows.length };
-  }
+  for await (const batch of batches) yield transformBatch(batch.data, transform);
 }
 
 /** Runs `each` on every batch as it passes (progress, cancellation checkpoints) without touching it. */

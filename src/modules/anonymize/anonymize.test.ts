@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, SECRET_KEY, type TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
+import { decodeRow, encodeRow } from '../../engine/rows/copy-text.ts';
 import { createSecretBox } from '../../security/secret-box.ts';
 import { findConfigById } from './anonymize.repo.ts';
 import { configBinding, createBridgeAnonymizer } from './bridge-transforms.ts';
@@ -405,16 +406,32 @@ describe('anonymization configs', () => {
         const stored = (await findConfigById(t.store.db, created.body.id))!;
         const anonymizer = createBridgeAnonymizer(t.composition);
         const inFlight = await anonymizer.open(created.body.id, configBinding(stored), model);
-        const [customer] = inFlight.forTable(table('customers'), ['id', 'email', 'full_name'])!([
-          ['1', 'ada@lovelace.org', 'Ada'],
-        ]);
+        // Rows through a table's transform as the bridge streams them (batches, on the worker threads).
+        const through = async (name: string, columns: string[], rows: string[][]) => {
+          const out: string[][] = [];
+          async function* batches() {
+            yield { data: Buffer.from(rows.map(encodeRow).join('')), rows: rows.length };
+          }
+          for await (const batch of inFlight.forTable(name, columns)!(batches()))
+            for (const line of batch.data.toString('utf8').split('\n').slice(0, -1))
+              out.push(decodeRow(line) as string[]);
+          return out;
+        };
+        const [customer] = await through(
+          table('customers'),
+          ['id', 'email', 'full_name'],
+          [['1', 'ada@lovelace.org', 'Ada']],
+        );
         expect(customer![1]).toMatch(/^[0-9a-f]{24}$/);
         expect(customer!.slice(0, 1).concat(customer!.slice(2))).toEqual(['1', 'Ada']);
-        const [order] = inFlight.forTable(table('orders'), ['id', 'customer_email'])!([
-          ['10', 'ada@lovelace.org'],
-        ]);
+        const [order] = await through(
+          table('orders'),
+          ['id', 'customer_email'],
+          [['10', 'ada@lovelace.org']],
+        );
         expect(order![1]).toBe(customer![1]);
         expect(inFlight.forTable(table('customers'), ['id', 'full_name'])).toBeNull();
+        await inFlight.close();
 
         const smaller = {
           ...model,

@@ -10,11 +10,6 @@ import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, notFound } from '../../core/errors.ts';
 import { type CheckedRules, checkConfigRules } from '../../engine/anonymize/config-check.ts';
 import { canonicalJson } from '../../engine/anonymize/keyed.ts';
-import {
-  compileTableTransforms,
-  positionalBatchTransform,
-  type TableTransform,
-} from '../../engine/anonymize/row-transform.ts';
 import { planRun, strictViolations } from '../../engine/anonymize/run-plan.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
@@ -25,6 +20,7 @@ import { RunFailed } from '../runs/runs.executor.ts';
 import { findConfig, findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
 import { scanColumns } from './pii-scan.ts';
+import { createTransformPool, type TransformPool } from './transform-pool.ts';
 
 const LOC = ['body', 'anonymize_config_id'];
 
@@ -97,15 +93,20 @@ export function createBridgeAnonymizer(deps: {
       const { problems, plan } = planOn(config, source);
       if (problems.length > 0 || !plan)
         throw new RunFailed(`The anonymization config: ${problems.join('; ')}; nothing was written`, {});
-      const transforms: Map<string, TableTransform> = compileTableTransforms(
-        plan,
-        openKey(box, config.id, config.key_sealed),
+      const key = openKey(box, config.id, config.key_sealed);
+      const columnsOf = new Map(
+        plan.groups.flatMap((g) => g.tables.map((t) => [t.table, t.columns.map((c) => c.column)] as const)),
       );
+      // The transforms run on worker threads, started when a copied table first needs them.
+      let pool: TransformPool | undefined;
       return {
         forTable(table: string, columns: readonly string[]) {
-          const transform = transforms.get(table);
-          if (!transform?.columns.some((c) => columns.includes(c))) return null;
-          return positionalBatchTransform(transform, columns);
+          if (!columnsOf.get(table)?.some((c) => columns.includes(c))) return null;
+          pool ??= createTransformPool(plan, key);
+          return pool.transform(table, columns);
+        },
+        close: async () => {
+          await pool?.close();
         },
       };
     },

@@ -3,14 +3,22 @@
 // bridge.module.ts hands it in, so the bridge's service and run never read configs or compile
 // transformers themselves.
 import type { Actor } from '../../core/actors.ts';
-import type { BatchTransform } from '../../engine/rows/transform.ts';
+import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Connection } from '../../store/tables.ts';
 
 /** The compiled transforms of one config for one source, by table. */
 export interface InFlightAnonymization {
-  /** The transform of the rows of `table` (as the source names it) streamed with `columns`, or null when no rule touches it. */
-  forTable(table: string, columns: readonly string[]): BatchTransform | null;
+  /**
+   * The transform of the batches of `table` (as the source names it) streamed with `columns`, in
+   * order and with the same boundaries, or null when no rule touches it.
+   */
+  forTable(
+    table: string,
+    columns: readonly string[],
+  ): ((batches: AsyncIterable<RowBatch>) => AsyncIterable<RowBatch>) | null;
+  /** Releases what the transforms hold (worker threads); called once the copy is over. */
+  close(): Promise<void>;
 }
 
 export interface BridgeAnonymizer {

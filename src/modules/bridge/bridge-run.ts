@@ -15,7 +15,7 @@ import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
-import { tapBatches, transformRowBatches } from '../../engine/rows/transform.ts';
+import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
@@ -79,6 +79,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
         const srcSession = await srcHandle.rowSession();
         let tgtSession: RowSession | undefined;
         let subset: Subset | undefined;
+        let anonymization: InFlightAnonymization | undefined;
         try {
           tgtSession = await tgtHandle.rowSession();
           if ((await identityOf(srcSession, srcHandle)) === (await identityOf(tgtSession, tgtHandle)))
@@ -109,9 +110,12 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           const dry = planCopy(sourceModel, targetModel, tables, kinds, (t) => t);
           if (dry.problems.length > 0)
             throw new RunFailed(`${dry.problems.join('; ')}: nothing was written`, {});
-          const anonymization: InFlightAnonymization | null = params.anonymize
-            ? await deps.anonymizer.open(params.anonymize.config_id, params.anonymize.binding, sourceModel)
-            : null;
+          if (params.anonymize)
+            anonymization = await deps.anonymizer.open(
+              params.anonymize.config_id,
+              params.anonymize.binding,
+              sourceModel,
+            );
           let created: string[] = [];
           if (params.create_tables) {
             created = await createMissingTables({
@@ -205,7 +209,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               });
               const anonymize = anonymization?.forTable(table.name, table.columns);
               const batches: AsyncIterable<RowBatch> = tapBatches(
-                anonymize ? transformRowBatches(read, anonymize) : read,
+                anonymize ? anonymize(read) : read,
                 async (batch) => {
                   rowsDone += batch.rows;
                   if (rowsDone > total) total = rowsDone;
@@ -258,6 +262,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             );
           throw error;
         } finally {
+          await anonymization?.close();
           await subset?.drop();
           await tgtSession?.close();
           await srcSession.close();
