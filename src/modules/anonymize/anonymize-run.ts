@@ -1,8 +1,8 @@
 // The run handler of `anonymize_run` (API §9.2): anonymises the config's connection in place. Each
 // table group of the run plan (engine/anonymize/run-plan.ts) is rewritten in one transaction of the
 // target: its tables are locked against writes (dialects/write-lock.ts), then, table by table, streamed out through the row
-// pipeline, transformed batch by batch (compileTableTransforms: per-row rules, then shuffles within
-// the batch), streamed into a session-private staging table, and written back by one set-based
+// pipeline, transformed batch by batch on worker threads (transform-pool.ts: per-row rules, then
+// shuffles within the batch), streamed into a session-private staging table, and written back by one set-based
 // UPDATE … FROM the staging table joined on the plan's key (never row by row). The foreign keys the
 // group lists are set aside as the dialect says (RowFormat.foreignKeyLoad: PostgreSQL drops them and
 // adds them back NOT VALID then validates them inside the transaction; MySQL turns checking off for
@@ -16,14 +16,7 @@ import { migrationDialects } from '../../dialects/index.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { writeLocks } from '../../dialects/write-lock.ts';
 import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
-import {
-  asText,
-  compileTableTransforms,
-  type Row,
-  type TableTransform,
-} from '../../engine/anonymize/row-transform.ts';
 import { planRun, type TableGroup } from '../../engine/anonymize/run-plan.ts';
-import { decodeRow, encodeRow, type RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import {
@@ -40,6 +33,7 @@ import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.
 import { findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
 import { planStage, type Stage, writeBack } from './in-place-write.ts';
+import { createTransformPool, type TransformPool } from './transform-pool.ts';
 
 /** Progress is written at most this often. */
 const PROGRESS_EVERY_MS = 250;
@@ -56,32 +50,6 @@ export interface AnonymizeRunDeps {
   db: Db;
   box: SecretBox;
   connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
-}
-
-/**
- * The batches transformed by `transform.batch`: decoded, every rule applied, encoded again, each
- * row followed by the stage's extra fields (its original key, its rank: in-place-write.ts).
- */
-async function* transformed(
-  batches: AsyncIterable<RowBatch>,
-  columns: string[],
-  transform: TableTransform,
-  extras: Stage['extras'],
-): AsyncGenerator<RowBatch> {
-  let rank = 0;
-  for await (const batch of batches) {
-    const lines = batch.data.toString('utf8').split('\n');
-    lines.pop();
-    const originals = lines.map(decodeRow);
-    const rows: Row[] = originals.map((values) =>
-      Object.fromEntries(columns.map((c, i) => [c, values[i] ?? null])),
-    );
-    let out = '';
-    transform.batch(rows).forEach((row, i) => {
-      out += encodeRow([...columns.map((c) => asText(row[c])), ...extras(originals[i] ?? [], ++rank)]);
-    });
-    yield { data: Buffer.from(out, 'utf8'), rows: lines.length };
-  }
 }
 
 const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
@@ -112,6 +80,7 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
       const dialect = migrationDialects[handle.dialect];
       let session: RowSession | undefined;
       let reader: RowSession | undefined;
+      let pool: TransformPool | undefined;
       try {
         const model = await handle.introspect();
         if (schemaHash(model) !== params.target_schema_hash)
@@ -129,15 +98,13 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
             {},
           );
         planned = plan.groups.flatMap((g) => g.tables.map((t) => t.table));
-        const transforms = compileTableTransforms(plan, openKey(box, config.id, config.key_sealed));
+        pool = createTransformPool(plan, openKey(box, config.id, config.key_sealed));
         session = await handle.rowSession();
         reader = await handle.rowSession();
         const progress = { done: 0, total: 0, last: 0 };
         await context.progress(0, null);
         for (const group of plan.groups)
-          done.push(
-            ...(await rewriteGroup(session, reader, dialect, model, group, transforms, progress, context)),
-          );
+          done.push(...(await rewriteGroup(session, reader, dialect, model, group, pool, progress, context)));
         await context.progress(progress.done, progress.done);
         return result();
       } catch (error) {
@@ -151,6 +118,7 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
           );
         throw error;
       } finally {
+        await pool?.close();
         await reader?.close();
         await session?.close();
       }
@@ -165,7 +133,7 @@ async function rewriteGroup(
   dialect: MigrationDialect,
   model: SchemaModel,
   group: TableGroup,
-  transforms: Map<string, TableTransform>,
+  pool: TransformPool,
   progress: { done: number; total: number; last: number },
   context: RunContext,
 ): Promise<{ table: string; rows: number }[]> {
@@ -198,7 +166,7 @@ async function rewriteGroup(
     const staged: { table: TableModel; stage: Stage; rows: number }[] = [];
     for (const [i, planned] of group.tables.entries()) {
       const table = tables.get(planned.table) as TableModel;
-      const transform = transforms.get(planned.table) as TableTransform;
+      const transformed = planned.columns.map((c) => c.column);
       const columns = table.columns.filter((c) => !c.generated).map((c) => c.name);
       const kinds = columns.map((name) =>
         dialect.rows.valueKind((table.columns.find((c) => c.name === name) as { type: string }).type),
@@ -209,19 +177,18 @@ async function rewriteGroup(
         columns,
         kinds,
         planned.key,
-        transform.columns,
+        transformed,
         `${STAGE}_${i}`,
       );
       await session.query(stage.createSql);
       // Read through a second session (the rows are locked by this one, not hidden from it) and
       // written into the stage as they come: the slowest end sets the pace, memory stays bounded.
       const batches = tapBatches(
-        transformed(
-          reader.readRows({ schema: table.schema, name: table.name, columns, kinds }),
+        pool.transform(
+          planned.table,
           columns,
-          transform,
           stage.extras,
-        ),
+        )(reader.readRows({ schema: table.schema, name: table.name, columns, kinds })),
         async (batch) => {
           progress.done += batch.rows;
           if (Date.now() - progress.last >= PROGRESS_EVERY_MS) {
@@ -243,14 +210,13 @@ async function rewriteGroup(
       for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
     for (const [i, { table, stage, rows }] of staged.entries()) {
       const planned = group.tables[i] as TableGroup['tables'][number];
-      const transform = transforms.get(planned.table) as TableTransform;
       await writeBack(
         session,
         dialect,
         { model: table, qualified: qualified(table) },
         stage,
         planned.key,
-        transform.columns,
+        planned.columns.map((c) => c.column),
         rows,
       );
       out.push({ table: planned.table, rows });

@@ -13,9 +13,9 @@ import {
   markerFits,
   TEXT_MARKERS,
 } from '../../engine/anonymize/unique-swap.ts';
-import type { RowValues } from '../../engine/rows/copy-text.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import type { TableModel } from '../../engine/schema/model.ts';
+import type { RowExtras } from './transform-pool.ts';
 
 const RANK = 'dbops_rank';
 const keyCopy = (i: number) => `dbops_key_${i}`;
@@ -26,8 +26,8 @@ export interface Stage {
   /** What the row stream writes, in order: the table's columns, then the key copies and the rank. */
   columns: string[];
   kinds: ValueKind[];
-  /** The fields appended to a row: its original key (when transformed), then its rank (when swapping). */
-  extras(original: RowValues, rank: number): RowValues;
+  /** The fields appended to each streamed row: its original key (when transformed), then its rank (when swapping). */
+  extras: RowExtras;
   createSql: string;
   /** Transformed columns of a unique key: written through temporary values. */
   swap: string[];
@@ -64,10 +64,7 @@ export function planStage(
       ...(keyTransformed ? keyAt.map((i) => kinds[i] as ValueKind) : []),
       ...(swap.length > 0 ? (['integer'] as ValueKind[]) : []),
     ],
-    extras: (original, rank) => [
-      ...(keyTransformed ? keyAt.map((i) => original[i] ?? null) : []),
-      ...(swap.length > 0 ? [String(rank)] : []),
-    ],
+    extras: { keyAt: keyTransformed ? keyAt : [], rank: swap.length > 0 },
     // Built from a SELECT (not LIKE): the extra columns take their types from it, in both engines,
     // and a MySQL TEMPORARY table made so commits nothing. Session-private; dropped after the write.
     createSql: `CREATE TEMPORARY TABLE ${q(name)} AS SELECT ${select.join(', ')} FROM ${table.qualified} WHERE 1 = 0`,

@@ -10,11 +10,21 @@ import type { RunPlan } from '../../engine/anonymize/run-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import type { TransformReply, TransformRequest } from './transform-worker.ts';
 
+/**
+ * Fields appended to each transformed row: the original values of the fields at `keyAt`, then,
+ * with `rank`, the row's rank in the stream (1, 2, …), for an in-place run's stage.
+ */
+export interface RowExtras {
+  keyAt: number[];
+  rank: boolean;
+}
+
 export interface TransformPool {
   /** The batches of `table` (streamed with `columns`) transformed, in order. */
   transform(
     table: string,
     columns: readonly string[],
+    extras?: RowExtras,
   ): (batches: AsyncIterable<RowBatch>) => AsyncIterable<RowBatch>;
   close(): Promise<void>;
 }
@@ -55,22 +65,34 @@ export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize(
     worker.unref();
   }
   let sequence = 0;
-  const submit = (table: string, columns: string[], batch: RowBatch): Promise<RowBatch> => {
+  const submit = (
+    table: string,
+    columns: string[],
+    batch: RowBatch,
+    extras: TransformRequest['extras'],
+  ): Promise<RowBatch> => {
     if (failure) return Promise.reject(failure);
     const id = sequence++;
     const done = new Promise<RowBatch>((resolve, reject) => pending.set(id, { resolve, reject }));
-    const request: TransformRequest = { id, table, columns, data: batch.data };
+    const request: TransformRequest = { id, table, columns, data: batch.data, ...(extras && { extras }) };
     (workers[id % size] as Worker).postMessage(request);
     return done;
   };
 
   return {
-    transform(table, columns) {
+    transform(table, columns, extras) {
       const list = [...columns];
       return async function* (batches) {
         const inFlight: Promise<RowBatch>[] = [];
+        let rows = 0;
         for await (const batch of batches) {
-          const done = submit(table, list, batch);
+          const done = submit(
+            table,
+            list,
+            batch,
+            extras && { keyAt: extras.keyAt, rankFrom: extras.rank ? rows : null },
+          );
+          rows += batch.rows;
           // Awaited in order below; marked handled now so a failure does not surface twice.
           done.catch(() => {});
           inFlight.push(done);

@@ -15,6 +15,8 @@ export interface TransformRequest {
   table: string;
   columns: string[];
   data: Uint8Array;
+  /** Fields appended to each row (an in-place run's stage): see transform-pool.ts `RowExtras`. */
+  extras?: { keyAt: number[]; rankFrom: number | null };
 }
 
 export type TransformReply = { id: number; data: Uint8Array; rows: number } | { id: number; error: string };
@@ -35,7 +37,19 @@ port?.on('message', (request: TransformRequest) => {
       compiled.set(name, transform);
     }
     const data = Buffer.from(request.data.buffer, request.data.byteOffset, request.data.byteLength);
-    const done = transformBatch(data, transform);
+    const { extras } = request;
+    const rows = transform;
+    const done = transformBatch(
+      data,
+      extras
+        ? (originals) =>
+            rows(originals).map((row, i) => [
+              ...row,
+              ...extras.keyAt.map((k) => originals[i]?.[k] ?? null),
+              ...(extras.rankFrom === null ? [] : [String(extras.rankFrom + i + 1)]),
+            ])
+        : transform,
+    );
     port.postMessage({ id: request.id, data: done.data, rows: done.rows } satisfies TransformReply);
   } catch (error) {
     port.postMessage({
