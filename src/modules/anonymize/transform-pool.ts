@@ -62,7 +62,6 @@ export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize(
         });
     });
     worker.on('error', failAll);
-    worker.unref();
   }
   let sequence = 0;
   const submit = (
