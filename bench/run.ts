@@ -1,8 +1,9 @@
-// `npm run bench` runs every bench of BENCHES below, in that order, or the one BENCH_ONLY names. Each
-// bench file's header says what it measures and beside which physical limit: bench/schema.ts
-// (introspection of 1,000 tables), bench/migration.ts (compare + plan + lint), bench/patch.ts,
-// bench/bridge.ts, bench/seed.ts, bench/events.ts (webhook fan-out), and this file's API bench.
-// Each updates its own section of bench/results.md; the exit code is 1 when any misses its target.
+// `npm run bench` runs every bench of BENCH_RUNS (at the end of this file), in that order, or the
+// one BENCH_ONLY names. Each bench file's header says what it measures and beside which physical
+// limit: bench/schema.ts (introspection of 1,000 tables), bench/migration.ts (compare + plan +
+// lint), bench/patch.ts, bench/bridge.ts, bench/anonymize-transformers.ts and bench/anonymize.ts,
+// bench/seed.ts, bench/events.ts (webhook fan-out), and this file's API bench. Each updates its own
+// section of bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
 // projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
@@ -33,6 +34,8 @@ import path from 'node:path';
 import type { Result } from 'autocannon';
 import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
+import { runAnonymizeBench } from './anonymize.ts';
+import { runAnonymizeTransformerBench } from './anonymize-transformers.ts';
 import { runBridgeBench } from './bridge.ts';
 import { positiveNumber } from './env.ts';
 import { runEventsBench } from './events.ts';
@@ -56,7 +59,17 @@ import { runSeedBench } from './seed.ts';
 const TARGET_RATIO = 0.3;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge', 'seed', 'events'] as const;
+const BENCHES = [
+  'api',
+  'schema',
+  'migration',
+  'patch',
+  'bridge',
+  'anonymize-transformers',
+  'anonymize',
+  'seed',
+  'events',
+] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -312,31 +325,35 @@ async function apiBench(): Promise<void> {
   if (rows.some((row) => verdict(row) !== 'ok')) process.exitCode = 1;
 }
 
+/** Each bench: true when it met its targets. */
+const BENCH_RUNS: Record<(typeof BENCHES)[number], () => Promise<boolean>> = {
+  api: async () => {
+    await apiBench();
+    return process.exitCode !== 1;
+  },
+  schema: runSchemaBench,
+  migration: runMigrationBench,
+  patch: runPatchBench,
+  bridge: runBridgeBench,
+  'anonymize-transformers': async () => {
+    const { report, ok } = await runAnonymizeTransformerBench();
+    console.log(`\n${report}`);
+    return ok;
+  },
+  anonymize: runAnonymizeBench,
+  seed: runSeedBench,
+  events: runEventsBench,
+};
+
 async function main(): Promise<void> {
-  if (only === undefined || only === 'api') {
-    // A broken API bench fails the run, but does not keep the schema bench from running.
-    await apiBench().catch((error: unknown) => {
+  for (const name of BENCHES) {
+    if (only !== undefined && only !== name) continue;
+    // A broken bench fails the run, but does not keep the next ones from running.
+    const ok = await BENCH_RUNS[name]().catch((error: unknown) => {
       console.error(error);
-      process.exitCode = 1;
+      return false;
     });
-  }
-  if (only === undefined || only === 'schema') {
-    if (!(await runSchemaBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'migration') {
-    if (!(await runMigrationBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'patch') {
-    if (!(await runPatchBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'bridge') {
-    if (!(await runBridgeBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'seed') {
-    if (!(await runSeedBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'events') {
-    if (!(await runEventsBench())) process.exitCode = 1;
+    if (!ok) process.exitCode = 1;
   }
 }
 

@@ -294,8 +294,17 @@ export interface SqlWriter {
   createEmptyCopy(into: string, from: string, table: TableModel, key: string[]): string[];
   /** SQL true when two expressions are equal or both null, for values of any type. */
   sameValue(left: string, right: string): string;
-  /** An UPDATE of `target` setting each of `columns` to the value in the joined `source` row. */
-  updateFrom(target: AliasedTable, source: AliasedTable, on: string, columns: string[]): string;
+  /**
+   * An UPDATE of `target` setting each of `columns` to the value in the joined `source` row, or to
+   * the expression `values` gives for it (over both aliases).
+   */
+  updateFrom(
+    target: AliasedTable,
+    source: AliasedTable,
+    on: string,
+    columns: string[],
+    values?: Readonly<Record<string, string>>,
+  ): string;
   /** A DELETE of the rows of `target` that have a joined `source` row. */
   deleteJoined(target: AliasedTable, source: AliasedTable, on: string): string;
   /** `INSERT INTO table (columns) SELECT …` storing every value as given, identity columns included. */

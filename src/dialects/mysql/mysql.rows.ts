@@ -25,14 +25,11 @@ import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
 const q = mysqlSqlWriter.quoteIdent;
 /**
- * Error symbols of a refused LOAD DATA LOCAL: ER_NOT_ALLOWED_COMMAND (1148),
- * ER_CLIENT_LOCAL_FILES_DISABLED (3948), ER_LOAD_INFILE_CAPABILITY_DISABLED (2068).
+ * Error numbers of a refused LOAD DATA LOCAL: ER_NOT_ALLOWED_COMMAND (1148), MySQL 8's
+ * ER_CLIENT_LOCAL_FILES_DISABLED (3948) and CR_LOAD_DATA_LOCAL_INFILE_REJECTED (2068), MariaDB's
+ * ER_LOAD_INFILE_CAPABILITY_DISABLED (4166). By number: mysql2 has no symbol for MariaDB's.
  */
-const LOCAL_INFILE_REFUSED = new Set([
-  'ER_NOT_ALLOWED_COMMAND',
-  'ER_CLIENT_LOCAL_FILES_DISABLED',
-  'ER_LOAD_INFILE_CAPABILITY_DISABLED',
-]);
+const LOCAL_INFILE_REFUSED = new Set([1148, 3948, 2068, 4166]);
 /** Placeholders one INSERT may carry (the protocol's limit is 65535). */
 const MAX_PARAMS = 60_000;
 
@@ -130,10 +127,11 @@ export async function openMysqlRowSession(
       );
   }
 
+  /** The load, or null when the server refused local files before asking for one (no batch taken). */
   async function loadData(
     request: WriteRowsRequest,
     batches: AsyncIterable<RowBatch>,
-  ): Promise<WriteRowsResult> {
+  ): Promise<WriteRowsResult | null> {
     const table = qualifiedTable(q, request);
     const targets: string[] = [];
     const sets: string[] = [];
@@ -158,6 +156,9 @@ export async function openMysqlRowSession(
           Readable.from(counted(loadDataBatches(batches), tally), { highWaterMark: 1 }),
       } as mysql.QueryOptions);
     } catch (error) {
+      const errno = (error as { errno?: unknown }).errno;
+      if (tally.upstream === undefined && tally.rows === 0 && LOCAL_INFILE_REFUSED.has(Number(errno)))
+        return null;
       throw tally.upstream ?? fail(error);
     }
     // mysql2 ends the file early when its stream fails, and the server takes what came as complete.
@@ -224,15 +225,12 @@ export async function openMysqlRowSession(
         localInfile = Number((rows[0] as { on_: unknown }).on_) === 1;
       }
       if (!localInfile) return insertBatches(request, batches);
-      try {
-        return await loadData(request, batches);
-      } catch (error) {
-        // Refused before the server asked for the file (so no batch was taken): local files are
-        // off on one side after all (a MySQL 8 client or server setting the variable does not show).
-        if (!LOCAL_INFILE_REFUSED.has((error as { code?: string | null }).code ?? '')) throw error;
-        localInfile = false;
-        return insertBatches(request, batches);
-      }
+      const loaded = await loadData(request, batches);
+      if (loaded) return loaded;
+      // Refused before the server asked for the file (so no batch was taken): local files are off
+      // on one side after all (a client setting, or a server option the variable does not show).
+      localInfile = false;
+      return insertBatches(request, batches);
     },
     async close() {
       // Never back to the pool: foreign_key_checks and other session state end with the connection.
