@@ -120,9 +120,15 @@ export const CONSTRAINTS_SQL = `
     con.condeferrable as deferrable, con.condeferred as deferred,
     case when con.contype = 'c' then pg_get_expr(con.conbin, con.conrelid, true) end as expression,
     case when con.contype = 'x' then pg_get_constraintdef(con.oid, true) end as definition,
-    not con.convalidated as not_valid, con.connoinherit as no_inherit
+    not con.convalidated as not_valid, con.connoinherit as no_inherit,
+    con.confmatchtype = 'f' as match_full,
+    -- to_jsonb: the column exists from PostgreSQL 15 on; older servers read null (false).
+    coalesce((to_jsonb(ci) ->> 'indnullsnotdistinct')::boolean, false) as nulls_not_distinct,
+    cc.reloptions as index_options
   from rel r
   join pg_constraint con on con.conrelid = r.oid
+  left join pg_index ci on ci.indexrelid = con.conindid and con.contype in ('p', 'u')
+  left join pg_class cc on cc.oid = ci.indexrelid
   left join pg_class fc on fc.oid = con.confrelid
   left join pg_namespace fn on fn.oid = fc.relnamespace
   where con.contype in ('p', 'u', 'c', 'f', 'x')
@@ -145,6 +151,9 @@ export interface ConstraintRow {
   definition: string | null;
   not_valid: boolean;
   no_inherit: boolean;
+  match_full: boolean;
+  nulls_not_distinct: boolean;
+  index_options: string[] | null;
 }
 
 // Indexes that back a constraint belong to it; invalid ones are failed CREATE INDEX CONCURRENTLY
@@ -158,6 +167,8 @@ export function indexesOf(relations: string): string {
   with rel as (${relations})
   select i.indrelid as table_oid, ic.relname as name, i.indisunique as unique, am.amname as method,
     pg_get_expr(i.indpred, i.indrelid, true) as predicate,
+    coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false) as nulls_not_distinct,
+    ic.reloptions as options,
     array(
       select pg_get_indexdef(i.indexrelid, k.n, true)
         || case when opc.opcdefault or opc.oid is null then '' else ' ' || quote_ident(opc.opcname) end
@@ -190,6 +201,8 @@ export interface IndexRow {
   unique: boolean;
   method: string;
   predicate: string | null;
+  nulls_not_distinct: boolean;
+  options: string[] | null;
   columns: string[];
   include: string[];
 }

@@ -2,10 +2,12 @@
 // and procedures, triggers, extensions, comments on them. Definitions are the server's own output
 // (pg_get_viewdef, pg_get_functiondef, pg_get_triggerdef, reloptions), introspected with every name
 // qualified: they are rendered as they are, never text a user typed. Names go through pg's quoting.
+
 import pg from 'pg';
 import type { CommentTarget, MigrationOperation } from '../../engine/migration/operations.ts';
 import type { IndexModel } from '../../engine/schema/model.ts';
 import type { RoutineModel, TriggerModel, TriggerState, ViewModel } from '../../engine/schema/objects.ts';
+import { indexTail } from './postgres.ddl-indexes.ts';
 import { alterUserType, createUserType, dropUserType } from './postgres.ddl-types.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
@@ -45,9 +47,7 @@ function commentOn(target: CommentTarget, comment: string | null): string {
 function viewIndex(view: ViewModel, index: IndexModel): string {
   let sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${id(index.name)} ON ${qualified(view.schema, view.name)}`;
   sql += ` USING ${id(index.method)} (${index.columns.join(', ')})`;
-  if (index.include.length > 0) sql += ` INCLUDE (${index.include.join(', ')})`;
-  if (index.predicate !== null) sql += ` WHERE (${index.predicate})`;
-  return sql;
+  return sql + indexTail(index);
 }
 
 function createView(view: ViewModel): string[] {

@@ -11,6 +11,7 @@ import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migr
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
+import { indexTail, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
 import { renderObjectOperation } from './postgres.ddl-objects.ts';
 import { clampSequence, identityOptions, sequenceOptions } from './postgres.ddl-sequences.ts';
 import { rebuildTable, renderTableExtras } from './postgres.ddl-tables.ts';
@@ -58,9 +59,7 @@ function indexSql(
 ) {
   let sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${concurrently ? 'CONCURRENTLY ' : ''}${id(index.name)}`;
   sql += ` ON ${table(t)} USING ${id(index.method)} (${index.columns.join(', ')})`;
-  if (index.include.length > 0) sql += ` INCLUDE (${index.include.join(', ')})`;
-  if (index.predicate !== null) sql += ` WHERE (${index.predicate})`;
-  return sql;
+  return sql + indexTail(index);
 }
 
 /** Moves a sequence past the highest value a column holds (after rows were put back or numbered). */
@@ -129,7 +128,7 @@ function foreignKeySql(k: ForeignKeyModel): string {
   const referenced = table({ schema: k.referenced_schema, name: k.referenced_table });
   return (
     `CONSTRAINT ${id(k.name)} FOREIGN KEY (${list(k.columns)})` +
-    ` REFERENCES ${referenced} (${list(k.referenced_columns)})` +
+    ` REFERENCES ${referenced} (${list(k.referenced_columns)})${k.match_full ? ' MATCH FULL' : ''}` +
     ` ON UPDATE ${k.on_update.toUpperCase()} ON DELETE ${k.on_delete.toUpperCase()}${deferral(k)}`
   );
 }
@@ -144,7 +143,7 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
       `CONSTRAINT ${id(t.primary_key.name)} PRIMARY KEY (${list(t.primary_key.columns)})${deferral(t.primary_key)}`,
     );
   for (const u of t.unique_constraints)
-    parts.push(`CONSTRAINT ${id(u.name)} UNIQUE (${list(u.columns)})${deferral(u)}`);
+    parts.push(`CONSTRAINT ${id(u.name)} ${uniqueConstraintBody(u, list(u.columns))}${deferral(u)}`);
   for (const c of t.check_constraints) if (!c.not_valid) parts.push(checkSql(c));
   // pg_get_constraintdef prints DEFERRABLE itself.
   for (const x of t.exclusion_constraints) parts.push(`CONSTRAINT ${id(x.name)} ${x.definition}`);
@@ -293,7 +292,7 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       );
     case 'add_unique':
       return one(
-        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} UNIQUE (${list(op.constraint.columns)})${deferral(op.constraint)}`,
+        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} ${uniqueConstraintBody(op.constraint, list(op.constraint.columns))}${deferral(op.constraint)}`,
       );
     case 'add_check':
       return one(

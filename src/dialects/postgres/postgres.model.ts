@@ -15,7 +15,7 @@ import { canonicalType, normalizeDefault } from '../../engine/schema/normalize.t
 import { SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
 import type { CatalogRows, ColumnRow, ConstraintRow, TableRow } from './postgres.catalog.ts';
 import type { ObjectRows } from './postgres.catalog-objects.ts';
-import { buildPostgresObjects } from './postgres.model-objects.ts';
+import { buildPostgresObjects, indexExtras } from './postgres.model-objects.ts';
 
 const ACTIONS: Record<string, ForeignKeyAction> = {
   a: 'no action',
@@ -75,6 +75,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       unique: row.unique,
       method: row.method,
       predicate: row.predicate,
+      ...indexExtras(row),
     });
   }
 
@@ -104,9 +105,13 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
 
   const enums: EnumModel[] = [];
   for (const row of rows.enums) {
-    const uses = enumUses.get(row.oid);
-    if (uses) enums.push({ schema: row.schema, name: row.name, values: row.values, used_by: uses });
-    else unmanaged.push({ kind: 'enum', schema: row.schema, name: row.name, table: null });
+    // An enum no column uses is still managed: functions, casts and applications use it by name.
+    enums.push({
+      schema: row.schema,
+      name: row.name,
+      values: row.values,
+      used_by: enumUses.get(row.oid) ?? [],
+    });
   }
 
   const sequenceUses = new Map<number, ColumnRef[]>();
@@ -118,10 +123,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
   for (const row of rows.sequences) {
     const owner = row.owner_table_oid === null ? null : ref(row.owner_table_oid, row.owner_column!);
     const uses = dedupe([...(owner ? [owner] : []), ...(sequenceUses.get(row.oid) ?? [])]);
-    if (uses.length === 0) {
-      unmanaged.push({ kind: 'sequence', schema: row.schema, name: row.name, table: null });
-      continue;
-    }
+    // A free-standing sequence is still managed: functions and applications call nextval on it.
     sequences.push({
       schema: row.schema,
       name: row.name,
@@ -203,7 +205,13 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
       table.primary_key = { name: row.name, columns: row.columns, ...deferral };
       return;
     case 'u':
-      table.unique_constraints.push({ name: row.name, columns: row.columns, ...deferral });
+      table.unique_constraints.push({
+        name: row.name,
+        columns: row.columns,
+        ...deferral,
+        ...(row.nulls_not_distinct ? { nulls_not_distinct: true } : {}),
+        ...(row.index_options?.length ? { options: row.index_options } : {}),
+      });
       return;
     case 'c':
       table.check_constraints.push({
@@ -227,6 +235,7 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
         on_delete: ACTIONS[row.on_delete] ?? 'no action',
         ...deferral,
         ...(row.not_valid ? { not_valid: true } : {}),
+        ...(row.match_full ? { match_full: true } : {}),
       });
   }
 }

@@ -52,7 +52,7 @@ export function columnSteps(
   }
 
   if (current.identity !== null && after.identity === null)
-    step('drop_identity', { ...current, identity: null });
+    step('drop_identity', { ...current, identity: null, identity_options: null });
   else if (current.identity !== null && after.identity !== null && current.identity !== after.identity)
     step('identity_kind', { ...current, identity: after.identity });
 
@@ -68,7 +68,13 @@ export function columnSteps(
   if (after.default !== null && current.default_normalized !== after.default_normalized)
     step('set_default', { ...current, default: after.default, default_normalized: after.default_normalized });
   if (current.nullable && !after.nullable) step('set_not_null', { ...current, nullable: false });
-  if (identityAdded) step('add_identity', { ...current, identity: after.identity });
+  // The new identity's sequence takes the source's options at once (START, MINVALUE…).
+  if (identityAdded)
+    step('add_identity', {
+      ...current,
+      identity: after.identity,
+      identity_options: after.identity_options ?? null,
+    });
   if (!current.nullable && after.nullable) step('drop_not_null', { ...current, nullable: true });
   if (current.on_update !== after.on_update) step('on_update', { ...current, on_update: after.on_update });
   if (current.auto_increment !== after.auto_increment)

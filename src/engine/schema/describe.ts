@@ -49,8 +49,12 @@ export function describePrimaryKey(key: PrimaryKeyModel): string {
   return `PRIMARY KEY ${list(key.columns)}${deferral(key)}`;
 }
 
+const storage = (options: string[] | undefined) =>
+  options && options.length > 0 ? ` WITH (${options.join(', ')})` : '';
+
 export function describeUnique(constraint: UniqueConstraintModel): string {
-  return `UNIQUE ${list(constraint.columns)}${deferral(constraint)}`;
+  const nulls = constraint.nulls_not_distinct ? 'NULLS NOT DISTINCT ' : '';
+  return `UNIQUE ${nulls}${list(constraint.columns)}${storage(constraint.options)}${deferral(constraint)}`;
 }
 
 export function describeCheck(constraint: CheckConstraintModel): string {
@@ -68,6 +72,7 @@ export function describeForeignKey(key: ForeignKeyModel): string {
       : `${key.referenced_schema}.${key.referenced_table}`;
   return (
     `FOREIGN KEY ${list(key.columns)} REFERENCES ${target} ${list(key.referenced_columns)}` +
+    `${key.match_full ? ' MATCH FULL' : ''}` +
     ` ON UPDATE ${key.on_update.toUpperCase()} ON DELETE ${key.on_delete.toUpperCase()}${deferral(key)}`
   );
 }
@@ -75,6 +80,8 @@ export function describeForeignKey(key: ForeignKeyModel): string {
 export function describeIndex(index: IndexModel): string {
   let text = `${index.unique ? 'UNIQUE ' : ''}${index.method} ${list(index.columns)}`;
   if (index.include.length > 0) text += ` INCLUDE ${list(index.include)}`;
+  if (index.nulls_not_distinct) text += ' NULLS NOT DISTINCT';
+  text += storage(index.options);
   if (index.predicate !== null) text += ` WHERE (${index.predicate})`;
   return text;
 }

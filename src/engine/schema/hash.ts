@@ -58,6 +58,8 @@ function canonicalTable(table: TableModel) {
       name: u.name,
       columns: u.columns,
       ...deferral(u),
+      ...when('nulls_not_distinct', u.nulls_not_distinct),
+      ...when('options', u.options),
     })),
     check_constraints: byName(table.check_constraints).map((c) => ({
       name: c.name,
@@ -80,6 +82,7 @@ function canonicalTable(table: TableModel) {
       on_delete: fk.on_delete,
       ...deferral(fk),
       ...when('not_valid', fk.not_valid),
+      ...when('match_full', fk.match_full),
     })),
     indexes: byName(table.indexes).map((i) => ({
       name: i.name,
@@ -88,6 +91,8 @@ function canonicalTable(table: TableModel) {
       unique: i.unique,
       method: i.method,
       predicate: i.predicate,
+      ...when('nulls_not_distinct', i.nulls_not_distinct),
+      ...when('options', i.options),
     })),
     ...when(
       'partitioning',

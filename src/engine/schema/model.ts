@@ -168,6 +168,10 @@ export interface UniqueConstraintModel {
   columns: string[];
   deferrable: boolean;
   initially_deferred: boolean;
+  /** PostgreSQL NULLS NOT DISTINCT (15+); absent when nulls are distinct. */
+  nulls_not_distinct?: boolean;
+  /** Storage parameters of the index behind it (PostgreSQL); absent when none. */
+  options?: string[];
 }
 
 export interface CheckConstraintModel {
@@ -203,6 +207,8 @@ export interface ForeignKeyModel {
   initially_deferred: boolean;
   /** Added NOT VALID and not validated since (PostgreSQL). */
   not_valid?: boolean;
+  /** MATCH FULL (PostgreSQL; absent for the default MATCH SIMPLE). */
+  match_full?: boolean;
 }
 
 export interface IndexModel {
@@ -219,6 +225,10 @@ export interface IndexModel {
   method: string;
   /** The WHERE clause of a partial index (PostgreSQL). */
   predicate: string | null;
+  /** PostgreSQL NULLS NOT DISTINCT (15+); absent when nulls are distinct. */
+  nulls_not_distinct?: boolean;
+  /** PostgreSQL storage parameters (`fillfactor=70`) as the catalog stores them; absent when none. */
+  options?: string[];
 }
 
 export interface EnumModel {
