@@ -13,7 +13,12 @@ import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
 import { indexTail, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
 import { renderObjectOperation } from './postgres.ddl-objects.ts';
-import { clampSequence, identityOptions, sequenceOptions } from './postgres.ddl-sequences.ts';
+import {
+  clampSequence,
+  identityOptions,
+  restartsSequence,
+  sequenceOptions,
+} from './postgres.ddl-sequences.ts';
 import { rebuildTable, renderTableExtras } from './postgres.ddl-tables.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
@@ -215,7 +220,7 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
       const name = named(op.after.schema, op.after.name);
       return many([
         ...clampSequence(`${lit(name)}::regclass`, op.before, op.after),
-        `ALTER SEQUENCE ${name} ${sequenceOptions(op.after)}`,
+        `ALTER SEQUENCE ${name} ${sequenceOptions(op.after)}${restartsSequence(op.before, op.after) ? ' RESTART' : ''}`,
       ]);
     }
     case 'set_sequence_owner': {
@@ -317,7 +322,7 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
           op.before,
           op.after,
         ),
-        `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.column)} ${identityOptions(op.after, 'SET ').join(' ')}`,
+        `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.column)} ${identityOptions(op.after, 'SET ').join(' ')}${restartsSequence(op.before, op.after) ? ' RESTART' : ''}`,
       ]);
     case 'create_extension':
       return one(

@@ -129,6 +129,8 @@ function planValidity(p: Phases, from: TableModel, to: TableModel): void {
   }
 }
 
+const INTEGER_RANK: Record<string, number> = { smallint: 1, integer: 2, bigint: 3 };
+
 export function planTable(
   p: Phases,
   from: TableModel,
@@ -152,11 +154,18 @@ export function planTable(
         ...(mysql ? { after: i === 0 ? null : to.columns[i - 1]!.name } : {}),
       });
     else {
+      const [a, b] = [before.identity_options, column.identity_options];
+      const identity: MigrationOperation[] =
+        before.identity !== null && column.identity !== null && a && b && !sameIdentityOptions(a, b)
+          ? [{ kind: 'alter_identity', table, column: column.name, before: a, after: b }]
+          : [];
+      // The bounds go in while they fit the wider type: before a type narrows, after one widens
+      // (so the rollback, played backwards, does the same).
+      const narrows = INTEGER_RANK[column.type]! < INTEGER_RANK[before.type]!;
+      if (narrows) p.columns.push(...identity);
       if (columnChanged(before, column))
         p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
-      const [a, b] = [before.identity_options, column.identity_options];
-      if (before.identity !== null && column.identity !== null && a && b && !sameIdentityOptions(a, b))
-        p.columns.push({ kind: 'alter_identity', table, column: column.name, before: a, after: b });
+      if (!narrows) p.columns.push(...identity);
     }
   });
   planValidity(p, from, to);
