@@ -29,7 +29,14 @@ export const TABLES_SQL = `
       join pg_class pc on pc.oid = ih.inhparent
       join pg_namespace pn on pn.oid = pc.relnamespace
       where ih.inhrelid = r.oid
-    ), '[]') as parents
+    ), '[]') as parents,
+    c.reloptions as storage_parameters, c.relpersistence = 'u' as unlogged,
+    case c.relreplident when 'f' then 'full' when 'n' then 'nothing'
+      when 'i' then coalesce((
+        select 'index ' || ic.relname from pg_index i join pg_class ic on ic.oid = i.indexrelid
+        where i.indrelid = r.oid and i.indisreplident
+      ), 'default')
+      else 'default' end as replica_identity
   from rel r
   join pg_class c on c.oid = r.oid
   left join pg_description ds on ds.objoid = r.oid and ds.classoid = 'pg_class'::regclass and ds.objsubid = 0`;
@@ -43,6 +50,9 @@ export interface TableRow {
   /** Set on partitions (`FOR VALUES …`, `DEFAULT`); the first parent is the partitioned table. */
   partition_bound: string | null;
   parents: { schema: string; name: string }[];
+  storage_parameters?: string[] | null;
+  unlogged?: boolean;
+  replica_identity?: string;
 }
 
 // The collation is reported only where it differs from the type's own (an explicit COLLATE).
@@ -171,6 +181,17 @@ export function indexesOf(relations: string): string {
     ic.reloptions as options,
     array(
       select pg_get_indexdef(i.indexrelid, k.n, true)
+        -- A collation other than the key's own: a column's, or the database default for an
+        -- expression (the server prints it in the same cases, bar an expression's own collation).
+        || case when i.indcollation[k.n - 1] = 0 then ''
+             when i.indkey[k.n - 1] <> 0 and i.indcollation[k.n - 1] = (
+               select ka.attcollation from pg_attribute ka
+               where ka.attrelid = i.indrelid and ka.attnum = i.indkey[k.n - 1]) then ''
+             when i.indkey[k.n - 1] = 0 and i.indcollation[k.n - 1] = 100 then ''
+             else (select ' COLLATE ' || case when kn.nspname = 'pg_catalog' then quote_ident(kc.collname)
+                     else quote_ident(kn.nspname) || '.' || quote_ident(kc.collname) end
+                   from pg_collation kc join pg_namespace kn on kn.oid = kc.collnamespace
+                   where kc.oid = i.indcollation[k.n - 1]) end
         || case when opc.opcdefault or opc.oid is null then '' else ' ' || quote_ident(opc.opcname) end
         || case when (i.indoption[k.n - 1]::int & 1) = 1 then ' DESC' else '' end
         || case (i.indoption[k.n - 1]::int & 3) when 2 then ' NULLS FIRST' when 1 then ' NULLS LAST' else '' end

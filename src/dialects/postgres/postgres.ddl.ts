@@ -11,7 +11,7 @@ import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migr
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
-import { indexTail, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
+import { indexTail, storageParameters, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
 import { renderObjectOperation } from './postgres.ddl-objects.ts';
 import {
   clampSequence,
@@ -19,7 +19,7 @@ import {
   restartsSequence,
   sequenceOptions,
 } from './postgres.ddl-sequences.ts';
-import { rebuildTable, renderTableExtras } from './postgres.ddl-tables.ts';
+import { rebuildTable, renderTableExtras, tableStorage } from './postgres.ddl-tables.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 // pg writes E'…' with a leading space when the value holds a backslash.
@@ -152,16 +152,22 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
   for (const c of t.check_constraints) if (!c.not_valid) parts.push(checkSql(c));
   // pg_get_constraintdef prints DEFERRABLE itself.
   for (const x of t.exclusion_constraints) parts.push(`CONSTRAINT ${id(x.name)} ${x.definition}`);
-  let head = `CREATE TABLE ${table(ref)}`;
+  let head = `CREATE ${t.table_storage?.unlogged ? 'UNLOGGED ' : ''}TABLE ${table(ref)}`;
   if (partition) head += ` PARTITION OF ${table(partition.parent!)}`;
   let sql = parts.length === 0 ? (partition ? head : `${head} ()`) : `${head} (\n  ${parts.join(',\n  ')}\n)`;
   if (partition) sql += ` ${partition.bound}`;
   else if (t.inherits && t.inherits.length > 0) sql += ` INHERITS (${t.inherits.map(table).join(', ')})`;
   if (t.partitioning?.key) sql += ` PARTITION BY ${t.partitioning.key}`;
+  sql += storageParameters(t.table_storage?.parameters);
   const out = [sql];
   for (const c of t.check_constraints)
     if (c.not_valid) out.push(`ALTER TABLE ${table(ref)} ADD ${checkSql(c)} NOT VALID`);
   for (const index of t.indexes) out.push(indexSql(ref, index, false));
+  // After the indexes: REPLICA IDENTITY USING INDEX names one of them.
+  if (t.table_storage && t.table_storage.replica_identity !== 'default')
+    out.push(
+      ...tableStorage(table(ref), null, { ...t.table_storage, parameters: [], unlogged: false }),
+    );
   if (t.comment !== null) out.push(`COMMENT ON TABLE ${table(ref)} IS ${lit(t.comment)}`);
   for (const column of t.columns)
     if (column.comment !== null)

@@ -45,6 +45,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       foreign_keys: [],
       indexes: [],
       ...lineage(row),
+      ...storage(row),
     });
   }
   const ref = (tableOid: number, column: string): ColumnRef | null => {
@@ -196,6 +197,16 @@ function lineage(row: TableRow): Pick<TableModel, 'partitioning' | 'inherits'> {
   const inherits = isPartition ? parents.slice(1) : parents;
   if (inherits.length > 0) out.inherits = inherits.map((p) => ({ schema: p.schema, name: p.name }));
   return out;
+}
+
+/** Storage parameters, UNLOGGED and REPLICA IDENTITY, set only where one is not the default. */
+function storage(row: TableRow): Pick<TableModel, 'table_storage'> {
+  // In the catalog's order (the order they were set): compared sorted (describeTableStorage).
+  const parameters = row.storage_parameters ?? [];
+  const unlogged = row.unlogged === true;
+  const replica = row.replica_identity ?? 'default';
+  if (parameters.length === 0 && !unlogged && replica === 'default') return {};
+  return { table_storage: { parameters, unlogged, replica_identity: replica } };
 }
 
 function addConstraint(table: TableModel, row: ConstraintRow): void {

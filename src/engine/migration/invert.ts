@@ -179,6 +179,8 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_table_options':
       return exact({ ...op, before: op.after, after: op.before });
+    case 'set_table_storage':
+      return exact({ ...op, before: op.after, after: op.before });
     case 'set_partitioning':
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_row_security':

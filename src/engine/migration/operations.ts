@@ -16,6 +16,7 @@ import type {
   SequenceOptions,
   TableModel,
   TableOptions,
+  TableStorage,
   UniqueConstraintModel,
 } from '../schema/model.ts';
 import type {
@@ -208,6 +209,8 @@ export type MigrationOperation =
   | { kind: 'rebuild_table'; before: TableModel; after: TableModel; sequences: SequenceModel[] }
   /** MySQL: ENGINE, default collation, ROW_FORMAT (null: the database's defaults). */
   | { kind: 'set_table_options'; table: TableRef; before: TableOptions; after: TableOptions }
+  /** PostgreSQL storage parameters, UNLOGGED, REPLICA IDENTITY (null: every one the default). */
+  | { kind: 'set_table_storage'; table: TableRef; before: TableStorage | null; after: TableStorage | null }
   /** MySQL: PARTITION BY the clause, or REMOVE PARTITIONING (null). */
   | { kind: 'set_partitioning'; table: TableRef; before: string | null; after: string | null };
 

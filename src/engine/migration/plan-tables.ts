@@ -5,6 +5,7 @@ import {
   describeCheck,
   describeExclusion,
   describeForeignKey,
+  describeTableStorage,
   describeIndex,
   describePrimaryKey,
   describeUnique,
@@ -169,8 +170,17 @@ export function planTable(
     }
   });
   planValidity(p, from, to);
-  if (!mysql) planLineage(p, notes, from, to);
-  else {
+  if (!mysql) {
+    planLineage(p, notes, from, to);
+    // After the indexes: REPLICA IDENTITY USING INDEX names one the plan may create.
+    if (describeTableStorage(from.table_storage) !== describeTableStorage(to.table_storage))
+      p.late.push({
+        kind: 'set_table_storage',
+        table,
+        before: from.table_storage ?? null,
+        after: to.table_storage ?? null,
+      });
+  } else {
     if (JSON.stringify(from.table_options ?? null) !== JSON.stringify(to.table_options ?? null)) {
       // No options recorded: the database's defaults, written out so that either way is one ALTER.
       const defaults = {

@@ -10,6 +10,7 @@ import type {
   IndexModel,
   PrimaryKeyModel,
   SequenceModel,
+  TableStorage,
   UniqueConstraintModel,
 } from './model.ts';
 
@@ -84,6 +85,17 @@ export function describeIndex(index: IndexModel): string {
   text += storage(index.options);
   if (index.predicate !== null) text += ` WHERE (${index.predicate})`;
   return text;
+}
+
+/** PostgreSQL storage as DDL-like text; null when every part is the default. */
+export function describeTableStorage(storage: TableStorage | null | undefined): string | null {
+  if (!storage) return null;
+  const parts: string[] = [];
+  if (storage.unlogged) parts.push('UNLOGGED');
+  if (storage.parameters.length > 0) parts.push(`WITH (${[...storage.parameters].sort().join(', ')})`);
+  if (storage.replica_identity !== 'default')
+    parts.push(`REPLICA IDENTITY ${storage.replica_identity.toUpperCase()}`);
+  return parts.length === 0 ? null : parts.join(' ');
 }
 
 export function describeColumnRef(ref: ColumnRef): string {

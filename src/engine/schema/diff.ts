@@ -14,6 +14,7 @@ import {
   describeEnumValues,
   describeExclusion,
   describeForeignKey,
+  describeTableStorage,
   describeGenerated,
   describeIdentity,
   describeIndex,
@@ -164,7 +165,7 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   const options = (t: TableModel) =>
     t.table_options
       ? `ENGINE=${t.table_options.engine} COLLATE=${t.table_options.collation}${t.table_options.row_format ? ` ROW_FORMAT=${t.table_options.row_format}` : ''}`
-      : null;
+      : describeTableStorage(t.table_storage);
   if (options(from) !== options(to))
     out.push(change('table_options_changed', to.name, options(from), options(to)));
   if (security(from) !== security(to))

@@ -118,6 +118,14 @@ function canonicalTable(table: TableModel) {
       },
     ),
     ...when(
+      'table_storage',
+      table.table_storage && {
+        parameters: [...table.table_storage.parameters].sort(),
+        unlogged: table.table_storage.unlogged,
+        replica_identity: table.table_storage.replica_identity,
+      },
+    ),
+    ...when(
       'row_security',
       table.row_security && { enabled: table.row_security.enabled, forced: table.row_security.forced },
     ),

@@ -64,6 +64,8 @@ export interface TableModel {
    * collation, the default row format); absent when none does.
    */
   table_options?: TableOptions | null;
+  /** PostgreSQL storage: set only when one differs from the default (older models lack it). */
+  table_storage?: TableStorage | null;
   /** PostgreSQL row-level security, set when enabled or forced. */
   row_security?: { enabled: boolean; forced: boolean } | null;
   /** PostgreSQL row-level security policies (present when the model knows them). */
@@ -85,6 +87,14 @@ export interface PolicyModel {
 export interface TableRefModel {
   schema: string | null;
   name: string;
+}
+
+export interface TableStorage {
+  /** Storage parameters as the catalog stores them (`fillfactor=80`), in its order (compared sorted). */
+  parameters: string[];
+  unlogged: boolean;
+  /** `default`, `full`, `nothing`, or `index <name>` (REPLICA IDENTITY USING INDEX). */
+  replica_identity: string;
 }
 
 export interface TableOptions {
