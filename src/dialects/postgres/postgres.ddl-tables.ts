@@ -136,11 +136,7 @@ export function rebuildTable(
 const NO_STORAGE: TableStorage = { parameters: [], unlogged: false, replica_identity: 'default' };
 
 /** The ALTERs from one table storage to another: parameters set and reset, LOGGED, REPLICA IDENTITY. */
-export function tableStorage(
-  target: string,
-  from: TableStorage | null,
-  to: TableStorage | null,
-): string[] {
+export function tableStorage(target: string, from: TableStorage | null, to: TableStorage | null): string[] {
   const [a, b] = [from ?? NO_STORAGE, to ?? NO_STORAGE];
   const out: string[] = [];
   const names = (parameters: string[]) => new Set(parameters.map((p) => p.split('=')[0]!));

@@ -165,9 +165,7 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
   for (const index of t.indexes) out.push(indexSql(ref, index, false));
   // After the indexes: REPLICA IDENTITY USING INDEX names one of them.
   if (t.table_storage && t.table_storage.replica_identity !== 'default')
-    out.push(
-      ...tableStorage(table(ref), null, { ...t.table_storage, parameters: [], unlogged: false }),
-    );
+    out.push(...tableStorage(table(ref), null, { ...t.table_storage, parameters: [], unlogged: false }));
   if (t.comment !== null) out.push(`COMMENT ON TABLE ${table(ref)} IS ${lit(t.comment)}`);
   for (const column of t.columns)
     if (column.comment !== null)
@@ -188,7 +186,8 @@ function recreateEnum(op: Extract<MigrationOperation, { kind: 'recreate_enum' }>
     // The default still names the old type: it goes first and comes back re-read under the new one.
     if (use.column.default !== null) out.push(`${prefix} DROP DEFAULT`);
     out.push(`${prefix} TYPE ${use.column.type} USING ${id(use.column.name)}${via}::${use.column.type}`);
-    if (use.column.default !== null) out.push(`${prefix} SET DEFAULT ${use.column.default}`);
+    const restored = use.default_after === undefined ? use.column.default : use.default_after;
+    if (restored !== null) out.push(`${prefix} SET DEFAULT ${restored}`);
   }
   out.push(`DROP TYPE ${named(schema, old)}`);
   return out;

@@ -53,8 +53,18 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     }
     case 'recreate_enum': {
       const removing = op.values.filter((value) => !op.enum.values.includes(value));
+      // Backwards, a column's default goes from the one set with the swap back to its own.
+      const uses = op.uses.map((use) =>
+        use.default_after === undefined
+          ? use
+          : {
+              ...use,
+              column: { ...use.column, default: use.default_after },
+              default_after: use.column.default,
+            },
+      );
       return {
-        operations: [{ ...op, enum: { ...op.enum, values: op.values }, values: op.enum.values }],
+        operations: [{ ...op, enum: { ...op.enum, values: op.values }, values: op.enum.values, uses }],
         lossy:
           removing.length > 0 ? `fails while a row holds one of the values ${removing.join(', ')}` : null,
       };

@@ -68,6 +68,11 @@ export type ColumnChange =
 export interface EnumUse {
   table: TableRef;
   column: ColumnModel;
+  /**
+   * The default the column takes once the type is swapped, when it stays a column of this type:
+   * the source's (its old one may name a value that goes). Absent: the column's own, put back.
+   */
+  default_after?: string | null;
 }
 
 /** Where a dropped column's values are kept, and what restoring them must leave alone. */

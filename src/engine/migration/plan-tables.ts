@@ -5,9 +5,9 @@ import {
   describeCheck,
   describeExclusion,
   describeForeignKey,
-  describeTableStorage,
   describeIndex,
   describePrimaryKey,
+  describeTableStorage,
   describeUnique,
 } from '../schema/describe.ts';
 import {

@@ -100,7 +100,7 @@ export function planOperations(
   };
 
   const srcTables = new Map(src.tables.map((table) => [tableKey(table), table]));
-  const tgtTables = new Map(tgt.tables.map((table) => [tableKey(table), table]));
+  let tgtTables = new Map(tgt.tables.map((table) => [tableKey(table), table]));
   const removed = tgt.tables.filter((table) => !srcTables.has(tableKey(table)));
   // Sequences owned by a dropped column go with it; the drop's rollback must create them again.
   let ownedByDropped = new Map<string, SequenceModel[]>();
@@ -124,6 +124,7 @@ export function planOperations(
     p.types.push(...planExtensions(src, tgt), ...enums.create, ...sequences.early);
     p.late.push(...sequences.owners);
     p.dropTypes.push(...sequences.drop, ...enums.drop);
+    tgtTables = withDefaults(tgtTables, enums.defaults);
     notes.push(...enums.notes, ...sequences.notes);
     ownedByDropped = sequences.ownedByDropped;
   }
@@ -278,4 +279,21 @@ function describeUnmanaged(item: {
 }) {
   const name = item.schema === null ? item.name : `${item.schema}.${item.name}`;
   return `${item.kind} ${name}${item.table === null ? '' : ` on ${item.table}`}`;
+}
+
+/** The target's tables with the defaults an enum swap already sets (plan-types.ts `defaults`). */
+function withDefaults(
+  tables: Map<string, TableModel>,
+  defaults: Map<string, { default: string | null; default_normalized: string | null }>,
+): Map<string, TableModel> {
+  if (defaults.size === 0) return tables;
+  const out = new Map<string, TableModel>();
+  for (const [key, table] of tables) {
+    const columns = table.columns.map((column) => {
+      const set = defaults.get(columnKey({ schema: table.schema, table: table.name, column: column.name }));
+      return set ? { ...column, ...set } : column;
+    });
+    out.set(key, { ...table, columns });
+  }
+  return out;
 }

@@ -14,12 +14,12 @@ import {
   describeEnumValues,
   describeExclusion,
   describeForeignKey,
-  describeTableStorage,
   describeGenerated,
   describeIdentity,
   describeIndex,
   describePrimaryKey,
   describeSequence,
+  describeTableStorage,
   describeUnique,
 } from './describe.ts';
 import {
