@@ -73,7 +73,19 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ kind: 'drop_sequence', sequence: op.sequence });
     case 'drop_sequence':
       return {
-        operations: [{ kind: 'create_sequence', sequence: op.sequence }],
+        operations: [
+          { kind: 'create_sequence', sequence: { ...op.sequence, owned_by: null } },
+          ...(op.sequence.owned_by === null
+            ? []
+            : [
+                {
+                  kind: 'set_sequence_owner' as const,
+                  sequence: op.sequence,
+                  before: null,
+                  after: op.sequence.owned_by,
+                },
+              ]),
+        ],
         lossy: 'the sequence starts again at its START value',
       };
     case 'alter_sequence':

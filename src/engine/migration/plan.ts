@@ -214,6 +214,7 @@ export function planOperations(
         message: 'Only in the target; not managed: left as it is.',
       });
 
+  if (!mysql) swapSerialAndIdentity(p);
   const operations = [
     ...p.first,
     ...p.createSchemas,
@@ -296,4 +297,36 @@ function withDefaults(
     out.set(key, { ...table, columns });
   }
   return out;
+}
+
+/**
+ * A serial column made identity (or back): the identity's sequence takes the conventional name
+ * (`table_column_seq`) the serial's sequence holds. So the serial's sequence goes right after the
+ * column's default (before ADD … AS IDENTITY), and one created for a former identity comes right
+ * after DROP IDENTITY; otherwise the server picks another name (`…_seq1`), or refuses the create.
+ */
+function swapSerialAndIdentity(p: Phases): void {
+  const ownedBy = (op: MigrationOperation) =>
+    op.kind === 'drop_sequence' && op.sequence.owned_by ? columnKey(op.sequence.owned_by) : null;
+  const columnOf = (op: Extract<MigrationOperation, { kind: 'alter_column' }>) =>
+    columnKey({ schema: op.table.schema, table: op.table.name, column: op.after.name });
+  for (let i = 0; i < p.columns.length; i += 1) {
+    const op = p.columns[i]!;
+    if (op.kind !== 'alter_column') continue;
+    if (op.change === 'add_identity') {
+      const at = p.dropTypes.findIndex((drop) => ownedBy(drop) === columnOf(op));
+      if (at < 0) continue;
+      p.columns.splice(i, 0, ...p.dropTypes.splice(at, 1));
+      i += 1;
+    } else if (op.change === 'drop_identity') {
+      const name = `${op.table.schema}.${op.table.name}_${op.after.name}_seq`;
+      const at = p.types.findIndex(
+        (create) =>
+          create.kind === 'create_sequence' && `${create.sequence.schema}.${create.sequence.name}` === name,
+      );
+      if (at < 0) continue;
+      p.columns.splice(i + 1, 0, ...p.types.splice(at, 1));
+      i += 1;
+    }
+  }
 }
