@@ -134,7 +134,8 @@ export const CONSTRAINTS_SQL = `
     con.confmatchtype = 'f' as match_full,
     -- to_jsonb: the column exists from PostgreSQL 15 on; older servers read null (false).
     coalesce((to_jsonb(ci) ->> 'indnullsnotdistinct')::boolean, false) as nulls_not_distinct,
-    cc.reloptions as index_options
+    cc.reloptions as index_options,
+    obj_description(con.oid, 'pg_constraint') as comment
   from rel r
   join pg_constraint con on con.conrelid = r.oid
   left join pg_index ci on ci.indexrelid = con.conindid and con.contype in ('p', 'u')
@@ -164,6 +165,7 @@ export interface ConstraintRow {
   match_full: boolean;
   nulls_not_distinct: boolean;
   index_options: string[] | null;
+  comment: string | null;
 }
 
 // Indexes that back a constraint belong to it; invalid ones are failed CREATE INDEX CONCURRENTLY
@@ -179,6 +181,7 @@ export function indexesOf(relations: string): string {
     pg_get_expr(i.indpred, i.indrelid, true) as predicate,
     coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false) as nulls_not_distinct,
     ic.reloptions as options,
+    obj_description(i.indexrelid, 'pg_class') as comment,
     array(
       select pg_get_indexdef(i.indexrelid, k.n, true)
         -- A collation other than the key's own: a column's, or the database default for an
@@ -224,13 +227,15 @@ export interface IndexRow {
   predicate: string | null;
   nulls_not_distinct: boolean;
   options: string[] | null;
+  comment?: string | null;
   columns: string[];
   include: string[];
 }
 
 export const ENUMS_SQL = `
   select t.oid, n.nspname as schema, t.typname as name,
-    array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as values
+    array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as values,
+    obj_description(t.oid, 'pg_type') as comment
   from pg_type t
   join pg_namespace n on n.oid = t.typnamespace
   where t.typtype = 'e'
@@ -244,6 +249,7 @@ export interface EnumRow {
   schema: string;
   name: string;
   values: string[];
+  comment?: string | null;
 }
 
 // Identity sequences are part of their column's identity and not listed.
@@ -251,7 +257,8 @@ export const SEQUENCES_SQL = `
   select c.oid, n.nspname as schema, c.relname as name, format_type(s.seqtypid, null) as data_type,
     s.seqstart::text as start, s.seqincrement::text as increment, s.seqmin::text as min_value,
     s.seqmax::text as max_value, s.seqcache::text as cache, s.seqcycle as cycle,
-    own.table_oid as owner_table_oid, own.column_name as owner_column
+    own.table_oid as owner_table_oid, own.column_name as owner_column,
+    obj_description(c.oid, 'pg_class') as comment
   from pg_sequence s
   join pg_class c on c.oid = s.seqrelid
   join pg_namespace n on n.oid = c.relnamespace
@@ -282,6 +289,7 @@ export interface SequenceRow {
   cycle: boolean;
   owner_table_oid: number | null;
   owner_column: string | null;
+  comment?: string | null;
 }
 
 // Column defaults that call a sequence (nextval('s'::regclass) records a normal dependency on it).

@@ -26,7 +26,7 @@ const viewKeyword = (view: { materialized: boolean }) => (view.materialized ? 'M
 const withOptions = (options: string[]) => (options.length === 0 ? '' : ` WITH (${options.join(', ')})`);
 const commentText = (comment: string | null) => (comment === null ? 'NULL' : lit(comment));
 
-function commentOn(target: CommentTarget, comment: string | null): string {
+export function commentOn(target: CommentTarget, comment: string | null): string {
   const text = commentText(comment);
   switch (target.type) {
     case 'schema':
@@ -41,6 +41,14 @@ function commentOn(target: CommentTarget, comment: string | null): string {
       return `COMMENT ON PROCEDURE ${routineName(target)} IS ${text}`;
     case 'trigger':
       return `COMMENT ON TRIGGER ${id(target.name)} ON ${qualified(target.schema, target.table ?? '')} IS ${text}`;
+    case 'constraint':
+      return `COMMENT ON CONSTRAINT ${id(target.name)} ON ${qualified(target.schema, target.table ?? '')} IS ${text}`;
+    case 'index':
+      return `COMMENT ON INDEX ${qualified(target.schema, target.name)} IS ${text}`;
+    case 'sequence':
+      return `COMMENT ON SEQUENCE ${qualified(target.schema, target.name)} IS ${text}`;
+    case 'type':
+      return `COMMENT ON TYPE ${qualified(target.schema, target.name)} IS ${text}`;
   }
 }
 

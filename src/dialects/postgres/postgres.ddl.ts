@@ -12,7 +12,7 @@ import type { MigrationOperation, TableRef } from '../../engine/migration/operat
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
 import { indexTail, storageParameters, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
-import { renderObjectOperation } from './postgres.ddl-objects.ts';
+import { commentOn, renderObjectOperation } from './postgres.ddl-objects.ts';
 import {
   clampSequence,
   identityOptions,
@@ -138,6 +138,22 @@ function foreignKeySql(k: ForeignKeyModel): string {
   );
 }
 
+/** COMMENT ON a constraint or index created with a comment (none: nothing to say). */
+function commentOf(
+  type: 'constraint' | 'index' | 'sequence' | 'type',
+  schema: string | null,
+  name: string,
+  comment: string | null | undefined,
+  onTable: string | null = null,
+): string[] {
+  return comment ? [commentOn({ type, schema, name, table: onTable }, comment)] : [];
+}
+
+const constraintComment = (t: TableRef, item: { name: string; comment?: string | null }) =>
+  commentOf('constraint', t.schema, item.name, item.comment, t.name);
+const indexComment = (t: TableRef, index: { name: string; comment?: string | null }) =>
+  commentOf('index', t.schema, index.name, index.comment);
+
 function createTable(t: import('../../engine/schema/model.ts').TableModel): string[] {
   const ref = { schema: t.schema, name: t.name };
   const partition = t.partitioning?.parent ? t.partitioning : null;
@@ -166,6 +182,14 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
   // After the indexes: REPLICA IDENTITY USING INDEX names one of them.
   if (t.table_storage && t.table_storage.replica_identity !== 'default')
     out.push(...tableStorage(table(ref), null, { ...t.table_storage, parameters: [], unlogged: false }));
+  for (const item of [
+    ...(t.primary_key ? [t.primary_key] : []),
+    ...t.unique_constraints,
+    ...t.check_constraints,
+    ...t.exclusion_constraints,
+  ])
+    out.push(...constraintComment(ref, item));
+  for (const index of t.indexes) out.push(...indexComment(ref, index));
   if (t.comment !== null) out.push(`COMMENT ON TABLE ${table(ref)} IS ${lit(t.comment)}`);
   for (const column of t.columns)
     if (column.comment !== null)
@@ -190,6 +214,7 @@ function recreateEnum(op: Extract<MigrationOperation, { kind: 'recreate_enum' }>
     if (restored !== null) out.push(`${prefix} SET DEFAULT ${restored}`);
   }
   out.push(`DROP TYPE ${named(schema, old)}`);
+  out.push(...commentOf('type', schema, name, op.enum.comment));
   return out;
 }
 
@@ -201,9 +226,10 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_extension':
       return one(`DROP EXTENSION ${id(op.name)}`);
     case 'create_enum':
-      return one(
+      return many([
         `CREATE TYPE ${named(op.enum.schema, op.enum.name)} AS ENUM (${op.enum.values.map(lit).join(', ')})`,
-      );
+        ...commentOf('type', op.enum.schema, op.enum.name, op.enum.comment),
+      ]);
     case 'add_enum_value': {
       const position =
         op.after !== null ? ` AFTER ${lit(op.after)}` : op.before !== null ? ` BEFORE ${lit(op.before)}` : '';
@@ -218,9 +244,10 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_enum':
       return one(`DROP TYPE ${named(op.enum.schema, op.enum.name)}`);
     case 'create_sequence':
-      return one(
+      return many([
         `CREATE SEQUENCE ${named(op.sequence.schema, op.sequence.name)} ${sequenceOptions(op.sequence)}`,
-      );
+        ...commentOf('sequence', op.sequence.schema, op.sequence.name, op.sequence.comment),
+      ]);
     case 'alter_sequence': {
       const name = named(op.after.schema, op.after.name);
       return many([
@@ -297,25 +324,30 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'alter_column':
       return { sql: alterColumn(op), transactional: true, kind: `alter_column_${op.change}` };
     case 'add_primary_key':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.key.name)} PRIMARY KEY (${list(op.key.columns)})${deferral(op.key)}`,
-      );
+        ...constraintComment(op.table, op.key),
+      ]);
     case 'add_unique':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} ${uniqueConstraintBody(op.constraint, list(op.constraint.columns))}${deferral(op.constraint)}`,
-      );
+        ...constraintComment(op.table, op.constraint),
+      ]);
     case 'add_check':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD ${checkSql(op.constraint)}${op.constraint.not_valid ? ' NOT VALID' : ''}`,
-      );
+        ...constraintComment(op.table, op.constraint),
+      ]);
     case 'add_exclusion':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} ${op.constraint.definition}`,
-      );
+        ...constraintComment(op.table, op.constraint),
+      ]);
     case 'add_foreign_key':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD ${foreignKeySql(op.key)}${op.key.not_valid ? ' NOT VALID' : ''}`,
-      );
+        ...constraintComment(op.table, op.key),
+      ]);
     case 'validate_constraint': {
       const name = op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name;
       return one(`ALTER TABLE ${table(op.table)} VALIDATE CONSTRAINT ${id(name)}`);
@@ -342,7 +374,11 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_exclusion':
       return one(`ALTER TABLE ${table(op.table)} DROP CONSTRAINT ${id(op.constraint.name)}`);
     case 'create_index':
-      return one(indexSql(op.table, op.index, op.concurrently), !op.concurrently);
+      return {
+        sql: [indexSql(op.table, op.index, op.concurrently), ...indexComment(op.table, op.index)],
+        transactional: !op.concurrently,
+        kind: op.kind,
+      };
     case 'drop_index': {
       // Concurrent drops run after the transaction, when a dropped column may have taken the index along.
       const how = op.concurrently ? 'CONCURRENTLY IF EXISTS ' : '';

@@ -136,9 +136,10 @@ export function buildPostgresObjects(rows: ObjectRows): SchemaObjects {
 }
 
 /** The options an index has beyond the defaults, set only when it has them (hashes stay stable). */
-export function indexExtras(row: IndexRow): Pick<IndexModel, 'nulls_not_distinct' | 'options'> {
+export function indexExtras(row: IndexRow): Pick<IndexModel, 'nulls_not_distinct' | 'options' | 'comment'> {
   return {
     ...(row.nulls_not_distinct ? { nulls_not_distinct: true } : {}),
     ...(row.options?.length ? { options: row.options } : {}),
+    ...(row.comment ? { comment: row.comment } : {}),
   };
 }

@@ -112,6 +112,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       name: row.name,
       values: row.values,
       used_by: enumUses.get(row.oid) ?? [],
+      ...commented(row.comment),
     });
   }
 
@@ -137,6 +138,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       cycle: row.cycle,
       owned_by: owner,
       used_by: uses,
+      ...commented(row.comment),
     });
   }
 
@@ -209,8 +211,15 @@ function storage(row: TableRow): Pick<TableModel, 'table_storage'> {
   return { table_storage: { parameters, unlogged, replica_identity: replica } };
 }
 
+/** `{comment}` when there is one: objects without stay as older models had them. */
+export const commented = (comment: string | null | undefined) => (comment ? { comment } : {});
+
 function addConstraint(table: TableModel, row: ConstraintRow): void {
-  const deferral = { deferrable: row.deferrable, initially_deferred: row.deferred };
+  const deferral = {
+    deferrable: row.deferrable,
+    initially_deferred: row.deferred,
+    ...commented(row.comment),
+  };
   switch (row.type) {
     case 'p':
       table.primary_key = { name: row.name, columns: row.columns, ...deferral };
@@ -230,6 +239,7 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
         expression: row.expression ?? '',
         ...(row.not_valid ? { not_valid: true } : {}),
         ...(row.no_inherit ? { no_inherit: true } : {}),
+        ...commented(row.comment),
       });
       return;
     case 'x':

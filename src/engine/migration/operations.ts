@@ -31,11 +31,21 @@ import type {
 
 /** An object COMMENT ON can name, other than tables and columns. */
 export interface CommentTarget {
-  type: 'schema' | 'view' | 'materialized_view' | 'function' | 'procedure' | 'trigger';
+  type:
+    | 'schema'
+    | 'view'
+    | 'materialized_view'
+    | 'function'
+    | 'procedure'
+    | 'trigger'
+    | 'constraint'
+    | 'index'
+    | 'sequence'
+    | 'type';
   schema: string | null;
   /** Routines: `name(argument types)`. */
   name: string;
-  /** The table of a trigger. */
+  /** The table of a trigger or a constraint. */
   table: string | null;
 }
 

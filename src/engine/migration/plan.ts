@@ -30,6 +30,7 @@ import { type SchemaModel, type SequenceModel, type TableModel, tableKey } from 
 import { backupName } from './backup.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { type MigrationOperation, ref } from './operations.ts';
+import { planComments } from './plan-comments.ts';
 import { planLineage } from './plan-lineage.ts';
 import { planObjects } from './plan-objects.ts';
 import { onlineOperations } from './plan-online.ts';
@@ -192,6 +193,7 @@ export function planOperations(
   }
   if (backups > 0) p.types.unshift({ kind: 'ensure_backup_schema' });
   planObjects(p, notes, src, tgt);
+  if (!mysql) planComments(p, src, tgt);
 
   // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
   // only objects the other side does not have at all are worth a note.

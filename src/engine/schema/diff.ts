@@ -8,6 +8,7 @@
 // an addition. Constraints and indexes are matched by name, then leftovers with the same definition
 // are paired as renamed. Enum and sequence changes are reported under every table whose columns use
 // them; enums and sequences that appear or disappear with a column are covered by the column change.
+
 import {
   describeCheck,
   describeColumn,
@@ -22,6 +23,7 @@ import {
   describeTableStorage,
   describeUnique,
 } from './describe.ts';
+import { diffComments } from './diff-comments.ts';
 import {
   describeInherits,
   describePartitioning,
@@ -158,6 +160,7 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   const [inhA, inhB] = [describeInherits(from), describeInherits(to)];
   if (inhA !== inhB) out.push(change('table_inheritance_changed', to.name, inhA, inhB));
   out.push(...diffValidity(from, to));
+  out.push(...diffComments(from, to));
   const security = (t: TableModel) => {
     const s = t.row_security;
     return !s || (!s.enabled && !s.forced) ? 'DISABLED' : `ENABLED${s.forced ? ' FORCED' : ''}`;

@@ -44,9 +44,10 @@ export function schemaHash(model: SchemaModel): string {
 
 function canonicalTable(table: TableModel) {
   const pk = table.primary_key;
-  const deferral = (item: { deferrable: boolean; initially_deferred: boolean }) => ({
+  const deferral = (item: { deferrable: boolean; initially_deferred: boolean; comment?: string | null }) => ({
     deferrable: item.deferrable,
     initially_deferred: item.initially_deferred,
+    ...when('comment', item.comment),
   });
   return {
     schema: table.schema,
@@ -66,6 +67,7 @@ function canonicalTable(table: TableModel) {
       expression: c.expression,
       ...when('not_valid', c.not_valid),
       ...when('no_inherit', c.no_inherit),
+      ...when('comment', c.comment),
     })),
     exclusion_constraints: byName(table.exclusion_constraints).map((x) => ({
       name: x.name,
@@ -93,6 +95,7 @@ function canonicalTable(table: TableModel) {
       predicate: i.predicate,
       ...when('nulls_not_distinct', i.nulls_not_distinct),
       ...when('options', i.options),
+      ...when('comment', i.comment),
     })),
     ...when(
       'partitioning',
@@ -166,7 +169,7 @@ function canonicalColumn(column: ColumnModel) {
 }
 
 function canonicalEnum(item: EnumModel) {
-  return { schema: item.schema, name: item.name, values: item.values };
+  return { schema: item.schema, name: item.name, values: item.values, ...when('comment', item.comment) };
 }
 
 function canonicalSequence(item: SequenceModel) {
@@ -182,5 +185,6 @@ function canonicalSequence(item: SequenceModel) {
     cache: item.cache,
     cycle: item.cycle,
     owned_by: owner && { schema: owner.schema, table: owner.table, column: owner.column },
+    ...when('comment', item.comment),
   };
 }

@@ -171,6 +171,8 @@ export interface PrimaryKeyModel {
   columns: string[];
   deferrable: boolean;
   initially_deferred: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface UniqueConstraintModel {
@@ -182,6 +184,8 @@ export interface UniqueConstraintModel {
   nulls_not_distinct?: boolean;
   /** Storage parameters of the index behind it (PostgreSQL); absent when none. */
   options?: string[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface CheckConstraintModel {
@@ -192,6 +196,8 @@ export interface CheckConstraintModel {
   not_valid?: boolean;
   /** NO INHERIT: not passed on to children (PostgreSQL). */
   no_inherit?: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface ExclusionConstraintModel {
@@ -200,6 +206,8 @@ export interface ExclusionConstraintModel {
   definition: string;
   deferrable: boolean;
   initially_deferred: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export type ForeignKeyAction = 'no action' | 'restrict' | 'cascade' | 'set null' | 'set default';
@@ -219,6 +227,8 @@ export interface ForeignKeyModel {
   not_valid?: boolean;
   /** MATCH FULL (PostgreSQL; absent for the default MATCH SIMPLE). */
   match_full?: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface IndexModel {
@@ -239,6 +249,8 @@ export interface IndexModel {
   nulls_not_distinct?: boolean;
   /** PostgreSQL storage parameters (`fillfactor=70`) as the catalog stores them; absent when none. */
   options?: string[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface EnumModel {
@@ -247,6 +259,8 @@ export interface EnumModel {
   values: string[];
   /** The columns of this type (where changes are reported; not compared). */
   used_by: ColumnRef[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface SequenceModel {
@@ -264,6 +278,8 @@ export interface SequenceModel {
   owned_by: ColumnRef | null;
   /** The owner and the columns whose default calls it (where changes are reported; not compared). */
   used_by: ColumnRef[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export type UnmanagedKind =
