@@ -201,6 +201,8 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_table_options':
       return exact({ ...op, before: op.after, after: op.before });
+    case 'move_column':
+      return exact({ ...op, after: op.from, from: op.after });
     case 'set_table_storage':
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_partitioning':

@@ -224,6 +224,11 @@ export type MigrationOperation =
   | { kind: 'rebuild_table'; before: TableModel; after: TableModel; sequences: SequenceModel[] }
   /** MySQL: ENGINE, default collation, ROW_FORMAT (null: the database's defaults). */
   | { kind: 'set_table_options'; table: TableRef; before: TableOptions; after: TableOptions }
+  /**
+   * MySQL/MariaDB: an existing column put where the source has it (after the named column, or
+   * FIRST for null), with its final definition; `from` is where it was, for the rollback.
+   */
+  | { kind: 'move_column'; table: TableRef; column: ColumnModel; after: string | null; from: string | null }
   /** PostgreSQL storage parameters, UNLOGGED, REPLICA IDENTITY (null: every one the default). */
   | { kind: 'set_table_storage'; table: TableRef; before: TableStorage | null; after: TableStorage | null }
   /** MySQL: PARTITION BY the clause, or REMOVE PARTITIONING (null). */

@@ -24,7 +24,8 @@ export function columnChanged(a: ColumnModel, b: ColumnModel): boolean {
     !sameGenerated(a, b) ||
     a.on_update !== b.on_update ||
     a.comment !== b.comment ||
-    !!a.invisible !== !!b.invisible
+    !!a.invisible !== !!b.invisible ||
+    (a.check ?? null) !== (b.check ?? null)
   );
 }
 
@@ -82,6 +83,8 @@ export function columnSteps(
   if (current.comment !== after.comment) step('comment', { ...current, comment: after.comment });
   // MySQL only (PostgreSQL has no invisible columns): folded into the column's MODIFY.
   if (!!current.invisible !== !!after.invisible) step('comment', { ...current, invisible: after.invisible });
+  // MariaDB only: a column-level CHECK is part of the definition, folded into the MODIFY as well.
+  if ((current.check ?? null) !== (after.check ?? null)) step('comment', { ...current, check: after.check });
   return steps;
 }
 

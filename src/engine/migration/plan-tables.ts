@@ -130,6 +130,40 @@ function planValidity(p: Phases, from: TableModel, to: TableModel): void {
   }
 }
 
+/**
+ * MySQL/MariaDB: the existing columns moved so that the order matches the source's (new ones are
+ * added in place). Simulated on the order after the adds: each source column that does not follow
+ * its source predecessor is moved after it (FIRST for the first); columns that go are ignored.
+ */
+export function columnMoves(from: TableModel, to: TableModel): MigrationOperation[] {
+  const wanted = to.columns.map((column) => column.name);
+  const kept = new Set(wanted);
+  const existing = new Set(from.columns.map((column) => column.name));
+  // The order once the adds are in: every added column right after its source predecessor.
+  const order = from.columns.map((column) => column.name).filter((name) => kept.has(name));
+  wanted.forEach((name, i) => {
+    if (existing.has(name)) return;
+    order.splice(i === 0 ? 0 : order.indexOf(wanted[i - 1]!) + 1, 0, name);
+  });
+  const moves: MigrationOperation[] = [];
+  wanted.forEach((name, i) => {
+    const at = order.indexOf(name);
+    const previous = i === 0 ? null : wanted[i - 1]!;
+    const current = at === 0 ? null : order[at - 1]!;
+    if (current === previous) return;
+    order.splice(at, 1);
+    order.splice(previous === null ? 0 : order.indexOf(previous) + 1, 0, name);
+    moves.push({
+      kind: 'move_column',
+      table: ref(to),
+      column: to.columns[i]!,
+      after: previous,
+      from: current,
+    });
+  });
+  return moves;
+}
+
 const INTEGER_RANK: Record<string, number> = { smallint: 1, integer: 2, bigint: 3 };
 
 export function planTable(
@@ -197,6 +231,7 @@ export function planTable(
     }
     const [a, b] = [from.partitioning?.key ?? null, to.partitioning?.key ?? null];
     if (a !== b) p.late.push({ kind: 'set_partitioning', table, before: a, after: b });
+    p.late.push(...columnMoves(from, to));
   }
 
   const pkFrom = from.primary_key;

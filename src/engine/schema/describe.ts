@@ -33,6 +33,7 @@ export function describeColumn(column: ColumnModel): string {
   const generated = describeGenerated(column);
   if (generated !== null) text += ` ${generated}`;
   if (column.invisible) text += ' INVISIBLE';
+  if (column.check) text += ` CHECK (${column.check})`;
   return text;
 }
 

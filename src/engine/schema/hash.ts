@@ -165,6 +165,7 @@ function canonicalColumn(column: ColumnModel) {
     ...when('identity_options', column.identity_options && { ...column.identity_options }),
     ...when('inherited', column.inherited),
     ...when('invisible', column.invisible),
+    ...when('check', column.check),
   };
 }
 

@@ -153,6 +153,8 @@ export interface ColumnModel {
   inherited?: boolean;
   /** MySQL/MariaDB INVISIBLE: left out of SELECT *. */
   invisible?: boolean;
+  /** MariaDB column-level CHECK (part of the column's definition, named after it). */
+  check?: string;
 }
 
 /** Sequence parameters, numbers as decimal strings (bigint does not fit a JSON number). */
