@@ -70,6 +70,11 @@ export const COLUMNS_SQL = `
     ds.description as comment,
     case when t.typtype = 'e' then t.oid when et.typtype = 'e' then et.oid end as enum_oid,
     a.attinhcount > 0 as inherited,
+    case when a.attstorage <> t.typstorage then
+      case a.attstorage when 'p' then 'plain' when 'e' then 'external' when 'x' then 'extended' else 'main' end
+    end as storage,
+    -- to_jsonb: attcompression exists from PostgreSQL 14 on.
+    case (to_jsonb(a) ->> 'attcompression') when 'p' then 'pglz' when 'l' then 'lz4' end as compression,
     (
       select json_build_object('data_type', format_type(s.seqtypid, null), 'start', s.seqstart::text,
         'increment', s.seqincrement::text, 'min_value', s.seqmin::text, 'max_value', s.seqmax::text,
@@ -103,6 +108,8 @@ export interface ColumnRow {
   comment: string | null;
   enum_oid: number | null;
   inherited: boolean;
+  storage?: string | null;
+  compression?: string | null;
   identity_options: {
     data_type: string;
     start: string;

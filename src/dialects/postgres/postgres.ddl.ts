@@ -47,6 +47,7 @@ const restoredValue = (alias: string, column: ColumnModel) =>
 
 export function columnDefinition(column: ColumnModel): string {
   let text = `${id(column.name)} ${column.type}`;
+  if (column.compression) text += ` COMPRESSION ${column.compression}`;
   if (column.collation !== null) text += ` COLLATE ${column.collation}`;
   if (column.generated !== null) text += ` GENERATED ALWAYS AS (${column.generated.expression}) STORED`;
   else if (column.identity !== null) {
@@ -84,6 +85,21 @@ function usingClause(column: string, before: ColumnModel, after: ColumnModel): s
   return ` USING ${id(column)}${via}::${after.type}`;
 }
 
+/** SET STORAGE for a created column whose storage is not its type's (CREATE takes it from 16 on). */
+const columnStorage = (t: TableRef, column: ColumnModel) =>
+  column.storage
+    ? [`ALTER TABLE ${table(t)} ALTER COLUMN ${id(column.name)} SET STORAGE ${column.storage.toUpperCase()}`]
+    : [];
+
+/** SET STORAGE to the storage of the column's type, read from pg_type when the statement runs. */
+function typeStorage(t: TableRef, column: string): string {
+  const target = lit(table(t));
+  return `DO $dbops$ BEGIN EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', ${target}, ${lit(column)},
+  (SELECT CASE ty.typstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL' WHEN 'x' THEN 'EXTENDED' ELSE 'MAIN' END
+   FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid
+   WHERE a.attrelid = ${target}::regclass AND a.attname = ${lit(column)})); END $dbops$`;
+}
+
 function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>): string[] {
   const prefix = `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.after.name)}`;
   const { before, after } = op;
@@ -99,7 +115,12 @@ function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>):
     case 'type': {
       const collation = after.collation ?? (before.collation !== null ? '"default"' : null);
       const collate = collation === null ? '' : ` COLLATE ${collation}`;
-      return [`${prefix} TYPE ${after.type}${collate}${usingClause(after.name, before, after)}`];
+      // A new type resets the column's storage and compression to the type's: they are set again.
+      return [
+        `${prefix} TYPE ${after.type}${collate}${usingClause(after.name, before, after)}`,
+        ...(after.storage ? [`${prefix} SET STORAGE ${after.storage.toUpperCase()}`] : []),
+        ...(after.compression ? [`${prefix} SET COMPRESSION ${after.compression}`] : []),
+      ];
     }
     case 'set_not_null':
       return [`${prefix} SET NOT NULL`];
@@ -120,6 +141,12 @@ function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>):
       return [
         `COMMENT ON COLUMN ${table(op.table)}.${id(after.name)} IS ${after.comment === null ? 'NULL' : lit(after.comment)}`,
       ];
+    case 'storage':
+      if (after.storage) return [`${prefix} SET STORAGE ${after.storage.toUpperCase()}`];
+      // Back to the type's own storage: SET STORAGE DEFAULT is PostgreSQL 16+, so it is looked up.
+      return [typeStorage(op.table, after.name)];
+    case 'compression':
+      return [`${prefix} SET COMPRESSION ${after.compression ?? 'DEFAULT'}`];
     case 'on_update':
     case 'auto_increment':
       throw new Error(`PostgreSQL columns have no ${op.change}`);
@@ -182,6 +209,7 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
   // After the indexes: REPLICA IDENTITY USING INDEX names one of them.
   if (t.table_storage && t.table_storage.replica_identity !== 'default')
     out.push(...tableStorage(table(ref), null, { ...t.table_storage, parameters: [], unlogged: false }));
+  for (const column of t.columns) if (column.inherited !== true) out.push(...columnStorage(ref, column));
   for (const item of [
     ...(t.primary_key ? [t.primary_key] : []),
     ...t.unique_constraints,
@@ -318,7 +346,10 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_table':
       return one(`DROP TABLE ${table(op.table)}`);
     case 'add_column':
-      return one(`ALTER TABLE ${table(op.table)} ADD COLUMN ${columnDefinition(op.column)}`);
+      return many([
+        `ALTER TABLE ${table(op.table)} ADD COLUMN ${columnDefinition(op.column)}`,
+        ...columnStorage(op.table, op.column),
+      ]);
     case 'drop_column':
       return one(`ALTER TABLE ${table(op.table)} DROP COLUMN ${id(op.column.name)}`);
     case 'alter_column':

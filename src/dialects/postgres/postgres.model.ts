@@ -182,6 +182,8 @@ function column(row: ColumnRow): ColumnModel {
     comment: row.comment,
     ...(row.identity_options ? { identity_options: { ...row.identity_options } } : {}),
     ...(row.inherited ? { inherited: true } : {}),
+    ...(row.storage ? { storage: row.storage } : {}),
+    ...(row.compression ? { compression: row.compression } : {}),
   };
 }
 

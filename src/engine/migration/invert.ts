@@ -28,6 +28,8 @@ const INVERSE_CHANGE: Record<ColumnChange, ColumnChange> = {
   on_update: 'on_update',
   auto_increment: 'auto_increment',
   comment: 'comment',
+  storage: 'storage',
+  compression: 'compression',
 };
 
 /** The inverse of one operation, or null when it cannot be undone. */

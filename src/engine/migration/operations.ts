@@ -72,7 +72,10 @@ export type ColumnChange =
   | 'replace_generated'
   | 'on_update'
   | 'auto_increment'
-  | 'comment';
+  | 'comment'
+  /** PostgreSQL SET STORAGE / SET COMPRESSION. */
+  | 'storage'
+  | 'compression';
 
 /** A column whose type is an enum being recreated, with what recreation must put back. */
 export interface EnumUse {

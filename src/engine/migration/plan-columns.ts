@@ -25,8 +25,16 @@ export function columnChanged(a: ColumnModel, b: ColumnModel): boolean {
     a.on_update !== b.on_update ||
     a.comment !== b.comment ||
     !!a.invisible !== !!b.invisible ||
-    (a.check ?? null) !== (b.check ?? null)
+    (a.check ?? null) !== (b.check ?? null) ||
+    (a.storage ?? null) !== (b.storage ?? null) ||
+    (a.compression ?? null) !== (b.compression ?? null)
   );
+}
+
+/** The column with an optional field set, or left out when unset (as introspection leaves it). */
+function withOptional(column: ColumnModel, key: 'storage' | 'compression', value: string | undefined) {
+  const { [key]: _, ...rest } = column;
+  return value === undefined ? rest : { ...rest, [key]: value };
 }
 
 /** The alter_column steps from `before` (the target's column) to `after` (the source's). */
@@ -85,6 +93,11 @@ export function columnSteps(
   if (!!current.invisible !== !!after.invisible) step('comment', { ...current, invisible: after.invisible });
   // MariaDB only: a column-level CHECK is part of the definition, folded into the MODIFY as well.
   if ((current.check ?? null) !== (after.check ?? null)) step('comment', { ...current, check: after.check });
+  // PostgreSQL only (MySQL columns have neither).
+  if ((current.storage ?? null) !== (after.storage ?? null))
+    step('storage', withOptional(current, 'storage', after.storage));
+  if ((current.compression ?? null) !== (after.compression ?? null))
+    step('compression', withOptional(current, 'compression', after.compression));
   return steps;
 }
 

@@ -31,6 +31,7 @@ import { backupName } from './backup.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { type MigrationOperation, ref } from './operations.ts';
 import { planComments } from './plan-comments.ts';
+import { generatedStepAside } from './plan-generated.ts';
 import { planLineage } from './plan-lineage.ts';
 import { planObjects } from './plan-objects.ts';
 import { onlineOperations } from './plan-online.ts';
@@ -216,7 +217,10 @@ export function planOperations(
         message: 'Only in the target; not managed: left as it is.',
       });
 
-  if (!mysql) swapSerialAndIdentity(p);
+  if (!mysql) {
+    swapSerialAndIdentity(p);
+    generatedStepAside(p, tgtTables, srcTables);
+  }
   const operations = [
     ...p.first,
     ...p.createSchemas,

@@ -34,6 +34,8 @@ export function describeColumn(column: ColumnModel): string {
   if (generated !== null) text += ` ${generated}`;
   if (column.invisible) text += ' INVISIBLE';
   if (column.check) text += ` CHECK (${column.check})`;
+  if (column.storage) text += ` STORAGE ${column.storage.toUpperCase()}`;
+  if (column.compression) text += ` COMPRESSION ${column.compression}`;
   return text;
 }
 

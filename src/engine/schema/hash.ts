@@ -166,6 +166,8 @@ function canonicalColumn(column: ColumnModel) {
     ...when('inherited', column.inherited),
     ...when('invisible', column.invisible),
     ...when('check', column.check),
+    ...when('storage', column.storage),
+    ...when('compression', column.compression),
   };
 }
 

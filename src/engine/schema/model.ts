@@ -155,6 +155,10 @@ export interface ColumnModel {
   invisible?: boolean;
   /** MariaDB column-level CHECK (part of the column's definition, named after it). */
   check?: string;
+  /** PostgreSQL storage (`plain`, `external`, `extended`, `main`) where it is not the type's own. */
+  storage?: string;
+  /** PostgreSQL compression method (`pglz`, `lz4`) where one is set on the column. */
+  compression?: string;
 }
 
 /** Sequence parameters, numbers as decimal strings (bigint does not fit a JSON number). */
