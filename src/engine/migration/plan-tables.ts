@@ -164,6 +164,16 @@ export function columnMoves(from: TableModel, to: TableModel): MigrationOperatio
   return moves;
 }
 
+/** Whether a table gains or loses an inheritance parent (INHERIT / NO INHERIT) in the plan. */
+function parentChanges(from: TableModel, to: TableModel): { gains: boolean; loses: boolean } {
+  const names = (t: TableModel) => (t.inherits ?? []).map((parent) => tableKey(parent));
+  const [before, after] = [names(from), names(to)];
+  return {
+    gains: after.some((name) => !before.includes(name)),
+    loses: before.some((name) => !after.includes(name)),
+  };
+}
+
 const INTEGER_RANK: Record<string, number> = { smallint: 1, integer: 2, bigint: 3 };
 
 export function planTable(
@@ -176,10 +186,15 @@ export function planTable(
 ): void {
   const table = ref(to);
   const existing = new Map(from.columns.map((column) => [column.name, column]));
+  const lineage = parentChanges(from, to);
   to.columns.forEach((column, i) => {
     const before = existing.get(column.name);
-    // A partition's or child's inherited column changes with its parent's (the server refuses it here).
-    if (column.inherited === true || before?.inherited === true) return;
+    // A partition's or child's inherited column changes with its parent's (the server refuses it here),
+    // except around INHERIT / NO INHERIT: a table that gains a parent must already have the parent's
+    // columns, with its types; one that loses its parent keeps them as its own, to change here.
+    const inheritedNow = column.inherited === true && !lineage.gains;
+    const inheritedBefore = before?.inherited === true && !lineage.loses;
+    if (inheritedNow || inheritedBefore) return;
     // MySQL puts a new column where the source has it, so the column order matches.
     if (!before)
       p.columns.push({
@@ -395,7 +410,7 @@ export function planColumnDrops(
     return { after: previous ? previous.name : null };
   };
   for (const column of from.columns) {
-    if (wanted.has(column.name) || column.inherited === true) continue;
+    if (wanted.has(column.name) || (column.inherited === true && !parentChanges(from, to).loses)) continue;
     const sequences =
       ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
     // A generated column's values come back by themselves: nothing to keep.

@@ -218,6 +218,9 @@ export function planOperations(
       });
 
   if (!mysql) {
+    // INHERIT wants the child to hold the parent's checks already: after the keys and checks.
+    const inherits = p.addKeys.filter((op) => op.kind === 'inherit');
+    p.addKeys = [...p.addKeys.filter((op) => op.kind !== 'inherit'), ...inherits];
     swapSerialAndIdentity(p);
     generatedStepAside(p, tgtTables, srcTables);
   }
