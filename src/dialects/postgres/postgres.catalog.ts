@@ -6,7 +6,7 @@
 // are left out here; shadow objects later, by the engine's filter.
 
 // Ordinary and partitioned tables, not temporary ones, outside system schemas and extensions.
-const TABLES = `
+export const TABLES_RELATIONS = `
   select c.oid, n.nspname as schema, c.relname as name
   from pg_class c
   join pg_namespace n on n.oid = c.relnamespace
@@ -19,7 +19,7 @@ const TABLES = `
     )`;
 
 export const TABLES_SQL = `
-  with rel as (${TABLES})
+  with rel as (${TABLES_RELATIONS})
   select r.oid, r.schema, r.name, ds.description as comment,
     case when c.relkind = 'p' then pg_get_partkeydef(c.oid) end as partition_key,
     pg_get_expr(c.relpartbound, c.oid) as partition_bound,
@@ -55,9 +55,29 @@ export interface TableRow {
   replica_identity?: string;
 }
 
+/** Catalog columns that only newer servers have: the queries name them only there. */
+export interface CatalogFeatures {
+  /** pg_index.indnullsnotdistinct: PostgreSQL 15. */
+  nullsNotDistinct: boolean;
+  /** pg_attribute.attcompression: PostgreSQL 14. */
+  compression: boolean;
+  /** The `jit` setting: PostgreSQL 11. */
+  jit: boolean;
+}
+
+export function catalogFeatures(serverVersion: string): CatalogFeatures {
+  const major = Number.parseInt(serverVersion, 10);
+  return { nullsNotDistinct: major >= 15, compression: major >= 14, jit: major >= 11 };
+}
+
+const LATEST: CatalogFeatures = { nullsNotDistinct: true, compression: true, jit: true };
+
 // The collation is reported only where it differs from the type's own (an explicit COLLATE).
-export const COLUMNS_SQL = `
-  with rel as (${TABLES})
+export const COLUMNS_SQL = columnsSql(LATEST);
+
+export function columnsSql(features: CatalogFeatures): string {
+  return `
+  with rel as (${TABLES_RELATIONS})
   select a.attrelid as table_oid, a.attname as name, a.attnum as position,
     format_type(a.atttypid, a.atttypmod) as type,
     a.attnotnull as not_null,
@@ -73,8 +93,7 @@ export const COLUMNS_SQL = `
     case when a.attstorage <> t.typstorage then
       case a.attstorage when 'p' then 'plain' when 'e' then 'external' when 'x' then 'extended' else 'main' end
     end as storage,
-    -- to_jsonb: attcompression exists from PostgreSQL 14 on.
-    case (to_jsonb(a) ->> 'attcompression') when 'p' then 'pglz' when 'l' then 'lz4' end as compression,
+    ${features.compression ? "case a.attcompression when 'p' then 'pglz' when 'l' then 'lz4' end" : 'null'} as compression,
     (
       select json_build_object('data_type', format_type(s.seqtypid, null), 'start', s.seqstart::text,
         'increment', s.seqincrement::text, 'min_value', s.seqmin::text, 'max_value', s.seqmax::text,
@@ -94,6 +113,7 @@ export const COLUMNS_SQL = `
   left join pg_description ds on ds.objoid = a.attrelid and ds.classoid = 'pg_class'::regclass and ds.objsubid = a.attnum
   where a.attnum > 0 and not a.attisdropped
   order by a.attrelid, a.attnum`;
+}
 
 export interface ColumnRow {
   table_oid: number;
@@ -121,8 +141,11 @@ export interface ColumnRow {
   } | null;
 }
 
-export const CONSTRAINTS_SQL = `
-  with rel as (${TABLES})
+export const CONSTRAINTS_SQL = constraintsSql(LATEST);
+
+export function constraintsSql(features: CatalogFeatures): string {
+  return `
+  with rel as (${TABLES_RELATIONS})
   select con.conrelid as table_oid, con.conname as name, con.contype as type,
     array(
       select a.attname::text from unnest(con.conkey) with ordinality k(num, ord)
@@ -139,8 +162,7 @@ export const CONSTRAINTS_SQL = `
     case when con.contype = 'x' then pg_get_constraintdef(con.oid, true) end as definition,
     not con.convalidated as not_valid, con.connoinherit as no_inherit,
     con.confmatchtype = 'f' as match_full,
-    -- to_jsonb: the column exists from PostgreSQL 15 on; older servers read null (false).
-    coalesce((to_jsonb(ci) ->> 'indnullsnotdistinct')::boolean, false) as nulls_not_distinct,
+    ${features.nullsNotDistinct ? 'coalesce(ci.indnullsnotdistinct, false)' : 'false'} as nulls_not_distinct,
     cc.reloptions as index_options,
     obj_description(con.oid, 'pg_constraint') as comment
   from rel r
@@ -152,6 +174,7 @@ export const CONSTRAINTS_SQL = `
   where con.contype in ('p', 'u', 'c', 'f', 'x')
     -- A partition's copies of its parent's constraints, and checks only inherited, are the parent's.
     and con.conparentid = 0 and con.conislocal`;
+}
 
 export interface ConstraintRow {
   table_oid: number;
@@ -178,15 +201,15 @@ export interface ConstraintRow {
 // Indexes that back a constraint belong to it; invalid ones are failed CREATE INDEX CONCURRENTLY
 // leftovers (reference notes §2). Each key part is printed by the server, then decorated with a
 // non-default operator class and the sort options from indoption (bit 1 DESC, bit 2 NULLS FIRST).
-export const INDEXES_SQL = indexesOf(TABLES);
+export const INDEXES_SQL = indexesOf(TABLES_RELATIONS);
 
 /** The indexes of the relations `relations` selects (oid, …): tables, or materialized views. */
-export function indexesOf(relations: string): string {
+export function indexesOf(relations: string, features: CatalogFeatures = LATEST): string {
   return `
   with rel as (${relations})
   select i.indrelid as table_oid, ic.relname as name, i.indisunique as unique, am.amname as method,
     pg_get_expr(i.indpred, i.indrelid, true) as predicate,
-    coalesce((to_jsonb(i) ->> 'indnullsnotdistinct')::boolean, false) as nulls_not_distinct,
+    ${features.nullsNotDistinct ? 'i.indnullsnotdistinct' : 'false'} as nulls_not_distinct,
     ic.reloptions as options,
     obj_description(i.indexrelid, 'pg_class') as comment,
     array(
