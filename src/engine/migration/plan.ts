@@ -21,6 +21,11 @@
 // 13. sequences attached to their owning column; comments, trigger states
 // 14. drops last: tables (children first), then columns (each after its backup when `backup_drops`),
 //     functions, sequences, enums, extensions, schemas.
+// PostgreSQL adjustments after the phases: INHERIT after the child's keys and checks; a serial's
+// sequence dropped right before its column's ADD IDENTITY (and one created back right after DROP
+// IDENTITY), so the names match; stored generated columns stepping aside around a retype of what
+// they read (plan-generated.ts). Comments on constraints, indexes, enums and sequences that change
+// alone are set late (plan-comments.ts).
 //
 // What it does not manage: objects outside the model's scope (rules, policies, domains, composite
 // types) are reported in `notes`, never altered; renamed tables or columns show as a drop and an

@@ -3,7 +3,8 @@
 // with snake_case fields, because the API returns it as is.
 //
 // Scope (what migrations and drift manage): tables, columns, primary keys, unique, check and
-// exclusion constraints, foreign keys, indexes, the enums and sequences columns use, and the
+// exclusion constraints, foreign keys, indexes, enums and sequences (model version 3: also the
+// ones no column uses), and the
 // objects of objects.ts (schemas, views, materialized views, functions, procedures, triggers,
 // extensions). `unmanaged` stays the by-name index of every object that is not a table (readers
 // that only need names, such as patches looking for triggers, use it); the kinds the engine does
@@ -30,9 +31,9 @@ export interface SchemaModel extends SchemaObjectFields {
   server_version: string;
   /** Sorted by schema, then name. */
   tables: TableModel[];
-  /** PostgreSQL enum types used by at least one column (MySQL enums are column types). */
+  /** PostgreSQL enum types, used by a column or not (MySQL enums are column types). */
   enums: EnumModel[];
-  /** PostgreSQL sequences owned by or used in the default of a column (identity sequences excluded). */
+  /** PostgreSQL sequences, owned by or used by a column or free-standing (identity sequences excluded). */
   sequences: SequenceModel[];
   unmanaged: UnmanagedObject[];
 }
