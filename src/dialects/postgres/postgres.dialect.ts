@@ -31,6 +31,7 @@ import {
   EXTENSIONS_SQL,
   type ObjectRows,
   POLICIES_SQL,
+  ROUTINE_USES_SQL,
   ROUTINES_SQL,
   ROW_SECURITY_SQL,
   SCHEMAS_SQL,
@@ -165,6 +166,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           rowSecurity: await query(client, ROW_SECURITY_SQL),
           collations: await query(client, COLLATIONS_SQL),
           dependencies: await query(client, DEPENDENCIES_SQL),
+          routineUses: await query(client, ROUTINE_USES_SQL),
         };
         await query(client, 'commit');
         return applyFilter(

@@ -95,6 +95,14 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       const table = tables.get(row.table_oid);
       if (table) table.row_security = { enabled: row.enabled, forced: row.forced };
     }
+    for (const row of objects.routineUses ?? []) {
+      const table = tables.get(row.table_oid);
+      if (!table) continue;
+      table.routine_uses = [
+        ...(table.routine_uses ?? []),
+        { kind: row.kind, name: row.name, routine: `${row.routine_schema}.${row.routine_name}` },
+      ];
+    }
   }
 
   const unmanaged: UnmanagedObject[] = rows.unmanaged.map((row) => ({

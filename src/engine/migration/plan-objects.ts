@@ -22,6 +22,7 @@ import {
 import { dependencyOrder } from './dependency-order.ts';
 import type { MigrationOperation } from './operations.ts';
 import { planPolicies } from './plan-policies.ts';
+import { planRoutineUses } from './plan-routine-uses.ts';
 import type { Phases } from './plan-tables.ts';
 import type { PlanNote } from './plan-types.ts';
 import { planUserTypes } from './plan-user-types.ts';
@@ -73,6 +74,7 @@ export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt:
   if (src.collations && tgt.collations) planCollations(p, src.collations, tgt.collations);
   if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types);
   const stepAside = src.routines && tgt.routines ? planRoutines(p, src.routines, tgt.routines, broken) : [];
+  if (tgt.dialect === 'postgresql') planRoutineUses(p, src, tgt, broken);
   if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);
   // After the views and triggers that call them, before the types they use change.

@@ -71,6 +71,16 @@ export interface TableModel {
   row_security?: { enabled: boolean; forced: boolean } | null;
   /** PostgreSQL row-level security policies (present when the model knows them). */
   policies?: PolicyModel[];
+  /** PostgreSQL checks, column defaults and indexes that call a user function (recorded, not compared). */
+  routine_uses?: RoutineUse[];
+}
+
+export interface RoutineUse {
+  kind: 'check' | 'default' | 'index';
+  /** The check's or index's name, the column's for a default. */
+  name: string;
+  /** `schema.name(argument types)`, as a routine's objectKey. */
+  routine: string;
 }
 
 export interface PolicyModel {
