@@ -79,9 +79,12 @@ export async function fixtureRoundTrip(
   const why = context(migration);
 
   const applied = await target.handle.apply(migration.statements, { lockTimeoutMs: 5_000 });
-  expect(applied.failed, `apply failed${why}`).toBeNull();
+  expect(applied.failed, `apply failed: ${JSON.stringify(applied.failed)}${why}`).toBeNull();
   const after = await target.handle.introspect();
-  expect(diffSchemas(after, wanted), `residual diff${why}`).toMatchObject({
+  expect(
+    diffSchemas(after, wanted),
+    `residual diff: ${JSON.stringify(diffSchemas(after, wanted))}${why}`,
+  ).toMatchObject({
     tables_added: [],
     tables_removed: [],
     tables_modified: [],
@@ -91,17 +94,29 @@ export async function fixtureRoundTrip(
   });
   expect(planMigration(wanted, after, dialect).sql, `second plan${why}`).toBe('');
   const [migratedDump, sourceDump] = await normalizedDumps(engine, target.url, source.url);
-  if (!waive.dump) expect(migratedDump, `dumps differ${why}`).toBe(sourceDump);
+  if (!waive.dump)
+    expect(migratedDump, `dumps differ:${dumpDifference(migratedDump!, sourceDump!)}${why}`).toBe(sourceDump);
   await afterApply?.(target, source);
 
   expect(migration.rollback, `no rollback${why}`).not.toBeNull();
   const rolledBack = await target.handle.apply(migration.rollback!, { lockTimeoutMs: 5_000 });
-  expect(rolledBack.failed, `rollback failed${why}`).toBeNull();
+  expect(rolledBack.failed, `rollback failed: ${JSON.stringify(rolledBack.failed)}${why}`).toBeNull();
   const back = await target.handle.introspect();
   expect(schemaHash(back), `after rollback: ${JSON.stringify(diffSchemas(original, back))}${why}`).toBe(
     schemaHash(original),
   );
   const [restoredDump] = await normalizedDumps(engine, target.url);
-  if (!waive.rollbackDump) expect(restoredDump, `dump after rollback${why}`).toBe(originalDump);
+  if (!waive.rollbackDump)
+    expect(restoredDump, `dump after rollback:${dumpDifference(restoredDump!, originalDump!)}${why}`).toBe(
+      originalDump,
+    );
   return migration;
+}
+
+/** The statements only one of two normalised dumps has, for a failure message that says what differs. */
+function dumpDifference(actual: string, expected: string): string {
+  const left = new Set(actual.split(';\n\n'));
+  const right = new Set(expected.split(';\n\n'));
+  const only = (a: Set<string>, b: Set<string>) => [...a].filter((statement) => !b.has(statement));
+  return `\n--- only in the migrated ---\n${only(left, right).join(';\n')}\n--- only in the wanted ---\n${only(right, left).join(';\n')}`;
 }

@@ -56,6 +56,7 @@ export function columnDefinition(column: ColumnModel, flavor: Flavor): string {
   }
   if (column.invisible) text += ' INVISIBLE';
   if (column.comment !== null) text += ` COMMENT ${lit(column.comment)}`;
+  if (column.check) text += ` CHECK (${column.check})`;
   return text;
 }
 
@@ -158,6 +159,10 @@ function statement(op: MigrationOperation, flavor: Flavor): { sql: string; trans
       return ddl(`ALTER TABLE ${table(op.table)} DROP FOREIGN KEY ${id(op.key.name)}`);
     case 'set_table_options':
       return ddl(`ALTER TABLE ${table(op.table)} ${tableOptions(op.after)}`);
+    case 'move_column':
+      return ddl(
+        `ALTER TABLE ${table(op.table)} MODIFY COLUMN ${columnDefinition(op.column, flavor)}${position(op.after)}`,
+      );
     case 'set_partitioning':
       return ddl(
         op.after === null
@@ -226,6 +231,19 @@ export const mysqlDdl: DdlRenderer = {
         }
         const single = statement(op, flavor);
         if (single) out.push({ ...single, kind: op.kind, operations: [index] });
+        // Aria's own options stay in the create options of a table moved to another engine until
+        // they are reset, in a statement after the move (in the same one they are kept).
+        if (
+          op.kind === 'set_table_options' &&
+          op.before.engine.toLowerCase() === 'aria' &&
+          op.after.engine.toLowerCase() !== 'aria'
+        )
+          out.push({
+            sql: `ALTER TABLE ${table(op.table)} PAGE_CHECKSUM=DEFAULT TRANSACTIONAL=DEFAULT`,
+            transactional: false,
+            kind: op.kind,
+            operations: [index],
+          });
         return;
       }
       const tableRef = target as TableRef;

@@ -64,10 +64,17 @@ export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): S
 
   // MariaDB's json columns: a column-level json_valid() check named after the column.
   const jsonColumns = new Set<string>();
+  // Other column-level checks (`qty int CHECK (…)`) are part of their column's definition: MODIFY
+  // COLUMN replaces them, DROP CONSTRAINT cannot reach them.
+  const columnChecks = new Map<string, string>();
   const checks = new Map<string, CheckConstraintModel[]>();
   for (const row of rows.checks) {
     if (row.level === 'Column' && isMariaDbJsonCheck(row.constraint_name, row.check_clause)) {
       jsonColumns.add(JSON.stringify([row.table_name, row.constraint_name]));
+      continue;
+    }
+    if (row.level === 'Column') {
+      columnChecks.set(JSON.stringify([row.table_name, row.constraint_name]), row.check_clause);
       continue;
     }
     checks.set(row.table_name, [
@@ -90,7 +97,8 @@ export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): S
       flavor === 'mariadb' &&
       row.data_type === 'longtext' &&
       jsonColumns.has(JSON.stringify([row.table_name, row.column_name]));
-    tables.get(row.table_name)?.columns.push(column(row, flavor, isJson));
+    const check = columnChecks.get(JSON.stringify([row.table_name, row.column_name]));
+    tables.get(row.table_name)?.columns.push({ ...column(row, flavor, isJson), ...(check ? { check } : {}) });
   }
   for (const [name, list] of checks) {
     const table = tables.get(name);

@@ -250,6 +250,36 @@ export interface CollationRow {
   row: Record<string, unknown>;
 }
 
+// Checks, column defaults and indexes that call a user function: they step aside while the
+// function is dropped and created again (a new result or argument list).
+export const ROUTINE_USES_SQL = `
+  select coalesce(con.conrelid, ad.adrelid, ix.indrelid) as table_oid,
+    case d.classid when 'pg_constraint'::regclass then 'check'
+      when 'pg_attrdef'::regclass then 'default' else 'index' end as kind,
+    coalesce(con.conname::text, a.attname::text, ic.relname::text) as name,
+    pn.nspname as routine_schema,
+    p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' as routine_name
+  from pg_depend d
+  join pg_proc p on p.oid = d.refobjid
+  join pg_namespace pn on pn.oid = p.pronamespace
+  left join pg_constraint con on d.classid = 'pg_constraint'::regclass and con.oid = d.objid and con.contype = 'c'
+  left join pg_attrdef ad on d.classid = 'pg_attrdef'::regclass and ad.oid = d.objid
+  left join pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum and a.attgenerated = ''
+  left join pg_index ix on d.classid = 'pg_class'::regclass and ix.indexrelid = d.objid
+  left join pg_class ic on ic.oid = ix.indexrelid
+  where d.refclassid = 'pg_proc'::regclass and d.deptype = 'n'
+    and d.classid in ('pg_constraint'::regclass, 'pg_attrdef'::regclass, 'pg_class'::regclass)
+    and ${USER_SCHEMA('pn.nspname')}
+    and coalesce(con.conname::text, a.attname::text, ic.relname::text) is not null`;
+
+export interface RoutineUseRow {
+  table_oid: number;
+  kind: 'check' | 'default' | 'index';
+  name: string;
+  routine_schema: string;
+  routine_name: string;
+}
+
 export interface ObjectRows {
   schemas: SchemaRow[];
   views: ViewRow[];
@@ -262,4 +292,5 @@ export interface ObjectRows {
   policies: PolicyRow[];
   rowSecurity: RowSecurityRow[];
   collations: CollationRow[];
+  routineUses?: RoutineUseRow[];
 }

@@ -6,7 +6,7 @@
 // are left out here; shadow objects later, by the engine's filter.
 
 // Ordinary and partitioned tables, not temporary ones, outside system schemas and extensions.
-const TABLES = `
+export const TABLES_RELATIONS = `
   select c.oid, n.nspname as schema, c.relname as name
   from pg_class c
   join pg_namespace n on n.oid = c.relnamespace
@@ -19,7 +19,7 @@ const TABLES = `
     )`;
 
 export const TABLES_SQL = `
-  with rel as (${TABLES})
+  with rel as (${TABLES_RELATIONS})
   select r.oid, r.schema, r.name, ds.description as comment,
     case when c.relkind = 'p' then pg_get_partkeydef(c.oid) end as partition_key,
     pg_get_expr(c.relpartbound, c.oid) as partition_bound,
@@ -29,7 +29,14 @@ export const TABLES_SQL = `
       join pg_class pc on pc.oid = ih.inhparent
       join pg_namespace pn on pn.oid = pc.relnamespace
       where ih.inhrelid = r.oid
-    ), '[]') as parents
+    ), '[]') as parents,
+    c.reloptions as storage_parameters, c.relpersistence = 'u' as unlogged,
+    case c.relreplident when 'f' then 'full' when 'n' then 'nothing'
+      when 'i' then coalesce((
+        select 'index ' || ic.relname from pg_index i join pg_class ic on ic.oid = i.indexrelid
+        where i.indrelid = r.oid and i.indisreplident
+      ), 'default')
+      else 'default' end as replica_identity
   from rel r
   join pg_class c on c.oid = r.oid
   left join pg_description ds on ds.objoid = r.oid and ds.classoid = 'pg_class'::regclass and ds.objsubid = 0`;
@@ -43,11 +50,34 @@ export interface TableRow {
   /** Set on partitions (`FOR VALUES …`, `DEFAULT`); the first parent is the partitioned table. */
   partition_bound: string | null;
   parents: { schema: string; name: string }[];
+  storage_parameters?: string[] | null;
+  unlogged?: boolean;
+  replica_identity?: string;
 }
 
+/** Catalog columns that only newer servers have: the queries name them only there. */
+export interface CatalogFeatures {
+  /** pg_index.indnullsnotdistinct: PostgreSQL 15. */
+  nullsNotDistinct: boolean;
+  /** pg_attribute.attcompression: PostgreSQL 14. */
+  compression: boolean;
+  /** The `jit` setting: PostgreSQL 11. */
+  jit: boolean;
+}
+
+export function catalogFeatures(serverVersion: string): CatalogFeatures {
+  const major = Number.parseInt(serverVersion, 10);
+  return { nullsNotDistinct: major >= 15, compression: major >= 14, jit: major >= 11 };
+}
+
+const LATEST: CatalogFeatures = { nullsNotDistinct: true, compression: true, jit: true };
+
 // The collation is reported only where it differs from the type's own (an explicit COLLATE).
-export const COLUMNS_SQL = `
-  with rel as (${TABLES})
+export const COLUMNS_SQL = columnsSql(LATEST);
+
+export function columnsSql(features: CatalogFeatures): string {
+  return `
+  with rel as (${TABLES_RELATIONS})
   select a.attrelid as table_oid, a.attname as name, a.attnum as position,
     format_type(a.atttypid, a.atttypmod) as type,
     a.attnotnull as not_null,
@@ -60,6 +90,10 @@ export const COLUMNS_SQL = `
     ds.description as comment,
     case when t.typtype = 'e' then t.oid when et.typtype = 'e' then et.oid end as enum_oid,
     a.attinhcount > 0 as inherited,
+    case when a.attstorage <> t.typstorage then
+      case a.attstorage when 'p' then 'plain' when 'e' then 'external' when 'x' then 'extended' else 'main' end
+    end as storage,
+    ${features.compression ? "case a.attcompression when 'p' then 'pglz' when 'l' then 'lz4' end" : 'null'} as compression,
     (
       select json_build_object('data_type', format_type(s.seqtypid, null), 'start', s.seqstart::text,
         'increment', s.seqincrement::text, 'min_value', s.seqmin::text, 'max_value', s.seqmax::text,
@@ -79,6 +113,7 @@ export const COLUMNS_SQL = `
   left join pg_description ds on ds.objoid = a.attrelid and ds.classoid = 'pg_class'::regclass and ds.objsubid = a.attnum
   where a.attnum > 0 and not a.attisdropped
   order by a.attrelid, a.attnum`;
+}
 
 export interface ColumnRow {
   table_oid: number;
@@ -93,6 +128,8 @@ export interface ColumnRow {
   comment: string | null;
   enum_oid: number | null;
   inherited: boolean;
+  storage?: string | null;
+  compression?: string | null;
   identity_options: {
     data_type: string;
     start: string;
@@ -104,8 +141,11 @@ export interface ColumnRow {
   } | null;
 }
 
-export const CONSTRAINTS_SQL = `
-  with rel as (${TABLES})
+export const CONSTRAINTS_SQL = constraintsSql(LATEST);
+
+export function constraintsSql(features: CatalogFeatures): string {
+  return `
+  with rel as (${TABLES_RELATIONS})
   select con.conrelid as table_oid, con.conname as name, con.contype as type,
     array(
       select a.attname::text from unnest(con.conkey) with ordinality k(num, ord)
@@ -120,14 +160,21 @@ export const CONSTRAINTS_SQL = `
     con.condeferrable as deferrable, con.condeferred as deferred,
     case when con.contype = 'c' then pg_get_expr(con.conbin, con.conrelid, true) end as expression,
     case when con.contype = 'x' then pg_get_constraintdef(con.oid, true) end as definition,
-    not con.convalidated as not_valid, con.connoinherit as no_inherit
+    not con.convalidated as not_valid, con.connoinherit as no_inherit,
+    con.confmatchtype = 'f' as match_full,
+    ${features.nullsNotDistinct ? 'coalesce(ci.indnullsnotdistinct, false)' : 'false'} as nulls_not_distinct,
+    cc.reloptions as index_options,
+    obj_description(con.oid, 'pg_constraint') as comment
   from rel r
   join pg_constraint con on con.conrelid = r.oid
+  left join pg_index ci on ci.indexrelid = con.conindid and con.contype in ('p', 'u')
+  left join pg_class cc on cc.oid = ci.indexrelid
   left join pg_class fc on fc.oid = con.confrelid
   left join pg_namespace fn on fn.oid = fc.relnamespace
   where con.contype in ('p', 'u', 'c', 'f', 'x')
     -- A partition's copies of its parent's constraints, and checks only inherited, are the parent's.
     and con.conparentid = 0 and con.conislocal`;
+}
 
 export interface ConstraintRow {
   table_oid: number;
@@ -145,21 +192,39 @@ export interface ConstraintRow {
   definition: string | null;
   not_valid: boolean;
   no_inherit: boolean;
+  match_full: boolean;
+  nulls_not_distinct: boolean;
+  index_options: string[] | null;
+  comment: string | null;
 }
 
 // Indexes that back a constraint belong to it; invalid ones are failed CREATE INDEX CONCURRENTLY
 // leftovers (reference notes §2). Each key part is printed by the server, then decorated with a
 // non-default operator class and the sort options from indoption (bit 1 DESC, bit 2 NULLS FIRST).
-export const INDEXES_SQL = indexesOf(TABLES);
+export const INDEXES_SQL = indexesOf(TABLES_RELATIONS);
 
 /** The indexes of the relations `relations` selects (oid, …): tables, or materialized views. */
-export function indexesOf(relations: string): string {
+export function indexesOf(relations: string, features: CatalogFeatures = LATEST): string {
   return `
   with rel as (${relations})
   select i.indrelid as table_oid, ic.relname as name, i.indisunique as unique, am.amname as method,
     pg_get_expr(i.indpred, i.indrelid, true) as predicate,
+    ${features.nullsNotDistinct ? 'i.indnullsnotdistinct' : 'false'} as nulls_not_distinct,
+    ic.reloptions as options,
+    obj_description(i.indexrelid, 'pg_class') as comment,
     array(
       select pg_get_indexdef(i.indexrelid, k.n, true)
+        -- A collation other than the key's own: a column's, or the database default for an
+        -- expression (the server prints it in the same cases, bar an expression's own collation).
+        || case when i.indcollation[k.n - 1] = 0 then ''
+             when i.indkey[k.n - 1] <> 0 and i.indcollation[k.n - 1] = (
+               select ka.attcollation from pg_attribute ka
+               where ka.attrelid = i.indrelid and ka.attnum = i.indkey[k.n - 1]) then ''
+             when i.indkey[k.n - 1] = 0 and i.indcollation[k.n - 1] = 100 then ''
+             else (select ' COLLATE ' || case when kn.nspname = 'pg_catalog' then quote_ident(kc.collname)
+                     else quote_ident(kn.nspname) || '.' || quote_ident(kc.collname) end
+                   from pg_collation kc join pg_namespace kn on kn.oid = kc.collnamespace
+                   where kc.oid = i.indcollation[k.n - 1]) end
         || case when opc.opcdefault or opc.oid is null then '' else ' ' || quote_ident(opc.opcname) end
         || case when (i.indoption[k.n - 1]::int & 1) = 1 then ' DESC' else '' end
         || case (i.indoption[k.n - 1]::int & 3) when 2 then ' NULLS FIRST' when 1 then ' NULLS LAST' else '' end
@@ -190,13 +255,17 @@ export interface IndexRow {
   unique: boolean;
   method: string;
   predicate: string | null;
+  nulls_not_distinct: boolean;
+  options: string[] | null;
+  comment?: string | null;
   columns: string[];
   include: string[];
 }
 
 export const ENUMS_SQL = `
   select t.oid, n.nspname as schema, t.typname as name,
-    array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as values
+    array(select e.enumlabel::text from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder) as values,
+    obj_description(t.oid, 'pg_type') as comment
   from pg_type t
   join pg_namespace n on n.oid = t.typnamespace
   where t.typtype = 'e'
@@ -210,6 +279,7 @@ export interface EnumRow {
   schema: string;
   name: string;
   values: string[];
+  comment?: string | null;
 }
 
 // Identity sequences are part of their column's identity and not listed.
@@ -217,7 +287,8 @@ export const SEQUENCES_SQL = `
   select c.oid, n.nspname as schema, c.relname as name, format_type(s.seqtypid, null) as data_type,
     s.seqstart::text as start, s.seqincrement::text as increment, s.seqmin::text as min_value,
     s.seqmax::text as max_value, s.seqcache::text as cache, s.seqcycle as cycle,
-    own.table_oid as owner_table_oid, own.column_name as owner_column
+    own.table_oid as owner_table_oid, own.column_name as owner_column,
+    obj_description(c.oid, 'pg_class') as comment
   from pg_sequence s
   join pg_class c on c.oid = s.seqrelid
   join pg_namespace n on n.oid = c.relnamespace
@@ -248,6 +319,7 @@ export interface SequenceRow {
   cycle: boolean;
   owner_table_oid: number | null;
   owner_column: string | null;
+  comment?: string | null;
 }
 
 // Column defaults that call a sequence (nextval('s'::regclass) records a normal dependency on it).

@@ -2,10 +2,12 @@
 // and procedures, triggers, extensions, comments on them. Definitions are the server's own output
 // (pg_get_viewdef, pg_get_functiondef, pg_get_triggerdef, reloptions), introspected with every name
 // qualified: they are rendered as they are, never text a user typed. Names go through pg's quoting.
+
 import pg from 'pg';
 import type { CommentTarget, MigrationOperation } from '../../engine/migration/operations.ts';
 import type { IndexModel } from '../../engine/schema/model.ts';
 import type { RoutineModel, TriggerModel, TriggerState, ViewModel } from '../../engine/schema/objects.ts';
+import { indexTail } from './postgres.ddl-indexes.ts';
 import { alterUserType, createUserType, dropUserType } from './postgres.ddl-types.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
@@ -24,7 +26,7 @@ const viewKeyword = (view: { materialized: boolean }) => (view.materialized ? 'M
 const withOptions = (options: string[]) => (options.length === 0 ? '' : ` WITH (${options.join(', ')})`);
 const commentText = (comment: string | null) => (comment === null ? 'NULL' : lit(comment));
 
-function commentOn(target: CommentTarget, comment: string | null): string {
+export function commentOn(target: CommentTarget, comment: string | null): string {
   const text = commentText(comment);
   switch (target.type) {
     case 'schema':
@@ -39,15 +41,21 @@ function commentOn(target: CommentTarget, comment: string | null): string {
       return `COMMENT ON PROCEDURE ${routineName(target)} IS ${text}`;
     case 'trigger':
       return `COMMENT ON TRIGGER ${id(target.name)} ON ${qualified(target.schema, target.table ?? '')} IS ${text}`;
+    case 'constraint':
+      return `COMMENT ON CONSTRAINT ${id(target.name)} ON ${qualified(target.schema, target.table ?? '')} IS ${text}`;
+    case 'index':
+      return `COMMENT ON INDEX ${qualified(target.schema, target.name)} IS ${text}`;
+    case 'sequence':
+      return `COMMENT ON SEQUENCE ${qualified(target.schema, target.name)} IS ${text}`;
+    case 'type':
+      return `COMMENT ON TYPE ${qualified(target.schema, target.name)} IS ${text}`;
   }
 }
 
 function viewIndex(view: ViewModel, index: IndexModel): string {
   let sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${id(index.name)} ON ${qualified(view.schema, view.name)}`;
   sql += ` USING ${id(index.method)} (${index.columns.join(', ')})`;
-  if (index.include.length > 0) sql += ` INCLUDE (${index.include.join(', ')})`;
-  if (index.predicate !== null) sql += ` WHERE (${index.predicate})`;
-  return sql;
+  return sql + indexTail(index);
 }
 
 function createView(view: ViewModel): string[] {

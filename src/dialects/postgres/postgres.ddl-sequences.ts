@@ -31,15 +31,26 @@ export function identityOptions(o: SequenceOptions, prefix: string): string[] {
 
 /**
  * Bounds that narrow would be refused while the sequence's current value lies outside them: it is
- * moved inside first (its next value is the nearest bound, or where it was when that fits).
+ * moved inside first (its next value is the nearest bound, or where it was when that fits), within
+ * both the old bounds (setval checks those) and the new ones. When the two ranges do not meet, no
+ * value fits both: the ALTER restarts the sequence instead (`restartsSequence`).
  */
 export function clampSequence(sequence: string, before: SequenceOptions, after: SequenceOptions): string[] {
   const narrows =
     BigInt(after.min_value) > BigInt(before.min_value) || BigInt(after.max_value) < BigInt(before.max_value);
-  if (!narrows) return [];
-  const [min, max] = [integer(after.min_value), integer(after.max_value)];
+  if (!narrows || restartsSequence(before, after)) return [];
+  const low = BigInt(after.min_value) > BigInt(before.min_value) ? after.min_value : before.min_value;
+  const high = BigInt(after.max_value) < BigInt(before.max_value) ? after.max_value : before.max_value;
+  const [min, max] = [integer(low), integer(high)];
   return [
     `SELECT setval(s, greatest(least(coalesce(pg_sequence_last_value(s), ${min}), ${max}), ${min}),` +
       ` pg_sequence_last_value(s) IS NOT NULL) FROM (SELECT ${sequence} AS s) AS q`,
   ];
+}
+
+/** Whether the old and new ranges are disjoint, so the ALTER must RESTART (at the new START). */
+export function restartsSequence(before: SequenceOptions, after: SequenceOptions): boolean {
+  return (
+    BigInt(after.min_value) > BigInt(before.max_value) || BigInt(after.max_value) < BigInt(before.min_value)
+  );
 }

@@ -4,7 +4,8 @@
 // expressions and commands are the server's own output (pg_get_expr); names go through pg's quoting.
 import pg from 'pg';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
-import type { TableModel } from '../../engine/schema/model.ts';
+import type { TableModel, TableStorage } from '../../engine/schema/model.ts';
+import { storageParameters } from './postgres.ddl-indexes.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 const table = (t: TableRef) => (t.schema === null ? id(t.name) : `${id(t.schema)}.${id(t.name)}`);
@@ -51,6 +52,8 @@ const many = (sql: string[]) => sql;
 /** The statements of one of these operations, or null when the operation is another kind. */
 export function renderTableExtras(op: MigrationOperation): string[] | null {
   switch (op.kind) {
+    case 'set_table_storage':
+      return many(tableStorage(table(op.table), op.before, op.after));
     case 'set_row_security': {
       const out: string[] = [];
       const t = table(op.table);
@@ -127,5 +130,29 @@ export function rebuildTable(
         `ALTER SEQUENCE ${id(sequence.schema)}.${id(sequence.name)} OWNED BY ${table(after)}.${id(sequence.owned_by.column)}`,
       );
   out.push(`DROP TABLE ${table(oldTable)}`);
+  return out;
+}
+
+const NO_STORAGE: TableStorage = { parameters: [], unlogged: false, replica_identity: 'default' };
+
+/** The ALTERs from one table storage to another: parameters set and reset, LOGGED, REPLICA IDENTITY. */
+export function tableStorage(target: string, from: TableStorage | null, to: TableStorage | null): string[] {
+  const [a, b] = [from ?? NO_STORAGE, to ?? NO_STORAGE];
+  const out: string[] = [];
+  const names = (parameters: string[]) => new Set(parameters.map((p) => p.split('=')[0]!));
+  const kept = names(b.parameters);
+  const reset = [...names(a.parameters)].filter((name) => !kept.has(name));
+  if (reset.length > 0) out.push(`ALTER TABLE ${target} RESET (${reset.join(', ')})`);
+  // All of them, in the source's order, when any differs: SET appends, so the order ends up the same.
+  const changed = b.parameters.some((p) => !a.parameters.includes(p)) || reset.length > 0;
+  const set = changed ? b.parameters : [];
+  if (set.length > 0) out.push(`ALTER TABLE ${target}${storageParameters(set).replace(' WITH', ' SET')}`);
+  if (a.unlogged !== b.unlogged) out.push(`ALTER TABLE ${target} SET ${b.unlogged ? 'UNLOGGED' : 'LOGGED'}`);
+  if (a.replica_identity !== b.replica_identity) {
+    const identity = b.replica_identity.startsWith('index ')
+      ? `USING INDEX ${id(b.replica_identity.slice('index '.length))}`
+      : b.replica_identity.toUpperCase();
+    out.push(`ALTER TABLE ${target} REPLICA IDENTITY ${identity}`);
+  }
   return out;
 }

@@ -11,9 +11,15 @@ import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migr
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
-import { renderObjectOperation } from './postgres.ddl-objects.ts';
-import { clampSequence, identityOptions, sequenceOptions } from './postgres.ddl-sequences.ts';
-import { rebuildTable, renderTableExtras } from './postgres.ddl-tables.ts';
+import { indexTail, storageParameters, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
+import { commentOn, renderObjectOperation } from './postgres.ddl-objects.ts';
+import {
+  clampSequence,
+  identityOptions,
+  restartsSequence,
+  sequenceOptions,
+} from './postgres.ddl-sequences.ts';
+import { rebuildTable, renderTableExtras, tableStorage } from './postgres.ddl-tables.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 // pg writes E'…' with a leading space when the value holds a backslash.
@@ -41,6 +47,7 @@ const restoredValue = (alias: string, column: ColumnModel) =>
 
 export function columnDefinition(column: ColumnModel): string {
   let text = `${id(column.name)} ${column.type}`;
+  if (column.compression) text += ` COMPRESSION ${column.compression}`;
   if (column.collation !== null) text += ` COLLATE ${column.collation}`;
   if (column.generated !== null) text += ` GENERATED ALWAYS AS (${column.generated.expression}) STORED`;
   else if (column.identity !== null) {
@@ -58,9 +65,7 @@ function indexSql(
 ) {
   let sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${concurrently ? 'CONCURRENTLY ' : ''}${id(index.name)}`;
   sql += ` ON ${table(t)} USING ${id(index.method)} (${index.columns.join(', ')})`;
-  if (index.include.length > 0) sql += ` INCLUDE (${index.include.join(', ')})`;
-  if (index.predicate !== null) sql += ` WHERE (${index.predicate})`;
-  return sql;
+  return sql + indexTail(index);
 }
 
 /** Moves a sequence past the highest value a column holds (after rows were put back or numbered). */
@@ -80,6 +85,21 @@ function usingClause(column: string, before: ColumnModel, after: ColumnModel): s
   return ` USING ${id(column)}${via}::${after.type}`;
 }
 
+/** SET STORAGE for a created column whose storage is not its type's (CREATE takes it from 16 on). */
+const columnStorage = (t: TableRef, column: ColumnModel) =>
+  column.storage
+    ? [`ALTER TABLE ${table(t)} ALTER COLUMN ${id(column.name)} SET STORAGE ${column.storage.toUpperCase()}`]
+    : [];
+
+/** SET STORAGE to the storage of the column's type, read from pg_type when the statement runs. */
+function typeStorage(t: TableRef, column: string): string {
+  const target = lit(table(t));
+  return `DO $dbops$ BEGIN EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET STORAGE %s', ${target}, ${lit(column)},
+  (SELECT CASE ty.typstorage WHEN 'p' THEN 'PLAIN' WHEN 'e' THEN 'EXTERNAL' WHEN 'x' THEN 'EXTENDED' ELSE 'MAIN' END
+   FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid
+   WHERE a.attrelid = ${target}::regclass AND a.attname = ${lit(column)})); END $dbops$`;
+}
+
 function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>): string[] {
   const prefix = `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.after.name)}`;
   const { before, after } = op;
@@ -95,7 +115,12 @@ function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>):
     case 'type': {
       const collation = after.collation ?? (before.collation !== null ? '"default"' : null);
       const collate = collation === null ? '' : ` COLLATE ${collation}`;
-      return [`${prefix} TYPE ${after.type}${collate}${usingClause(after.name, before, after)}`];
+      // A new type resets the column's storage and compression to the type's: they are set again.
+      return [
+        `${prefix} TYPE ${after.type}${collate}${usingClause(after.name, before, after)}`,
+        ...(after.storage ? [`${prefix} SET STORAGE ${after.storage.toUpperCase()}`] : []),
+        ...(after.compression ? [`${prefix} SET COMPRESSION ${after.compression}`] : []),
+      ];
     }
     case 'set_not_null':
       return [`${prefix} SET NOT NULL`];
@@ -116,6 +141,12 @@ function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>):
       return [
         `COMMENT ON COLUMN ${table(op.table)}.${id(after.name)} IS ${after.comment === null ? 'NULL' : lit(after.comment)}`,
       ];
+    case 'storage':
+      if (after.storage) return [`${prefix} SET STORAGE ${after.storage.toUpperCase()}`];
+      // Back to the type's own storage: SET STORAGE DEFAULT is PostgreSQL 16+, so it is looked up.
+      return [typeStorage(op.table, after.name)];
+    case 'compression':
+      return [`${prefix} SET COMPRESSION ${after.compression ?? 'DEFAULT'}`];
     case 'on_update':
     case 'auto_increment':
       throw new Error(`PostgreSQL columns have no ${op.change}`);
@@ -129,10 +160,26 @@ function foreignKeySql(k: ForeignKeyModel): string {
   const referenced = table({ schema: k.referenced_schema, name: k.referenced_table });
   return (
     `CONSTRAINT ${id(k.name)} FOREIGN KEY (${list(k.columns)})` +
-    ` REFERENCES ${referenced} (${list(k.referenced_columns)})` +
+    ` REFERENCES ${referenced} (${list(k.referenced_columns)})${k.match_full ? ' MATCH FULL' : ''}` +
     ` ON UPDATE ${k.on_update.toUpperCase()} ON DELETE ${k.on_delete.toUpperCase()}${deferral(k)}`
   );
 }
+
+/** COMMENT ON a constraint or index created with a comment (none: nothing to say). */
+function commentOf(
+  type: 'constraint' | 'index' | 'sequence' | 'type',
+  schema: string | null,
+  name: string,
+  comment: string | null | undefined,
+  onTable: string | null = null,
+): string[] {
+  return comment ? [commentOn({ type, schema, name, table: onTable }, comment)] : [];
+}
+
+const constraintComment = (t: TableRef, item: { name: string; comment?: string | null }) =>
+  commentOf('constraint', t.schema, item.name, item.comment, t.name);
+const indexComment = (t: TableRef, index: { name: string; comment?: string | null }) =>
+  commentOf('index', t.schema, index.name, index.comment);
 
 function createTable(t: import('../../engine/schema/model.ts').TableModel): string[] {
   const ref = { schema: t.schema, name: t.name };
@@ -144,20 +191,33 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
       `CONSTRAINT ${id(t.primary_key.name)} PRIMARY KEY (${list(t.primary_key.columns)})${deferral(t.primary_key)}`,
     );
   for (const u of t.unique_constraints)
-    parts.push(`CONSTRAINT ${id(u.name)} UNIQUE (${list(u.columns)})${deferral(u)}`);
+    parts.push(`CONSTRAINT ${id(u.name)} ${uniqueConstraintBody(u, list(u.columns))}${deferral(u)}`);
   for (const c of t.check_constraints) if (!c.not_valid) parts.push(checkSql(c));
   // pg_get_constraintdef prints DEFERRABLE itself.
   for (const x of t.exclusion_constraints) parts.push(`CONSTRAINT ${id(x.name)} ${x.definition}`);
-  let head = `CREATE TABLE ${table(ref)}`;
+  let head = `CREATE ${t.table_storage?.unlogged ? 'UNLOGGED ' : ''}TABLE ${table(ref)}`;
   if (partition) head += ` PARTITION OF ${table(partition.parent!)}`;
   let sql = parts.length === 0 ? (partition ? head : `${head} ()`) : `${head} (\n  ${parts.join(',\n  ')}\n)`;
   if (partition) sql += ` ${partition.bound}`;
   else if (t.inherits && t.inherits.length > 0) sql += ` INHERITS (${t.inherits.map(table).join(', ')})`;
   if (t.partitioning?.key) sql += ` PARTITION BY ${t.partitioning.key}`;
+  sql += storageParameters(t.table_storage?.parameters);
   const out = [sql];
   for (const c of t.check_constraints)
     if (c.not_valid) out.push(`ALTER TABLE ${table(ref)} ADD ${checkSql(c)} NOT VALID`);
   for (const index of t.indexes) out.push(indexSql(ref, index, false));
+  // After the indexes: REPLICA IDENTITY USING INDEX names one of them.
+  if (t.table_storage && t.table_storage.replica_identity !== 'default')
+    out.push(...tableStorage(table(ref), null, { ...t.table_storage, parameters: [], unlogged: false }));
+  for (const column of t.columns) if (column.inherited !== true) out.push(...columnStorage(ref, column));
+  for (const item of [
+    ...(t.primary_key ? [t.primary_key] : []),
+    ...t.unique_constraints,
+    ...t.check_constraints,
+    ...t.exclusion_constraints,
+  ])
+    out.push(...constraintComment(ref, item));
+  for (const index of t.indexes) out.push(...indexComment(ref, index));
   if (t.comment !== null) out.push(`COMMENT ON TABLE ${table(ref)} IS ${lit(t.comment)}`);
   for (const column of t.columns)
     if (column.comment !== null)
@@ -178,9 +238,11 @@ function recreateEnum(op: Extract<MigrationOperation, { kind: 'recreate_enum' }>
     // The default still names the old type: it goes first and comes back re-read under the new one.
     if (use.column.default !== null) out.push(`${prefix} DROP DEFAULT`);
     out.push(`${prefix} TYPE ${use.column.type} USING ${id(use.column.name)}${via}::${use.column.type}`);
-    if (use.column.default !== null) out.push(`${prefix} SET DEFAULT ${use.column.default}`);
+    const restored = use.default_after === undefined ? use.column.default : use.default_after;
+    if (restored !== null) out.push(`${prefix} SET DEFAULT ${restored}`);
   }
   out.push(`DROP TYPE ${named(schema, old)}`);
+  out.push(...commentOf('type', schema, name, op.enum.comment));
   return out;
 }
 
@@ -192,9 +254,10 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_extension':
       return one(`DROP EXTENSION ${id(op.name)}`);
     case 'create_enum':
-      return one(
+      return many([
         `CREATE TYPE ${named(op.enum.schema, op.enum.name)} AS ENUM (${op.enum.values.map(lit).join(', ')})`,
-      );
+        ...commentOf('type', op.enum.schema, op.enum.name, op.enum.comment),
+      ]);
     case 'add_enum_value': {
       const position =
         op.after !== null ? ` AFTER ${lit(op.after)}` : op.before !== null ? ` BEFORE ${lit(op.before)}` : '';
@@ -209,14 +272,15 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_enum':
       return one(`DROP TYPE ${named(op.enum.schema, op.enum.name)}`);
     case 'create_sequence':
-      return one(
+      return many([
         `CREATE SEQUENCE ${named(op.sequence.schema, op.sequence.name)} ${sequenceOptions(op.sequence)}`,
-      );
+        ...commentOf('sequence', op.sequence.schema, op.sequence.name, op.sequence.comment),
+      ]);
     case 'alter_sequence': {
       const name = named(op.after.schema, op.after.name);
       return many([
         ...clampSequence(`${lit(name)}::regclass`, op.before, op.after),
-        `ALTER SEQUENCE ${name} ${sequenceOptions(op.after)}`,
+        `ALTER SEQUENCE ${name} ${sequenceOptions(op.after)}${restartsSequence(op.before, op.after) ? ' RESTART' : ''}`,
       ]);
     }
     case 'set_sequence_owner': {
@@ -282,31 +346,39 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_table':
       return one(`DROP TABLE ${table(op.table)}`);
     case 'add_column':
-      return one(`ALTER TABLE ${table(op.table)} ADD COLUMN ${columnDefinition(op.column)}`);
+      return many([
+        `ALTER TABLE ${table(op.table)} ADD COLUMN ${columnDefinition(op.column)}`,
+        ...columnStorage(op.table, op.column),
+      ]);
     case 'drop_column':
       return one(`ALTER TABLE ${table(op.table)} DROP COLUMN ${id(op.column.name)}`);
     case 'alter_column':
       return { sql: alterColumn(op), transactional: true, kind: `alter_column_${op.change}` };
     case 'add_primary_key':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.key.name)} PRIMARY KEY (${list(op.key.columns)})${deferral(op.key)}`,
-      );
+        ...constraintComment(op.table, op.key),
+      ]);
     case 'add_unique':
-      return one(
-        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} UNIQUE (${list(op.constraint.columns)})${deferral(op.constraint)}`,
-      );
+      return many([
+        `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} ${uniqueConstraintBody(op.constraint, list(op.constraint.columns))}${deferral(op.constraint)}`,
+        ...constraintComment(op.table, op.constraint),
+      ]);
     case 'add_check':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD ${checkSql(op.constraint)}${op.constraint.not_valid ? ' NOT VALID' : ''}`,
-      );
+        ...constraintComment(op.table, op.constraint),
+      ]);
     case 'add_exclusion':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD CONSTRAINT ${id(op.constraint.name)} ${op.constraint.definition}`,
-      );
+        ...constraintComment(op.table, op.constraint),
+      ]);
     case 'add_foreign_key':
-      return one(
+      return many([
         `ALTER TABLE ${table(op.table)} ADD ${foreignKeySql(op.key)}${op.key.not_valid ? ' NOT VALID' : ''}`,
-      );
+        ...constraintComment(op.table, op.key),
+      ]);
     case 'validate_constraint': {
       const name = op.constraint.kind === 'check' ? op.constraint.check.name : op.constraint.key.name;
       return one(`ALTER TABLE ${table(op.table)} VALIDATE CONSTRAINT ${id(name)}`);
@@ -318,7 +390,7 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
           op.before,
           op.after,
         ),
-        `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.column)} ${identityOptions(op.after, 'SET ').join(' ')}`,
+        `ALTER TABLE ${table(op.table)} ALTER COLUMN ${id(op.column)} ${identityOptions(op.after, 'SET ').join(' ')}${restartsSequence(op.before, op.after) ? ' RESTART' : ''}`,
       ]);
     case 'create_extension':
       return one(
@@ -333,7 +405,11 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     case 'drop_exclusion':
       return one(`ALTER TABLE ${table(op.table)} DROP CONSTRAINT ${id(op.constraint.name)}`);
     case 'create_index':
-      return one(indexSql(op.table, op.index, op.concurrently), !op.concurrently);
+      return {
+        sql: [indexSql(op.table, op.index, op.concurrently), ...indexComment(op.table, op.index)],
+        transactional: !op.concurrently,
+        kind: op.kind,
+      };
     case 'drop_index': {
       // Concurrent drops run after the transaction, when a dropped column may have taken the index along.
       const how = op.concurrently ? 'CONCURRENTLY IF EXISTS ' : '';

@@ -14,13 +14,14 @@ import type {
 import { applyPostgres, postgresTableStats } from './postgres.apply.ts';
 import {
   type CatalogRows,
-  COLUMNS_SQL,
-  CONSTRAINTS_SQL,
+  catalogFeatures,
+  columnsSql,
+  constraintsSql,
   ENUMS_SQL,
-  INDEXES_SQL,
   indexesOf,
   SEQUENCE_USES_SQL,
   SEQUENCES_SQL,
+  TABLES_RELATIONS,
   TABLES_SQL,
   UNMANAGED_SQL,
 } from './postgres.catalog.ts';
@@ -30,6 +31,7 @@ import {
   EXTENSIONS_SQL,
   type ObjectRows,
   POLICIES_SQL,
+  ROUTINE_USES_SQL,
   ROUTINES_SQL,
   ROW_SECURITY_SQL,
   SCHEMAS_SQL,
@@ -133,13 +135,20 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
       const client = await connect();
       let failed = false;
       try {
-        await query(client, "begin isolation level repeatable read read only; set local search_path = ''");
+        const features = catalogFeatures(serverVersion);
+        // The catalog queries' estimated costs (correlated subqueries per key part) can pass the
+        // JIT threshold, and compiling them takes longer than running them: no JIT here (11+).
+        const jit = features.jit ? '; set local jit = off' : '';
+        await query(
+          client,
+          `begin isolation level repeatable read read only; set local search_path = ''${jit}`,
+        );
         const rows: CatalogRows = {
           serverVersion,
           tables: await query(client, TABLES_SQL),
-          columns: await query(client, COLUMNS_SQL),
-          constraints: await query(client, CONSTRAINTS_SQL),
-          indexes: await query(client, INDEXES_SQL),
+          columns: await query(client, columnsSql(features)),
+          constraints: await query(client, constraintsSql(features)),
+          indexes: await query(client, indexesOf(TABLES_RELATIONS, features)),
           enums: await query(client, ENUMS_SQL),
           sequences: await query(client, SEQUENCES_SQL),
           sequenceUses: await query(client, SEQUENCE_USES_SQL),
@@ -148,7 +157,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
         const objects: ObjectRows = {
           schemas: await query(client, SCHEMAS_SQL),
           views: await query(client, VIEWS_SQL),
-          viewIndexes: await query(client, indexesOf(VIEW_RELATIONS)),
+          viewIndexes: await query(client, indexesOf(VIEW_RELATIONS, features)),
           routines: await query(client, ROUTINES_SQL),
           triggers: await query(client, TRIGGERS_SQL),
           extensions: await query(client, EXTENSIONS_SQL),
@@ -157,6 +166,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           rowSecurity: await query(client, ROW_SECURITY_SQL),
           collations: await query(client, COLLATIONS_SQL),
           dependencies: await query(client, DEPENDENCIES_SQL),
+          routineUses: await query(client, ROUTINE_USES_SQL),
         };
         await query(client, 'commit');
         return applyFilter(

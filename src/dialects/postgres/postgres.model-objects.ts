@@ -1,6 +1,8 @@
 // PostgreSQL catalog rows of the objects beyond tables → the model's object lists. Pure, like
 // postgres.model.ts. Dependencies on system objects (pg_catalog functions and types) are dropped:
 // they never change with a plan.
+
+import type { IndexModel } from '../../engine/schema/model.ts';
 import type {
   DependencyRef,
   RoutineModel,
@@ -8,6 +10,7 @@ import type {
   TriggerModel,
   ViewModel,
 } from '../../engine/schema/objects.ts';
+import type { IndexRow } from './postgres.catalog.ts';
 import type { ObjectRows } from './postgres.catalog-objects.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -57,6 +60,7 @@ export function buildPostgresObjects(rows: ObjectRows): SchemaObjects {
       unique: row.unique,
       method: row.method,
       predicate: row.predicate,
+      ...indexExtras(row),
     });
   for (const view of views.values()) view.indexes.sort((a, b) => byText(a.name, b.name));
 
@@ -128,5 +132,14 @@ export function buildPostgresObjects(rows: ObjectRows): SchemaObjects {
         comment: row.comment,
       }))
       .sort(bySchemaName),
+  };
+}
+
+/** The options an index has beyond the defaults, set only when it has them (hashes stay stable). */
+export function indexExtras(row: IndexRow): Pick<IndexModel, 'nulls_not_distinct' | 'options' | 'comment'> {
+  return {
+    ...(row.nulls_not_distinct ? { nulls_not_distinct: true } : {}),
+    ...(row.options?.length ? { options: row.options } : {}),
+    ...(row.comment ? { comment: row.comment } : {}),
   };
 }

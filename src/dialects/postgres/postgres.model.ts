@@ -15,7 +15,7 @@ import { canonicalType, normalizeDefault } from '../../engine/schema/normalize.t
 import { SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
 import type { CatalogRows, ColumnRow, ConstraintRow, TableRow } from './postgres.catalog.ts';
 import type { ObjectRows } from './postgres.catalog-objects.ts';
-import { buildPostgresObjects } from './postgres.model-objects.ts';
+import { buildPostgresObjects, indexExtras } from './postgres.model-objects.ts';
 
 const ACTIONS: Record<string, ForeignKeyAction> = {
   a: 'no action',
@@ -45,6 +45,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       foreign_keys: [],
       indexes: [],
       ...lineage(row),
+      ...storage(row),
     });
   }
   const ref = (tableOid: number, column: string): ColumnRef | null => {
@@ -75,6 +76,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       unique: row.unique,
       method: row.method,
       predicate: row.predicate,
+      ...indexExtras(row),
     });
   }
 
@@ -93,6 +95,14 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       const table = tables.get(row.table_oid);
       if (table) table.row_security = { enabled: row.enabled, forced: row.forced };
     }
+    for (const row of objects.routineUses ?? []) {
+      const table = tables.get(row.table_oid);
+      if (!table) continue;
+      table.routine_uses = [
+        ...(table.routine_uses ?? []),
+        { kind: row.kind, name: row.name, routine: `${row.routine_schema}.${row.routine_name}` },
+      ];
+    }
   }
 
   const unmanaged: UnmanagedObject[] = rows.unmanaged.map((row) => ({
@@ -104,9 +114,14 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
 
   const enums: EnumModel[] = [];
   for (const row of rows.enums) {
-    const uses = enumUses.get(row.oid);
-    if (uses) enums.push({ schema: row.schema, name: row.name, values: row.values, used_by: uses });
-    else unmanaged.push({ kind: 'enum', schema: row.schema, name: row.name, table: null });
+    // An enum no column uses is still managed: functions, casts and applications use it by name.
+    enums.push({
+      schema: row.schema,
+      name: row.name,
+      values: row.values,
+      used_by: enumUses.get(row.oid) ?? [],
+      ...commented(row.comment),
+    });
   }
 
   const sequenceUses = new Map<number, ColumnRef[]>();
@@ -118,10 +133,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
   for (const row of rows.sequences) {
     const owner = row.owner_table_oid === null ? null : ref(row.owner_table_oid, row.owner_column!);
     const uses = dedupe([...(owner ? [owner] : []), ...(sequenceUses.get(row.oid) ?? [])]);
-    if (uses.length === 0) {
-      unmanaged.push({ kind: 'sequence', schema: row.schema, name: row.name, table: null });
-      continue;
-    }
+    // A free-standing sequence is still managed: functions and applications call nextval on it.
     sequences.push({
       schema: row.schema,
       name: row.name,
@@ -134,6 +146,7 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       cycle: row.cycle,
       owned_by: owner,
       used_by: uses,
+      ...commented(row.comment),
     });
   }
 
@@ -177,6 +190,8 @@ function column(row: ColumnRow): ColumnModel {
     comment: row.comment,
     ...(row.identity_options ? { identity_options: { ...row.identity_options } } : {}),
     ...(row.inherited ? { inherited: true } : {}),
+    ...(row.storage ? { storage: row.storage } : {}),
+    ...(row.compression ? { compression: row.compression } : {}),
   };
 }
 
@@ -196,14 +211,37 @@ function lineage(row: TableRow): Pick<TableModel, 'partitioning' | 'inherits'> {
   return out;
 }
 
+/** Storage parameters, UNLOGGED and REPLICA IDENTITY, set only where one is not the default. */
+function storage(row: TableRow): Pick<TableModel, 'table_storage'> {
+  // In the catalog's order (the order they were set): compared sorted (describeTableStorage).
+  const parameters = row.storage_parameters ?? [];
+  const unlogged = row.unlogged === true;
+  const replica = row.replica_identity ?? 'default';
+  if (parameters.length === 0 && !unlogged && replica === 'default') return {};
+  return { table_storage: { parameters, unlogged, replica_identity: replica } };
+}
+
+/** `{comment}` when there is one: objects without stay as older models had them. */
+export const commented = (comment: string | null | undefined) => (comment ? { comment } : {});
+
 function addConstraint(table: TableModel, row: ConstraintRow): void {
-  const deferral = { deferrable: row.deferrable, initially_deferred: row.deferred };
+  const deferral = {
+    deferrable: row.deferrable,
+    initially_deferred: row.deferred,
+    ...commented(row.comment),
+  };
   switch (row.type) {
     case 'p':
       table.primary_key = { name: row.name, columns: row.columns, ...deferral };
       return;
     case 'u':
-      table.unique_constraints.push({ name: row.name, columns: row.columns, ...deferral });
+      table.unique_constraints.push({
+        name: row.name,
+        columns: row.columns,
+        ...deferral,
+        ...(row.nulls_not_distinct ? { nulls_not_distinct: true } : {}),
+        ...(row.index_options?.length ? { options: row.index_options } : {}),
+      });
       return;
     case 'c':
       table.check_constraints.push({
@@ -211,6 +249,7 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
         expression: row.expression ?? '',
         ...(row.not_valid ? { not_valid: true } : {}),
         ...(row.no_inherit ? { no_inherit: true } : {}),
+        ...commented(row.comment),
       });
       return;
     case 'x':
@@ -227,6 +266,7 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
         on_delete: ACTIONS[row.on_delete] ?? 'no action',
         ...deferral,
         ...(row.not_valid ? { not_valid: true } : {}),
+        ...(row.match_full ? { match_full: true } : {}),
       });
   }
 }

@@ -139,10 +139,13 @@ describe.skipIf(!pgUp || !corpusUp)('schema-diff corpus on PostgreSQL', () => {
       expect.arrayContaining([
         { kind: 'extension', schema: null, name: 'citext', table: null },
         { kind: 'view', schema: 'goodschema', name: 'v', table: null },
-        // Not used by a column: outside the managed scope.
-        { kind: 'enum', schema: 'goodschema', name: 'sdfasdfasdf', table: null },
       ]),
     );
+    // An enum no column uses is managed all the same (functions and applications use it by name).
+    expect(b.enums).toContainEqual(
+      expect.objectContaining({ schema: 'goodschema', name: 'sdfasdfasdf', used_by: [] }),
+    );
+    expect(b.unmanaged.some((o) => o.kind === 'enum')).toBe(false);
     // citext's own types and functions belong to the extension and are not listed one by one.
     expect(b.unmanaged.filter((o) => o.name.startsWith('citext')).map((o) => o.kind)).toEqual(['extension']);
     const unmanaged = diffUnmanaged(a, b);

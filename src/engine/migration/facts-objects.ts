@@ -76,7 +76,9 @@ export function objectFacts(op: MigrationOperation): StatementFact[] {
       ];
     case 'rebuild_table':
       return [{ action: 'data_change', table: { schema: op.after.schema, name: op.after.name } }];
+    case 'move_column':
     case 'set_table_options':
+    case 'set_table_storage':
       return fact(`options of ${named(op.table)}`);
     case 'set_partitioning':
       return fact(`partitioning of ${named(op.table)}`);

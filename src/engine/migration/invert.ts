@@ -28,6 +28,8 @@ const INVERSE_CHANGE: Record<ColumnChange, ColumnChange> = {
   on_update: 'on_update',
   auto_increment: 'auto_increment',
   comment: 'comment',
+  storage: 'storage',
+  compression: 'compression',
 };
 
 /** The inverse of one operation, or null when it cannot be undone. */
@@ -53,8 +55,18 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     }
     case 'recreate_enum': {
       const removing = op.values.filter((value) => !op.enum.values.includes(value));
+      // Backwards, a column's default goes from the one set with the swap back to its own.
+      const uses = op.uses.map((use) =>
+        use.default_after === undefined
+          ? use
+          : {
+              ...use,
+              column: { ...use.column, default: use.default_after },
+              default_after: use.column.default,
+            },
+      );
       return {
-        operations: [{ ...op, enum: { ...op.enum, values: op.values }, values: op.enum.values }],
+        operations: [{ ...op, enum: { ...op.enum, values: op.values }, values: op.enum.values, uses }],
         lossy:
           removing.length > 0 ? `fails while a row holds one of the values ${removing.join(', ')}` : null,
       };
@@ -63,7 +75,19 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       return exact({ kind: 'drop_sequence', sequence: op.sequence });
     case 'drop_sequence':
       return {
-        operations: [{ kind: 'create_sequence', sequence: op.sequence }],
+        operations: [
+          { kind: 'create_sequence', sequence: { ...op.sequence, owned_by: null } },
+          ...(op.sequence.owned_by === null
+            ? []
+            : [
+                {
+                  kind: 'set_sequence_owner' as const,
+                  sequence: op.sequence,
+                  before: null,
+                  after: op.sequence.owned_by,
+                },
+              ]),
+        ],
         lossy: 'the sequence starts again at its START value',
       };
     case 'alter_sequence':
@@ -178,6 +202,10 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'rebuild_table':
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_table_options':
+      return exact({ ...op, before: op.after, after: op.before });
+    case 'move_column':
+      return exact({ ...op, after: op.from, from: op.after });
+    case 'set_table_storage':
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_partitioning':
       return exact({ ...op, before: op.after, after: op.before });

@@ -16,6 +16,7 @@ import type {
   SequenceOptions,
   TableModel,
   TableOptions,
+  TableStorage,
   UniqueConstraintModel,
 } from '../schema/model.ts';
 import type {
@@ -30,11 +31,21 @@ import type {
 
 /** An object COMMENT ON can name, other than tables and columns. */
 export interface CommentTarget {
-  type: 'schema' | 'view' | 'materialized_view' | 'function' | 'procedure' | 'trigger';
+  type:
+    | 'schema'
+    | 'view'
+    | 'materialized_view'
+    | 'function'
+    | 'procedure'
+    | 'trigger'
+    | 'constraint'
+    | 'index'
+    | 'sequence'
+    | 'type';
   schema: string | null;
   /** Routines: `name(argument types)`. */
   name: string;
-  /** The table of a trigger. */
+  /** The table of a trigger or a constraint. */
   table: string | null;
 }
 
@@ -61,12 +72,20 @@ export type ColumnChange =
   | 'replace_generated'
   | 'on_update'
   | 'auto_increment'
-  | 'comment';
+  | 'comment'
+  /** PostgreSQL SET STORAGE / SET COMPRESSION. */
+  | 'storage'
+  | 'compression';
 
 /** A column whose type is an enum being recreated, with what recreation must put back. */
 export interface EnumUse {
   table: TableRef;
   column: ColumnModel;
+  /**
+   * The default the column takes once the type is swapped, when it stays a column of this type:
+   * the source's (its old one may name a value that goes). Absent: the column's own, put back.
+   */
+  default_after?: string | null;
 }
 
 /** Where a dropped column's values are kept, and what restoring them must leave alone. */
@@ -208,6 +227,13 @@ export type MigrationOperation =
   | { kind: 'rebuild_table'; before: TableModel; after: TableModel; sequences: SequenceModel[] }
   /** MySQL: ENGINE, default collation, ROW_FORMAT (null: the database's defaults). */
   | { kind: 'set_table_options'; table: TableRef; before: TableOptions; after: TableOptions }
+  /**
+   * MySQL/MariaDB: an existing column put where the source has it (after the named column, or
+   * FIRST for null), with its final definition; `from` is where it was, for the rollback.
+   */
+  | { kind: 'move_column'; table: TableRef; column: ColumnModel; after: string | null; from: string | null }
+  /** PostgreSQL storage parameters, UNLOGGED, REPLICA IDENTITY (null: every one the default). */
+  | { kind: 'set_table_storage'; table: TableRef; before: TableStorage | null; after: TableStorage | null }
   /** MySQL: PARTITION BY the clause, or REMOVE PARTITIONING (null). */
   | { kind: 'set_partitioning'; table: TableRef; before: string | null; after: string | null };
 

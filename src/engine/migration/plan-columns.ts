@@ -24,8 +24,17 @@ export function columnChanged(a: ColumnModel, b: ColumnModel): boolean {
     !sameGenerated(a, b) ||
     a.on_update !== b.on_update ||
     a.comment !== b.comment ||
-    !!a.invisible !== !!b.invisible
+    !!a.invisible !== !!b.invisible ||
+    (a.check ?? null) !== (b.check ?? null) ||
+    (a.storage ?? null) !== (b.storage ?? null) ||
+    (a.compression ?? null) !== (b.compression ?? null)
   );
+}
+
+/** The column with an optional field set, or left out when unset (as introspection leaves it). */
+function withOptional(column: ColumnModel, key: 'storage' | 'compression', value: string | undefined) {
+  const { [key]: _, ...rest } = column;
+  return value === undefined ? rest : { ...rest, [key]: value };
 }
 
 /** The alter_column steps from `before` (the target's column) to `after` (the source's). */
@@ -52,7 +61,7 @@ export function columnSteps(
   }
 
   if (current.identity !== null && after.identity === null)
-    step('drop_identity', { ...current, identity: null });
+    step('drop_identity', { ...current, identity: null, identity_options: null });
   else if (current.identity !== null && after.identity !== null && current.identity !== after.identity)
     step('identity_kind', { ...current, identity: after.identity });
 
@@ -68,7 +77,13 @@ export function columnSteps(
   if (after.default !== null && current.default_normalized !== after.default_normalized)
     step('set_default', { ...current, default: after.default, default_normalized: after.default_normalized });
   if (current.nullable && !after.nullable) step('set_not_null', { ...current, nullable: false });
-  if (identityAdded) step('add_identity', { ...current, identity: after.identity });
+  // The new identity's sequence takes the source's options at once (START, MINVALUE…).
+  if (identityAdded)
+    step('add_identity', {
+      ...current,
+      identity: after.identity,
+      identity_options: after.identity_options ?? null,
+    });
   if (!current.nullable && after.nullable) step('drop_not_null', { ...current, nullable: true });
   if (current.on_update !== after.on_update) step('on_update', { ...current, on_update: after.on_update });
   if (current.auto_increment !== after.auto_increment)
@@ -76,6 +91,13 @@ export function columnSteps(
   if (current.comment !== after.comment) step('comment', { ...current, comment: after.comment });
   // MySQL only (PostgreSQL has no invisible columns): folded into the column's MODIFY.
   if (!!current.invisible !== !!after.invisible) step('comment', { ...current, invisible: after.invisible });
+  // MariaDB only: a column-level CHECK is part of the definition, folded into the MODIFY as well.
+  if ((current.check ?? null) !== (after.check ?? null)) step('comment', { ...current, check: after.check });
+  // PostgreSQL only (MySQL columns have neither).
+  if ((current.storage ?? null) !== (after.storage ?? null))
+    step('storage', withOptional(current, 'storage', after.storage));
+  if ((current.compression ?? null) !== (after.compression ?? null))
+    step('compression', withOptional(current, 'compression', after.compression));
   return steps;
 }
 

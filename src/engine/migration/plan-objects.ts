@@ -22,9 +22,11 @@ import {
 import { dependencyOrder } from './dependency-order.ts';
 import type { MigrationOperation } from './operations.ts';
 import { planPolicies } from './plan-policies.ts';
+import { planRoutineUses } from './plan-routine-uses.ts';
 import type { Phases } from './plan-tables.ts';
 import type { PlanNote } from './plan-types.ts';
 import { planUserTypes } from './plan-user-types.ts';
+import { sameArgumentsButDefaults } from './routine-arguments.ts';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const viewRef = (v: ViewModel) => `rel:${objectKey(v)}`;
@@ -48,8 +50,12 @@ export function brokenByTables(p: Phases): Set<string> {
       broken.add(columnRef(op.table.schema, op.table.name, op.before.name));
   }
   for (const op of p.types)
-    if (op.kind === 'recreate_enum')
+    if (op.kind === 'recreate_enum') {
       for (const use of op.uses) broken.add(columnRef(use.table.schema, use.table.name, use.column.name));
+      // Routines taking or returning the type (or its array) hold the old one after the swap.
+      broken.add(`type:${op.enum.schema}.${op.enum.name}`);
+      broken.add(`type:${op.enum.schema}._${op.enum.name}`);
+    }
   return broken;
 }
 
@@ -67,9 +73,12 @@ export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt:
   planExtensionsManaged(p, src, tgt);
   if (src.collations && tgt.collations) planCollations(p, src.collations, tgt.collations);
   if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types);
-  if (src.routines && tgt.routines) planRoutines(p, src.routines, tgt.routines, broken);
+  const stepAside = src.routines && tgt.routines ? planRoutines(p, src.routines, tgt.routines, broken) : [];
+  if (tgt.dialect === 'postgresql') planRoutineUses(p, src, tgt, broken);
   if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);
+  // After the views and triggers that call them, before the types they use change.
+  p.dropViews.push(...stepAside);
   if (tgt.dialect === 'postgresql') planPolicies(p, src, tgt, broken);
 }
 
@@ -145,7 +154,17 @@ function planExtensionsManaged(p: Phases, src: SchemaModel, tgt: SchemaModel): v
       });
 }
 
-function planRoutines(p: Phases, src: RoutineModel[], tgt: RoutineModel[], broken: Set<string>): void {
+/**
+ * Returns the drops of routines that step aside (a type they take or return is swapped): those run
+ * with the views' drops, before the types change; they are created again with the others.
+ */
+function planRoutines(
+  p: Phases,
+  src: RoutineModel[],
+  tgt: RoutineModel[],
+  broken: Set<string>,
+): MigrationOperation[] {
+  const stepAside: MigrationOperation[] = [];
   const before = new Map(tgt.map((r) => [objectKey(r), r]));
   const after = new Set(src.map(objectKey));
   for (const routine of src) {
@@ -154,9 +173,15 @@ function planRoutines(p: Phases, src: RoutineModel[], tgt: RoutineModel[], broke
       p.routines.push({ kind: 'create_routine', routine });
       continue;
     }
+    if (hits(existing.depends_on, broken)) {
+      broken.add(routineRef(existing));
+      stepAside.push({ kind: 'drop_routine', routine: existing });
+      p.routines.push({ kind: 'create_routine', routine });
+      continue;
+    }
     const replaceable =
       existing.kind === routine.kind &&
-      existing.arguments === routine.arguments &&
+      sameArgumentsButDefaults(existing.arguments, routine.arguments) &&
       existing.result === routine.result;
     if (!replaceable) {
       // Another result or argument list: CREATE OR REPLACE refuses, so it goes and comes back,
@@ -180,6 +205,7 @@ function planRoutines(p: Phases, src: RoutineModel[], tgt: RoutineModel[], broke
       broken.add(routineRef(routine));
       p.dropRoutines.push({ kind: 'drop_routine', routine });
     }
+  return stepAside;
 }
 
 const viewDeps = (view: ViewModel) => view.depends_on.map(dependencyKey);

@@ -7,6 +7,7 @@ import {
   describeForeignKey,
   describeIndex,
   describePrimaryKey,
+  describeTableStorage,
   describeUnique,
 } from '../schema/describe.ts';
 import {
@@ -129,6 +130,52 @@ function planValidity(p: Phases, from: TableModel, to: TableModel): void {
   }
 }
 
+/**
+ * MySQL/MariaDB: the existing columns moved so that the order matches the source's (new ones are
+ * added in place). Simulated on the order after the adds: each source column that does not follow
+ * its source predecessor is moved after it (FIRST for the first); columns that go are ignored.
+ */
+export function columnMoves(from: TableModel, to: TableModel): MigrationOperation[] {
+  const wanted = to.columns.map((column) => column.name);
+  const kept = new Set(wanted);
+  const existing = new Set(from.columns.map((column) => column.name));
+  // The order once the adds are in: every added column right after its source predecessor.
+  const order = from.columns.map((column) => column.name).filter((name) => kept.has(name));
+  wanted.forEach((name, i) => {
+    if (existing.has(name)) return;
+    order.splice(i === 0 ? 0 : order.indexOf(wanted[i - 1]!) + 1, 0, name);
+  });
+  const moves: MigrationOperation[] = [];
+  wanted.forEach((name, i) => {
+    const at = order.indexOf(name);
+    const previous = i === 0 ? null : wanted[i - 1]!;
+    const current = at === 0 ? null : order[at - 1]!;
+    if (current === previous) return;
+    order.splice(at, 1);
+    order.splice(previous === null ? 0 : order.indexOf(previous) + 1, 0, name);
+    moves.push({
+      kind: 'move_column',
+      table: ref(to),
+      column: to.columns[i]!,
+      after: previous,
+      from: current,
+    });
+  });
+  return moves;
+}
+
+/** Whether a table gains or loses an inheritance parent (INHERIT / NO INHERIT) in the plan. */
+function parentChanges(from: TableModel, to: TableModel): { gains: boolean; loses: boolean } {
+  const names = (t: TableModel) => (t.inherits ?? []).map((parent) => tableKey(parent));
+  const [before, after] = [names(from), names(to)];
+  return {
+    gains: after.some((name) => !before.includes(name)),
+    loses: before.some((name) => !after.includes(name)),
+  };
+}
+
+const INTEGER_RANK: Record<string, number> = { smallint: 1, integer: 2, bigint: 3 };
+
 export function planTable(
   p: Phases,
   from: TableModel,
@@ -139,10 +186,15 @@ export function planTable(
 ): void {
   const table = ref(to);
   const existing = new Map(from.columns.map((column) => [column.name, column]));
+  const lineage = parentChanges(from, to);
   to.columns.forEach((column, i) => {
     const before = existing.get(column.name);
-    // A partition's or child's inherited column changes with its parent's (the server refuses it here).
-    if (column.inherited === true || before?.inherited === true) return;
+    // A partition's or child's inherited column changes with its parent's (the server refuses it here),
+    // except around INHERIT / NO INHERIT: a table that gains a parent must already have the parent's
+    // columns, with its types; one that loses its parent keeps them as its own, to change here.
+    const inheritedNow = column.inherited === true && !lineage.gains;
+    const inheritedBefore = before?.inherited === true && !lineage.loses;
+    if (inheritedNow || inheritedBefore) return;
     // MySQL puts a new column where the source has it, so the column order matches.
     if (!before)
       p.columns.push({
@@ -152,16 +204,32 @@ export function planTable(
         ...(mysql ? { after: i === 0 ? null : to.columns[i - 1]!.name } : {}),
       });
     else {
+      const [a, b] = [before.identity_options, column.identity_options];
+      const identity: MigrationOperation[] =
+        before.identity !== null && column.identity !== null && a && b && !sameIdentityOptions(a, b)
+          ? [{ kind: 'alter_identity', table, column: column.name, before: a, after: b }]
+          : [];
+      // The bounds go in while they fit the wider type: before a type narrows, after one widens
+      // (so the rollback, played backwards, does the same).
+      const narrows = INTEGER_RANK[column.type]! < INTEGER_RANK[before.type]!;
+      if (narrows) p.columns.push(...identity);
       if (columnChanged(before, column))
         p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
-      const [a, b] = [before.identity_options, column.identity_options];
-      if (before.identity !== null && column.identity !== null && a && b && !sameIdentityOptions(a, b))
-        p.columns.push({ kind: 'alter_identity', table, column: column.name, before: a, after: b });
+      if (!narrows) p.columns.push(...identity);
     }
   });
   planValidity(p, from, to);
-  if (!mysql) planLineage(p, notes, from, to);
-  else {
+  if (!mysql) {
+    planLineage(p, notes, from, to);
+    // After the indexes: REPLICA IDENTITY USING INDEX names one the plan may create.
+    if (describeTableStorage(from.table_storage) !== describeTableStorage(to.table_storage))
+      p.late.push({
+        kind: 'set_table_storage',
+        table,
+        before: from.table_storage ?? null,
+        after: to.table_storage ?? null,
+      });
+  } else {
     if (JSON.stringify(from.table_options ?? null) !== JSON.stringify(to.table_options ?? null)) {
       // No options recorded: the database's defaults, written out so that either way is one ALTER.
       const defaults = {
@@ -178,6 +246,7 @@ export function planTable(
     }
     const [a, b] = [from.partitioning?.key ?? null, to.partitioning?.key ?? null];
     if (a !== b) p.late.push({ kind: 'set_partitioning', table, before: a, after: b });
+    p.late.push(...columnMoves(from, to));
   }
 
   const pkFrom = from.primary_key;
@@ -341,7 +410,7 @@ export function planColumnDrops(
     return { after: previous ? previous.name : null };
   };
   for (const column of from.columns) {
-    if (wanted.has(column.name) || column.inherited === true) continue;
+    if (wanted.has(column.name) || (column.inherited === true && !parentChanges(from, to).loses)) continue;
     const sequences =
       ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
     // A generated column's values come back by themselves: nothing to keep.

@@ -34,6 +34,8 @@ export interface EnumPlan {
   addValues: MigrationOperation[];
   create: MigrationOperation[];
   drop: MigrationOperation[];
+  /** Columns (columnKey) whose default a swap sets to the source's: their column plan starts there. */
+  defaults: Map<string, { default: string | null; default_normalized: string | null }>;
   notes: PlanNote[];
 }
 
@@ -42,7 +44,7 @@ export interface EnumPlan {
  * in scope or not, or the old type could not be dropped.
  */
 export function planEnums(source: SchemaModel, target: SchemaModel, fullTarget: SchemaModel): EnumPlan {
-  const plan: EnumPlan = { addValues: [], create: [], drop: [], notes: [] };
+  const plan: EnumPlan = { addValues: [], create: [], drop: [], defaults: new Map(), notes: [] };
   const before = new Map(target.enums.map((item) => [key(item), item]));
   const after = new Map(source.enums.map((item) => [key(item), item]));
   for (const [name, wanted] of after) {
@@ -81,6 +83,19 @@ export function planEnums(source: SchemaModel, target: SchemaModel, fullTarget: 
         current.splice(previous === null ? 0 : current.indexOf(previous) + 1, 0, value);
       });
     } else {
+      // A column that keeps this type takes the source's default with the swap: its old default
+      // may name a value the new type lacks, and a later SET DEFAULT (or its rollback) would run
+      // against the wrong type.
+      for (const use of uses) {
+        const ref = { schema: use.table.schema, table: use.table.name, column: use.column.name };
+        const next = findColumn(source, ref);
+        if (!next || next.type !== use.column.type) continue;
+        use.default_after = next.default;
+        plan.defaults.set(columnKey(ref), {
+          default: next.default,
+          default_normalized: next.default_normalized,
+        });
+      }
       plan.create.push({ kind: 'recreate_enum', enum: existing, values: wanted.values, uses });
     }
   }

@@ -21,6 +21,11 @@
 // 13. sequences attached to their owning column; comments, trigger states
 // 14. drops last: tables (children first), then columns (each after its backup when `backup_drops`),
 //     functions, sequences, enums, extensions, schemas.
+// PostgreSQL adjustments after the phases: INHERIT after the child's keys and checks; a serial's
+// sequence dropped right before its column's ADD IDENTITY (and one created back right after DROP
+// IDENTITY), so the names match; stored generated columns stepping aside around a retype of what
+// they read (plan-generated.ts). Comments on constraints, indexes, enums and sequences that change
+// alone are set late (plan-comments.ts).
 //
 // What it does not manage: objects outside the model's scope (rules, policies, domains, composite
 // types) are reported in `notes`, never altered; renamed tables or columns show as a drop and an
@@ -30,6 +35,8 @@ import { type SchemaModel, type SequenceModel, type TableModel, tableKey } from 
 import { backupName } from './backup.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { type MigrationOperation, ref } from './operations.ts';
+import { planComments } from './plan-comments.ts';
+import { generatedStepAside } from './plan-generated.ts';
 import { planLineage } from './plan-lineage.ts';
 import { planObjects } from './plan-objects.ts';
 import { onlineOperations } from './plan-online.ts';
@@ -100,7 +107,7 @@ export function planOperations(
   };
 
   const srcTables = new Map(src.tables.map((table) => [tableKey(table), table]));
-  const tgtTables = new Map(tgt.tables.map((table) => [tableKey(table), table]));
+  let tgtTables = new Map(tgt.tables.map((table) => [tableKey(table), table]));
   const removed = tgt.tables.filter((table) => !srcTables.has(tableKey(table)));
   // Sequences owned by a dropped column go with it; the drop's rollback must create them again.
   let ownedByDropped = new Map<string, SequenceModel[]>();
@@ -124,6 +131,7 @@ export function planOperations(
     p.types.push(...planExtensions(src, tgt), ...enums.create, ...sequences.early);
     p.late.push(...sequences.owners);
     p.dropTypes.push(...sequences.drop, ...enums.drop);
+    tgtTables = withDefaults(tgtTables, enums.defaults);
     notes.push(...enums.notes, ...sequences.notes);
     ownedByDropped = sequences.ownedByDropped;
   }
@@ -191,6 +199,7 @@ export function planOperations(
   }
   if (backups > 0) p.types.unshift({ kind: 'ensure_backup_schema' });
   planObjects(p, notes, src, tgt);
+  if (!mysql) planComments(p, src, tgt);
 
   // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
   // only objects the other side does not have at all are worth a note.
@@ -213,6 +222,13 @@ export function planOperations(
         message: 'Only in the target; not managed: left as it is.',
       });
 
+  if (!mysql) {
+    // INHERIT wants the child to hold the parent's checks already: after the keys and checks.
+    const inherits = p.addKeys.filter((op) => op.kind === 'inherit');
+    p.addKeys = [...p.addKeys.filter((op) => op.kind !== 'inherit'), ...inherits];
+    swapSerialAndIdentity(p);
+    generatedStepAside(p, tgtTables, srcTables);
+  }
   const operations = [
     ...p.first,
     ...p.createSchemas,
@@ -278,4 +294,53 @@ function describeUnmanaged(item: {
 }) {
   const name = item.schema === null ? item.name : `${item.schema}.${item.name}`;
   return `${item.kind} ${name}${item.table === null ? '' : ` on ${item.table}`}`;
+}
+
+/** The target's tables with the defaults an enum swap already sets (plan-types.ts `defaults`). */
+function withDefaults(
+  tables: Map<string, TableModel>,
+  defaults: Map<string, { default: string | null; default_normalized: string | null }>,
+): Map<string, TableModel> {
+  if (defaults.size === 0) return tables;
+  const out = new Map<string, TableModel>();
+  for (const [key, table] of tables) {
+    const columns = table.columns.map((column) => {
+      const set = defaults.get(columnKey({ schema: table.schema, table: table.name, column: column.name }));
+      return set ? { ...column, ...set } : column;
+    });
+    out.set(key, { ...table, columns });
+  }
+  return out;
+}
+
+/**
+ * A serial column made identity (or back): the identity's sequence takes the conventional name
+ * (`table_column_seq`) the serial's sequence holds. So the serial's sequence goes right after the
+ * column's default (before ADD … AS IDENTITY), and one created for a former identity comes right
+ * after DROP IDENTITY; otherwise the server picks another name (`…_seq1`), or refuses the create.
+ */
+function swapSerialAndIdentity(p: Phases): void {
+  const ownedBy = (op: MigrationOperation) =>
+    op.kind === 'drop_sequence' && op.sequence.owned_by ? columnKey(op.sequence.owned_by) : null;
+  const columnOf = (op: Extract<MigrationOperation, { kind: 'alter_column' }>) =>
+    columnKey({ schema: op.table.schema, table: op.table.name, column: op.after.name });
+  for (let i = 0; i < p.columns.length; i += 1) {
+    const op = p.columns[i]!;
+    if (op.kind !== 'alter_column') continue;
+    if (op.change === 'add_identity') {
+      const at = p.dropTypes.findIndex((drop) => ownedBy(drop) === columnOf(op));
+      if (at < 0) continue;
+      p.columns.splice(i, 0, ...p.dropTypes.splice(at, 1));
+      i += 1;
+    } else if (op.change === 'drop_identity') {
+      const name = `${op.table.schema}.${op.table.name}_${op.after.name}_seq`;
+      const at = p.types.findIndex(
+        (create) =>
+          create.kind === 'create_sequence' && `${create.sequence.schema}.${create.sequence.name}` === name,
+      );
+      if (at < 0) continue;
+      p.columns.splice(i + 1, 0, ...p.types.splice(at, 1));
+      i += 1;
+    }
+  }
 }

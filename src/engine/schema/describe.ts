@@ -10,6 +10,7 @@ import type {
   IndexModel,
   PrimaryKeyModel,
   SequenceModel,
+  TableStorage,
   UniqueConstraintModel,
 } from './model.ts';
 
@@ -32,6 +33,9 @@ export function describeColumn(column: ColumnModel): string {
   const generated = describeGenerated(column);
   if (generated !== null) text += ` ${generated}`;
   if (column.invisible) text += ' INVISIBLE';
+  if (column.check) text += ` CHECK (${column.check})`;
+  if (column.storage) text += ` STORAGE ${column.storage.toUpperCase()}`;
+  if (column.compression) text += ` COMPRESSION ${column.compression}`;
   return text;
 }
 
@@ -49,8 +53,12 @@ export function describePrimaryKey(key: PrimaryKeyModel): string {
   return `PRIMARY KEY ${list(key.columns)}${deferral(key)}`;
 }
 
+const storage = (options: string[] | undefined) =>
+  options && options.length > 0 ? ` WITH (${options.join(', ')})` : '';
+
 export function describeUnique(constraint: UniqueConstraintModel): string {
-  return `UNIQUE ${list(constraint.columns)}${deferral(constraint)}`;
+  const nulls = constraint.nulls_not_distinct ? 'NULLS NOT DISTINCT ' : '';
+  return `UNIQUE ${nulls}${list(constraint.columns)}${storage(constraint.options)}${deferral(constraint)}`;
 }
 
 export function describeCheck(constraint: CheckConstraintModel): string {
@@ -68,6 +76,7 @@ export function describeForeignKey(key: ForeignKeyModel): string {
       : `${key.referenced_schema}.${key.referenced_table}`;
   return (
     `FOREIGN KEY ${list(key.columns)} REFERENCES ${target} ${list(key.referenced_columns)}` +
+    `${key.match_full ? ' MATCH FULL' : ''}` +
     ` ON UPDATE ${key.on_update.toUpperCase()} ON DELETE ${key.on_delete.toUpperCase()}${deferral(key)}`
   );
 }
@@ -75,8 +84,21 @@ export function describeForeignKey(key: ForeignKeyModel): string {
 export function describeIndex(index: IndexModel): string {
   let text = `${index.unique ? 'UNIQUE ' : ''}${index.method} ${list(index.columns)}`;
   if (index.include.length > 0) text += ` INCLUDE ${list(index.include)}`;
+  if (index.nulls_not_distinct) text += ' NULLS NOT DISTINCT';
+  text += storage(index.options);
   if (index.predicate !== null) text += ` WHERE (${index.predicate})`;
   return text;
+}
+
+/** PostgreSQL storage as DDL-like text; null when every part is the default. */
+export function describeTableStorage(storage: TableStorage | null | undefined): string | null {
+  if (!storage) return null;
+  const parts: string[] = [];
+  if (storage.unlogged) parts.push('UNLOGGED');
+  if (storage.parameters.length > 0) parts.push(`WITH (${[...storage.parameters].sort().join(', ')})`);
+  if (storage.replica_identity !== 'default')
+    parts.push(`REPLICA IDENTITY ${storage.replica_identity.toUpperCase()}`);
+  return parts.length === 0 ? null : parts.join(' ');
 }
 
 export function describeColumnRef(ref: ColumnRef): string {

@@ -3,6 +3,7 @@
 // critical, changing one moderate (a comment alone: minor, as a table's), adding one minor. Objects
 // are matched by kind and key (functions by name and argument types, triggers within their table);
 // a section is compared only when both models have it, so an old snapshot reports none of them.
+import { describeEnumValues, describeSequence } from './describe.ts';
 import { type SchemaModel, tableKey } from './model.ts';
 import { objectKey, type SchemaObjectFields, triggerKey } from './objects.ts';
 import { highestSeverity, type Severity } from './severity.ts';
@@ -19,6 +20,8 @@ export const OBJECT_KINDS = [
   'type',
   'policy',
   'collation',
+  'enum',
+  'sequence',
 ] as const;
 export type ObjectKind = (typeof OBJECT_KINDS)[number];
 
@@ -54,9 +57,10 @@ interface Described {
 const text = (value: unknown) =>
   typeof value === 'string' || value === null ? value : JSON.stringify(value);
 
-function described(
-  model: SchemaObjectFields & { tables?: SchemaModel['tables'] },
-): Map<string, Described> | null {
+type Comparable = SchemaObjectFields &
+  Partial<Pick<SchemaModel, 'tables' | 'enums' | 'sequences'>> & { standalone?: Set<string> };
+
+function described(model: Comparable): Map<string, Described> | null {
   const out = new Map<string, Described>();
   const put = (kind: ObjectKind, name: string, fields: Record<string, unknown>) => {
     const printed: Record<string, string | null> = {};
@@ -116,6 +120,14 @@ function described(
     });
   for (const extension of model.extensions ?? [])
     put('extension', extension.name, { schema: extension.schema, version: extension.version });
+  // Enums and sequences a column uses are reported with that column's table (diff.ts); the ones
+  // no column uses on either side are objects of their own.
+  for (const item of model.enums ?? [])
+    if (model.standalone?.has(`enum:${objectKey(item)}`))
+      put('enum', objectKey(item), { values: describeEnumValues(item.values) });
+  for (const item of model.sequences ?? [])
+    if (model.standalone?.has(`sequence:${objectKey(item)}`))
+      put('sequence', objectKey(item), { definition: describeSequence(item) });
   return out;
 }
 
@@ -126,13 +138,30 @@ const byName = (a: ObjectEntry, b: ObjectEntry) => {
 };
 
 /** Keeps only the sections both models have (older snapshots lack them). */
-function comparable(from: SchemaModel, to: SchemaModel): [SchemaObjectFields, SchemaObjectFields] {
-  const a: SchemaObjectFields & { tables?: SchemaModel['tables'] } = {};
-  const b: SchemaObjectFields & { tables?: SchemaModel['tables'] } = {};
+function comparable(from: SchemaModel, to: SchemaModel): [Comparable, Comparable] {
+  const a: Comparable = {};
+  const b: Comparable = {};
   // Policies live in tables; both models must know them (model version 2).
   if (from.model_version !== undefined && to.model_version !== undefined) {
     a.tables = from.tables;
     b.tables = to.tables;
+  }
+  // Enums and sequences no column uses are managed since model version 3.
+  if ((from.model_version ?? 1) >= 3 && (to.model_version ?? 1) >= 3) {
+    const used = new Set<string>();
+    for (const model of [from, to]) {
+      for (const item of model.enums) if (item.used_by.length > 0) used.add(`enum:${objectKey(item)}`);
+      for (const item of model.sequences)
+        if (item.used_by.length > 0) used.add(`sequence:${objectKey(item)}`);
+    }
+    const standalone = new Set<string>();
+    for (const model of [from, to]) {
+      for (const item of model.enums) standalone.add(`enum:${objectKey(item)}`);
+      for (const item of model.sequences) standalone.add(`sequence:${objectKey(item)}`);
+    }
+    for (const key of used) standalone.delete(key);
+    Object.assign(a, { enums: from.enums, sequences: from.sequences, standalone });
+    Object.assign(b, { enums: to.enums, sequences: to.sequences, standalone });
   }
   for (const key of [
     'schemas',

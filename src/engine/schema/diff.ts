@@ -8,6 +8,7 @@
 // an addition. Constraints and indexes are matched by name, then leftovers with the same definition
 // are paired as renamed. Enum and sequence changes are reported under every table whose columns use
 // them; enums and sequences that appear or disappear with a column are covered by the column change.
+
 import {
   describeCheck,
   describeColumn,
@@ -19,8 +20,10 @@ import {
   describeIndex,
   describePrimaryKey,
   describeSequence,
+  describeTableStorage,
   describeUnique,
 } from './describe.ts';
+import { diffComments } from './diff-comments.ts';
 import {
   describeInherits,
   describePartitioning,
@@ -157,6 +160,7 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   const [inhA, inhB] = [describeInherits(from), describeInherits(to)];
   if (inhA !== inhB) out.push(change('table_inheritance_changed', to.name, inhA, inhB));
   out.push(...diffValidity(from, to));
+  out.push(...diffComments(from, to));
   const security = (t: TableModel) => {
     const s = t.row_security;
     return !s || (!s.enabled && !s.forced) ? 'DISABLED' : `ENABLED${s.forced ? ' FORCED' : ''}`;
@@ -164,7 +168,7 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   const options = (t: TableModel) =>
     t.table_options
       ? `ENGINE=${t.table_options.engine} COLLATE=${t.table_options.collation}${t.table_options.row_format ? ` ROW_FORMAT=${t.table_options.row_format}` : ''}`
-      : null;
+      : describeTableStorage(t.table_storage);
   if (options(from) !== options(to))
     out.push(change('table_options_changed', to.name, options(from), options(to)));
   if (security(from) !== security(to))

@@ -82,12 +82,15 @@ export function applyFilter(model: SchemaModel, filter: ObjectFilter): SchemaMod
   const kept = new Set(tables.map((table) => JSON.stringify([table.schema, table.name])));
   const usedByKept = (use: ColumnRef) => kept.has(JSON.stringify([use.schema, use.table]));
 
+  // One no column uses stays (it is an object of its own); one only filtered tables use goes.
+  const keepType = <T extends { schema: string; used_by: ColumnRef[] }>(item: T) =>
+    filter.schema(item.schema) && (item.used_by.length === 0 || item.used_by.some(usedByKept));
   const enums = model.enums
-    .map((item) => ({ ...item, used_by: item.used_by.filter(usedByKept) }))
-    .filter((item) => filter.schema(item.schema) && item.used_by.length > 0);
+    .filter(keepType)
+    .map((item) => ({ ...item, used_by: item.used_by.filter(usedByKept) }));
   const sequences = model.sequences
-    .map((item) => ({ ...item, used_by: item.used_by.filter(usedByKept) }))
-    .filter((item) => filter.schema(item.schema) && item.used_by.length > 0);
+    .filter(keepType)
+    .map((item) => ({ ...item, used_by: item.used_by.filter(usedByKept) }));
   const unmanaged = model.unmanaged.filter((item) => {
     if (item.schema !== null && !filter.schema(item.schema)) return false;
     if (item.table !== null && !filter.table(item.table)) return false;

@@ -44,9 +44,10 @@ export function schemaHash(model: SchemaModel): string {
 
 function canonicalTable(table: TableModel) {
   const pk = table.primary_key;
-  const deferral = (item: { deferrable: boolean; initially_deferred: boolean }) => ({
+  const deferral = (item: { deferrable: boolean; initially_deferred: boolean; comment?: string | null }) => ({
     deferrable: item.deferrable,
     initially_deferred: item.initially_deferred,
+    ...when('comment', item.comment),
   });
   return {
     schema: table.schema,
@@ -58,12 +59,15 @@ function canonicalTable(table: TableModel) {
       name: u.name,
       columns: u.columns,
       ...deferral(u),
+      ...when('nulls_not_distinct', u.nulls_not_distinct),
+      ...when('options', u.options),
     })),
     check_constraints: byName(table.check_constraints).map((c) => ({
       name: c.name,
       expression: c.expression,
       ...when('not_valid', c.not_valid),
       ...when('no_inherit', c.no_inherit),
+      ...when('comment', c.comment),
     })),
     exclusion_constraints: byName(table.exclusion_constraints).map((x) => ({
       name: x.name,
@@ -80,6 +84,7 @@ function canonicalTable(table: TableModel) {
       on_delete: fk.on_delete,
       ...deferral(fk),
       ...when('not_valid', fk.not_valid),
+      ...when('match_full', fk.match_full),
     })),
     indexes: byName(table.indexes).map((i) => ({
       name: i.name,
@@ -88,6 +93,9 @@ function canonicalTable(table: TableModel) {
       unique: i.unique,
       method: i.method,
       predicate: i.predicate,
+      ...when('nulls_not_distinct', i.nulls_not_distinct),
+      ...when('options', i.options),
+      ...when('comment', i.comment),
     })),
     ...when(
       'partitioning',
@@ -110,6 +118,14 @@ function canonicalTable(table: TableModel) {
         engine: table.table_options.engine,
         collation: table.table_options.collation,
         row_format: table.table_options.row_format,
+      },
+    ),
+    ...when(
+      'table_storage',
+      table.table_storage && {
+        parameters: [...table.table_storage.parameters].sort(),
+        unlogged: table.table_storage.unlogged,
+        replica_identity: table.table_storage.replica_identity,
       },
     ),
     ...when(
@@ -149,11 +165,14 @@ function canonicalColumn(column: ColumnModel) {
     ...when('identity_options', column.identity_options && { ...column.identity_options }),
     ...when('inherited', column.inherited),
     ...when('invisible', column.invisible),
+    ...when('check', column.check),
+    ...when('storage', column.storage),
+    ...when('compression', column.compression),
   };
 }
 
 function canonicalEnum(item: EnumModel) {
-  return { schema: item.schema, name: item.name, values: item.values };
+  return { schema: item.schema, name: item.name, values: item.values, ...when('comment', item.comment) };
 }
 
 function canonicalSequence(item: SequenceModel) {
@@ -169,5 +188,6 @@ function canonicalSequence(item: SequenceModel) {
     cache: item.cache,
     cycle: item.cycle,
     owned_by: owner && { schema: owner.schema, table: owner.table, column: owner.column },
+    ...when('comment', item.comment),
   };
 }

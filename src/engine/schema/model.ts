@@ -3,7 +3,8 @@
 // with snake_case fields, because the API returns it as is.
 //
 // Scope (what migrations and drift manage): tables, columns, primary keys, unique, check and
-// exclusion constraints, foreign keys, indexes, the enums and sequences columns use, and the
+// exclusion constraints, foreign keys, indexes, enums and sequences (model version 3: also the
+// ones no column uses), and the
 // objects of objects.ts (schemas, views, materialized views, functions, procedures, triggers,
 // extensions). `unmanaged` stays the by-name index of every object that is not a table (readers
 // that only need names, such as patches looking for triggers, use it); the kinds the engine does
@@ -30,9 +31,9 @@ export interface SchemaModel extends SchemaObjectFields {
   server_version: string;
   /** Sorted by schema, then name. */
   tables: TableModel[];
-  /** PostgreSQL enum types used by at least one column (MySQL enums are column types). */
+  /** PostgreSQL enum types, used by a column or not (MySQL enums are column types). */
   enums: EnumModel[];
-  /** PostgreSQL sequences owned by or used in the default of a column (identity sequences excluded). */
+  /** PostgreSQL sequences, owned by or used by a column or free-standing (identity sequences excluded). */
   sequences: SequenceModel[];
   unmanaged: UnmanagedObject[];
 }
@@ -64,10 +65,22 @@ export interface TableModel {
    * collation, the default row format); absent when none does.
    */
   table_options?: TableOptions | null;
+  /** PostgreSQL storage: set only when one differs from the default (older models lack it). */
+  table_storage?: TableStorage | null;
   /** PostgreSQL row-level security, set when enabled or forced. */
   row_security?: { enabled: boolean; forced: boolean } | null;
   /** PostgreSQL row-level security policies (present when the model knows them). */
   policies?: PolicyModel[];
+  /** PostgreSQL checks, column defaults and indexes that call a user function (recorded, not compared). */
+  routine_uses?: RoutineUse[];
+}
+
+export interface RoutineUse {
+  kind: 'check' | 'default' | 'index';
+  /** The check's or index's name, the column's for a default. */
+  name: string;
+  /** `schema.name(argument types)`, as a routine's objectKey. */
+  routine: string;
 }
 
 export interface PolicyModel {
@@ -85,6 +98,14 @@ export interface PolicyModel {
 export interface TableRefModel {
   schema: string | null;
   name: string;
+}
+
+export interface TableStorage {
+  /** Storage parameters as the catalog stores them (`fillfactor=80`), in its order (compared sorted). */
+  parameters: string[];
+  unlogged: boolean;
+  /** `default`, `full`, `nothing`, or `index <name>` (REPLICA IDENTITY USING INDEX). */
+  replica_identity: string;
 }
 
 export interface TableOptions {
@@ -143,6 +164,12 @@ export interface ColumnModel {
   inherited?: boolean;
   /** MySQL/MariaDB INVISIBLE: left out of SELECT *. */
   invisible?: boolean;
+  /** MariaDB column-level CHECK (part of the column's definition, named after it). */
+  check?: string;
+  /** PostgreSQL storage (`plain`, `external`, `extended`, `main`) where it is not the type's own. */
+  storage?: string;
+  /** PostgreSQL compression method (`pglz`, `lz4`) where one is set on the column. */
+  compression?: string;
 }
 
 /** Sequence parameters, numbers as decimal strings (bigint does not fit a JSON number). */
@@ -161,6 +188,8 @@ export interface PrimaryKeyModel {
   columns: string[];
   deferrable: boolean;
   initially_deferred: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface UniqueConstraintModel {
@@ -168,6 +197,12 @@ export interface UniqueConstraintModel {
   columns: string[];
   deferrable: boolean;
   initially_deferred: boolean;
+  /** PostgreSQL NULLS NOT DISTINCT (15+); absent when nulls are distinct. */
+  nulls_not_distinct?: boolean;
+  /** Storage parameters of the index behind it (PostgreSQL); absent when none. */
+  options?: string[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface CheckConstraintModel {
@@ -178,6 +213,8 @@ export interface CheckConstraintModel {
   not_valid?: boolean;
   /** NO INHERIT: not passed on to children (PostgreSQL). */
   no_inherit?: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface ExclusionConstraintModel {
@@ -186,6 +223,8 @@ export interface ExclusionConstraintModel {
   definition: string;
   deferrable: boolean;
   initially_deferred: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export type ForeignKeyAction = 'no action' | 'restrict' | 'cascade' | 'set null' | 'set default';
@@ -203,6 +242,10 @@ export interface ForeignKeyModel {
   initially_deferred: boolean;
   /** Added NOT VALID and not validated since (PostgreSQL). */
   not_valid?: boolean;
+  /** MATCH FULL (PostgreSQL; absent for the default MATCH SIMPLE). */
+  match_full?: boolean;
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface IndexModel {
@@ -219,6 +262,12 @@ export interface IndexModel {
   method: string;
   /** The WHERE clause of a partial index (PostgreSQL). */
   predicate: string | null;
+  /** PostgreSQL NULLS NOT DISTINCT (15+); absent when nulls are distinct. */
+  nulls_not_distinct?: boolean;
+  /** PostgreSQL storage parameters (`fillfactor=70`) as the catalog stores them; absent when none. */
+  options?: string[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface EnumModel {
@@ -227,6 +276,8 @@ export interface EnumModel {
   values: string[];
   /** The columns of this type (where changes are reported; not compared). */
   used_by: ColumnRef[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export interface SequenceModel {
@@ -244,6 +295,8 @@ export interface SequenceModel {
   owned_by: ColumnRef | null;
   /** The owner and the columns whose default calls it (where changes are reported; not compared). */
   used_by: ColumnRef[];
+  /** COMMENT ON it (PostgreSQL); absent when none. */
+  comment?: string | null;
 }
 
 export type UnmanagedKind =

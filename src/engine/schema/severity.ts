@@ -40,6 +40,8 @@
 // | row_security_changed           | moderate | which rows each role sees                               |
 // | table_partitioning_changed     | moderate | rows are routed elsewhere; bounds refuse other rows     |
 // | table_inheritance_changed      | moderate | which rows queries on the parent see                    |
+// | constraint_comment_changed     | minor    | as a column's comment                                   |
+// | index_comment_changed          | minor    | as a column's comment                                   |
 
 export type Severity = 'critical' | 'moderate' | 'minor' | 'cosmetic';
 
@@ -90,6 +92,8 @@ export const CHANGE_SEVERITY = {
   row_security_changed: 'moderate',
   table_partitioning_changed: 'moderate',
   table_inheritance_changed: 'moderate',
+  constraint_comment_changed: 'minor',
+  index_comment_changed: 'minor',
 } as const satisfies Record<string, Severity>;
 
 export type ChangeKind = keyof typeof CHANGE_SEVERITY;

@@ -3,11 +3,13 @@
 // procedures, triggers, extensions, partitioning, inheritance, constraint validity, identity
 // options), a baseline taken by an older version lacks them, and comparing it with a newer snapshot
 // would report every such object as added. So a baseline whose `model_version` is older than this
-// one (or absent: version 1) is re-taken, never compared (API §6).
+// one (or absent: version 1) is re-taken, never compared (API §6). Version 3: enums and sequences
+// that no column uses are managed (compared and planned), and tables, indexes, foreign keys and
+// columns carry the options of hardening (storage parameters, NULLS NOT DISTINCT, MATCH FULL…).
 //
 // Hashes stay stable where nothing new is found: the canonical form (hash.ts) leaves out empty new
 // sections and the default `public` schema, so a plain schema hashes as it did under version 1.
-export const SCHEMA_MODEL_VERSION = 2;
+export const SCHEMA_MODEL_VERSION = 3;
 
 /** The version a stored model was taken by (1 when it predates the field). */
 export function modelVersionOf(model: { model_version?: number }): number {
