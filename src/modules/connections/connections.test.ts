@@ -607,7 +607,14 @@ describe('connections', () => {
             'create policy notes_read on notes for select using (true); ' +
             'create view note_bodies as select body from notes; ' +
             'create function touch() returns trigger language plpgsql as $$ begin return new; end $$; ' +
-            'create trigger notes_touch before update on notes for each row execute function touch();',
+            'create trigger notes_touch before update on notes for each row execute function touch(); ' +
+            // Storage, options and comments the model reads must also leave through the API.
+            'alter table notes set (fillfactor = 70); alter table notes alter column body set storage external; ' +
+            'create index notes_body on notes (body) with (fillfactor = 80); ' +
+            "comment on index notes_body is 'for search'; " +
+            'create table replies (id bigint primary key, note_id bigint, ' +
+            'constraint replies_note foreign key (note_id) references notes (id) match full); ' +
+            "comment on constraint replies_note on replies is 'a reply needs its note';",
         );
         const created = await owner.post(
           BASE,
@@ -632,6 +639,15 @@ describe('connections', () => {
           bound: expect.stringMatching(/^FOR VALUES FROM/),
         });
         expect(table('notes').row_security).toEqual({ enabled: true, forced: false });
+        expect(table('notes').table_storage).toMatchObject({ parameters: ['fillfactor=70'] });
+        expect(table('notes').columns[1]).toMatchObject({ name: 'body', storage: 'external' });
+        expect(table('notes').indexes).toEqual([
+          expect.objectContaining({ name: 'notes_body', options: ['fillfactor=80'], comment: 'for search' }),
+        ]);
+        expect(table('replies').foreign_keys[0]).toMatchObject({
+          match_full: true,
+          comment: 'a reply needs its note',
+        });
         expect(table('notes').policies).toEqual([
           expect.objectContaining({ name: 'notes_read', command: 'SELECT', permissive: true }),
         ]);

@@ -39,6 +39,14 @@ const SequenceOptionsSchema = Type.Object(
   },
 );
 
+/** COMMENT ON a constraint, index, enum or sequence (PostgreSQL); absent when none. */
+const ObjectComment = { comment: Type.Optional(Nullable(Type.String())) };
+/** PostgreSQL storage parameters of an index (`fillfactor=70`), as the catalog stores them. */
+const IndexOptions = {
+  nulls_not_distinct: Type.Optional(Type.Boolean({ description: 'PostgreSQL NULLS NOT DISTINCT (15+)' })),
+  options: Type.Optional(Type.Array(Type.String(), { description: 'Storage parameters (PostgreSQL)' })),
+};
+
 const IndexSchema = Type.Object(
   {
     name: Type.String(),
@@ -47,6 +55,8 @@ const IndexSchema = Type.Object(
     unique: Type.Boolean(),
     method: Type.String(),
     predicate: Nullable(Type.String({ description: 'WHERE clause of a partial index' })),
+    ...IndexOptions,
+    ...ObjectComment,
   },
   { title: 'SchemaIndex' },
 );
@@ -209,25 +219,47 @@ const ColumnSchema = Type.Object({
     Type.Boolean({ description: 'Inherited from a parent and not declared locally (PostgreSQL)' }),
   ),
   invisible: Type.Optional(Type.Boolean({ description: 'MySQL/MariaDB INVISIBLE' })),
+  check: Type.Optional(Type.String({ description: 'MariaDB: the CHECK declared with the column' })),
+  storage: Type.Optional(
+    Type.String({
+      description: "PostgreSQL storage where it is not the type's own (plain, external, main, …)",
+    }),
+  ),
+  compression: Type.Optional(Type.String({ description: 'PostgreSQL compression method (pglz, lz4)' })),
 });
+
+const TableStorageSchema = Type.Object(
+  {
+    parameters: Names,
+    unlogged: Type.Boolean(),
+    replica_identity: Type.String({ description: 'default, full, nothing, or index <name>' }),
+  },
+  {
+    title: 'SchemaTableStorage',
+    description: 'PostgreSQL storage, set only when one differs from the default',
+  },
+);
 
 const TableSchema = Type.Object({
   schema: Nullable(Type.String({ description: 'PostgreSQL schema; null on MySQL' })),
   name: Type.String(),
   comment: Nullable(Type.String()),
   columns: Type.Array(ColumnSchema),
-  primary_key: Nullable(Type.Object({ name: Type.String(), columns: Names, ...Deferral })),
-  unique_constraints: Type.Array(Type.Object({ name: Type.String(), columns: Names, ...Deferral })),
+  primary_key: Nullable(Type.Object({ name: Type.String(), columns: Names, ...Deferral, ...ObjectComment })),
+  unique_constraints: Type.Array(
+    Type.Object({ name: Type.String(), columns: Names, ...Deferral, ...IndexOptions, ...ObjectComment }),
+  ),
   check_constraints: Type.Array(
     Type.Object({
       name: Type.String(),
       expression: Type.String(),
       not_valid: Type.Optional(Type.Boolean({ description: 'Added NOT VALID and not validated since' })),
       no_inherit: Type.Optional(Type.Boolean({ description: 'NO INHERIT (PostgreSQL)' })),
+      ...ObjectComment,
     }),
   ),
   exclusion_constraints: Type.Array(
-    Type.Object({ name: Type.String(), definition: Type.String(), ...Deferral }),
+    Type.Object({ name: Type.String(), definition: Type.String(), ...Deferral, ...ObjectComment }),
   ),
   foreign_keys: Type.Array(
     Type.Object({
@@ -240,6 +272,8 @@ const TableSchema = Type.Object({
       on_delete: StringEnum(FOREIGN_KEY_ACTIONS),
       ...Deferral,
       not_valid: Type.Optional(Type.Boolean({ description: 'Added NOT VALID and not validated since' })),
+      match_full: Type.Optional(Type.Boolean({ description: 'MATCH FULL (PostgreSQL)' })),
+      ...ObjectComment,
     }),
   ),
   indexes: Type.Array(IndexSchema, {
@@ -248,6 +282,7 @@ const TableSchema = Type.Object({
   partitioning: Type.Optional(Nullable(PartitioningSchema)),
   inherits: Type.Optional(Type.Array(RefSchema, { description: 'PostgreSQL inheritance parents, in order' })),
   table_options: Type.Optional(Nullable(TableOptionsSchema)),
+  table_storage: Type.Optional(Nullable(TableStorageSchema)),
   row_security: Type.Optional(
     Nullable(
       Type.Object(
@@ -297,8 +332,9 @@ export const SchemaModelSchema = Type.Object(
         name: Type.String(),
         values: Names,
         used_by: Type.Array(ColumnRefSchema),
+        ...ObjectComment,
       }),
-      { description: 'PostgreSQL enum types used by at least one column' },
+      { description: 'PostgreSQL enum types' },
     ),
     sequences: Type.Array(
       Type.Object({
@@ -313,8 +349,9 @@ export const SchemaModelSchema = Type.Object(
         cycle: Type.Boolean(),
         owned_by: Nullable(ColumnRefSchema),
         used_by: Type.Array(ColumnRefSchema),
+        ...ObjectComment,
       }),
-      { description: 'PostgreSQL sequences owned by or used in the default of a column' },
+      { description: 'PostgreSQL sequences' },
     ),
     unmanaged: Type.Array(
       Type.Object({

@@ -2511,7 +2511,7 @@ export interface components {
         DriftChange: {
             from: string | null;
             /** @enum {string} */
-            kind: "table_added" | "table_removed" | "table_comment_changed" | "column_added" | "column_removed" | "column_type_changed" | "column_not_null_added" | "column_not_null_dropped" | "column_default_changed" | "column_default_reformatted" | "column_identity_changed" | "column_auto_increment_changed" | "column_generated_changed" | "column_on_update_changed" | "column_collation_changed" | "column_comment_changed" | "primary_key_added" | "primary_key_removed" | "primary_key_changed" | "unique_constraint_added" | "unique_constraint_removed" | "unique_constraint_changed" | "check_constraint_added" | "check_constraint_removed" | "check_constraint_changed" | "exclusion_constraint_added" | "exclusion_constraint_removed" | "exclusion_constraint_changed" | "foreign_key_added" | "foreign_key_removed" | "foreign_key_changed" | "index_added" | "index_removed" | "index_changed" | "constraint_renamed" | "index_renamed" | "enum_values_added" | "enum_values_changed" | "sequence_changed" | "column_identity_options_changed" | "constraint_validity_changed" | "column_visibility_changed" | "table_options_changed" | "row_security_changed" | "table_partitioning_changed" | "table_inheritance_changed";
+            kind: "table_added" | "table_removed" | "table_comment_changed" | "column_added" | "column_removed" | "column_type_changed" | "column_not_null_added" | "column_not_null_dropped" | "column_default_changed" | "column_default_reformatted" | "column_identity_changed" | "column_auto_increment_changed" | "column_generated_changed" | "column_on_update_changed" | "column_collation_changed" | "column_comment_changed" | "primary_key_added" | "primary_key_removed" | "primary_key_changed" | "unique_constraint_added" | "unique_constraint_removed" | "unique_constraint_changed" | "check_constraint_added" | "check_constraint_removed" | "check_constraint_changed" | "exclusion_constraint_added" | "exclusion_constraint_removed" | "exclusion_constraint_changed" | "foreign_key_added" | "foreign_key_removed" | "foreign_key_changed" | "index_added" | "index_removed" | "index_changed" | "constraint_renamed" | "index_renamed" | "enum_values_added" | "enum_values_changed" | "sequence_changed" | "column_identity_options_changed" | "constraint_validity_changed" | "column_visibility_changed" | "table_options_changed" | "row_security_changed" | "table_partitioning_changed" | "table_inheritance_changed" | "constraint_comment_changed" | "index_comment_changed";
             /** @description The column, constraint or index within the table; `schema.name` for enums and sequences */
             object: string;
             /**
@@ -2586,7 +2586,7 @@ export interface components {
         DriftObjectChanges: {
             changes: components["schemas"]["DriftObjectChange"][];
             /** @enum {string} */
-            kind: "schema" | "view" | "materialized_view" | "function" | "procedure" | "trigger" | "extension" | "domain" | "type" | "policy" | "collation";
+            kind: "schema" | "view" | "materialized_view" | "function" | "procedure" | "trigger" | "extension" | "domain" | "type" | "policy" | "collation" | "enum" | "sequence";
             /** @description `schema.name`; functions with their argument types; triggers as `schema.table.trigger` */
             name: string;
             /**
@@ -3291,9 +3291,14 @@ export interface components {
         SchemaIndex: {
             /** @description Column names or expressions, in key order */
             columns: string[];
+            comment?: string | null;
             include: string[];
             method: string;
             name: string;
+            /** @description PostgreSQL NULLS NOT DISTINCT (15+) */
+            nulls_not_distinct?: boolean;
+            /** @description Storage parameters (PostgreSQL) */
+            options?: string[];
             /** @description WHERE clause of a partial index */
             predicate: string | null;
             unique: boolean;
@@ -3308,8 +3313,9 @@ export interface components {
             default_collation?: string;
             /** @enum {string} */
             dialect: "postgresql" | "mysql";
-            /** @description PostgreSQL enum types used by at least one column */
+            /** @description PostgreSQL enum types */
             enums: {
+                comment?: string | null;
                 name: string;
                 schema: string;
                 used_by: {
@@ -3327,9 +3333,10 @@ export interface components {
             /** @description Functions and procedures */
             routines?: components["schemas"]["SchemaRoutine"][];
             schemas?: components["schemas"]["SchemaNamespace"][];
-            /** @description PostgreSQL sequences owned by or used in the default of a column */
+            /** @description PostgreSQL sequences */
             sequences: {
                 cache: string;
+                comment?: string | null;
                 cycle: boolean;
                 data_type: string;
                 increment: string;
@@ -3354,6 +3361,7 @@ export interface components {
             /** @description Sorted by schema, then name */
             tables: {
                 check_constraints: {
+                    comment?: string | null;
                     expression: string;
                     name: string;
                     /** @description NO INHERIT (PostgreSQL) */
@@ -3363,8 +3371,12 @@ export interface components {
                 }[];
                 columns: {
                     auto_increment: boolean;
+                    /** @description MariaDB: the CHECK declared with the column */
+                    check?: string;
                     collation: string | null;
                     comment: string | null;
+                    /** @description PostgreSQL compression method (pglz, lz4) */
+                    compression?: string;
                     /** @description As the catalog returns it (recorded, not compared) */
                     default: string | null;
                     /** @description After normalisation (compared) */
@@ -3387,11 +3399,14 @@ export interface components {
                     on_update: string | null;
                     /** @description Recorded, not compared */
                     ordinal_position: number;
+                    /** @description PostgreSQL storage where it is not the type's own (plain, external, main, …) */
+                    storage?: string;
                     /** @description Canonical type: PostgreSQL format_type(); MySQL COLUMN_TYPE without display widths */
                     type: string;
                 }[];
                 comment: string | null;
                 exclusion_constraints: {
+                    comment?: string | null;
                     deferrable: boolean;
                     definition: string;
                     initially_deferred: boolean;
@@ -3399,8 +3414,11 @@ export interface components {
                 }[];
                 foreign_keys: {
                     columns: string[];
+                    comment?: string | null;
                     deferrable: boolean;
                     initially_deferred: boolean;
+                    /** @description MATCH FULL (PostgreSQL) */
+                    match_full?: boolean;
                     name: string;
                     /** @description Added NOT VALID and not validated since */
                     not_valid?: boolean;
@@ -3421,6 +3439,7 @@ export interface components {
                 policies?: components["schemas"]["SchemaPolicy"][];
                 primary_key: {
                     columns: string[];
+                    comment?: string | null;
                     deferrable: boolean;
                     initially_deferred: boolean;
                     name: string;
@@ -3429,11 +3448,17 @@ export interface components {
                 /** @description PostgreSQL schema; null on MySQL */
                 schema: string | null;
                 table_options?: components["schemas"]["SchemaTableOptions"] | null;
+                table_storage?: components["schemas"]["SchemaTableStorage"] | null;
                 unique_constraints: {
                     columns: string[];
+                    comment?: string | null;
                     deferrable: boolean;
                     initially_deferred: boolean;
                     name: string;
+                    /** @description PostgreSQL NULLS NOT DISTINCT (15+) */
+                    nulls_not_distinct?: boolean;
+                    /** @description Storage parameters (PostgreSQL) */
+                    options?: string[];
                 }[];
             }[];
             triggers?: components["schemas"]["SchemaTrigger"][];
@@ -3527,6 +3552,16 @@ export interface components {
         SchemaTableRef: {
             name: string;
             schema: string | null;
+        };
+        /**
+         * SchemaTableStorage
+         * @description PostgreSQL storage, set only when one differs from the default
+         */
+        SchemaTableStorage: {
+            parameters: string[];
+            /** @description default, full, nothing, or index <name> */
+            replica_identity: string;
+            unlogged: boolean;
         };
         /** SchemaTrigger */
         SchemaTrigger: {
