@@ -65,7 +65,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     async (api) => {
       const limiter = createRateLimiter({ store: composition.rateLimitStore, now });
       registerAuthentication(api, {
-        credentials: createCredentialLookup({ db, now }),
+        credentials: createCredentialLookup({ db, now, epoch: composition.credentialEpoch }),
         secretKey,
         limitRate: limiter.limitApiRequest,
       });

@@ -17,6 +17,7 @@ import { createMailer } from './mail/mailer.ts';
 import { createApprovalGate } from './modules/approvals/approval-gate.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createAuthService } from './modules/auth/auth.service.ts';
+import { type CredentialEpoch, createCredentialEpoch } from './modules/auth/credential-epoch.ts';
 import { createTwoFactorService } from './modules/auth/two-factor.service.ts';
 import { createTargetAccess } from './modules/connections/target-access.ts';
 import type { Resolver } from './modules/connections/target-guard.ts';
@@ -90,6 +91,8 @@ export interface Composition extends Shared {
   store: Store;
   modules: readonly Module[];
   rateLimitStore: RateLimitStore;
+  /** What cached credentials are checked against on every request (src/modules/auth/credentials.ts). */
+  credentialEpoch: CredentialEpoch;
   /** pg-boss, when this process has a queue. */
   queue: Jobs | undefined;
   close(): Promise<void>;
@@ -113,6 +116,9 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     if (!options.store) closers.push(() => store.close());
     if (options.migrate !== false) await migrateToLatest(store.db);
     const db = store.db;
+
+    const credentialEpoch = await createCredentialEpoch(store);
+    closers.push(() => credentialEpoch.close());
 
     const rateLimitStore = options.rateLimitStore ?? (await rateLimitStoreOf(config, logger, now));
     closers.push(() => rateLimitStore.close());
@@ -211,6 +217,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       store,
       modules,
       rateLimitStore,
+      credentialEpoch,
       queue,
       close: () => closeAll(closers),
     };
