@@ -123,6 +123,10 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     const rateLimitStore = options.rateLimitStore ?? (await rateLimitStoreOf(config, logger, now));
     closers.push(() => rateLimitStore.close());
 
+    // Registered before the queue so that it runs after the queue has stopped: the worker's lock
+    // (src/jobs/worker-liveness.ts) must outlive the runs that finish during a graceful stop.
+    let stopWorking: (() => Promise<void>) | undefined;
+    closers.push(() => stopWorking?.());
     let queue: Jobs | undefined;
     if (options.jobs !== 'none') {
       queue = createJobs({ store, logger, tuning: options.jobsTuning });
@@ -197,8 +201,9 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     }
 
     if (queue && options.jobs === 'work') {
-      const stopHeartbeat = await workJobs(queue, {
+      stopWorking = await workJobs(queue, {
         db,
+        store,
         logger,
         now,
         modules,
@@ -208,7 +213,6 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
         schedules: options.schedules ?? true,
         pollingIntervalSeconds: options.pollingIntervalSeconds,
       });
-      closers.push(stopHeartbeat);
     }
 
     return {

@@ -267,7 +267,7 @@ describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async 
       expect(counters).toEqual([1, 2, 3, 4, 5].map((id) => ({ id, n: 1 })));
       // Worked by the workers only: the API processes have no queue workers (JOBS_IN_SERVER=false).
       const workedBy = (await query(store?.url, 'select distinct worker_id from runs')).map((r) =>
-        Number(String(r.worker_id).split(':').pop()),
+        Number(String(r.worker_id).split(':')[1]),
       );
       const workerPids = workers.map((w) => w.child.pid);
       expect(workedBy.length).toBeGreaterThan(0);
