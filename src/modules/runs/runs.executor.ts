@@ -148,6 +148,17 @@ export function createRunExecutor(deps: {
       });
       if (interrupted.length > 0)
         logger.info({ runs: interrupted }, 'runs of a stopped process failed as interrupted');
+      for (const id of interrupted) {
+        const run = await findRunById(db, id);
+        const recover = run && deps.kinds.get(run.kind)?.interrupted;
+        if (run && recover)
+          await recover(run).catch((error: unknown) =>
+            logger.error(
+              { err: error, run_id: id },
+              'the subject of an interrupted run could not be recovered',
+            ),
+          );
+      }
       return staleQueuedRuns(db, new Date(now().getTime() - deps.staleAfterMs));
     },
   };
