@@ -1,11 +1,12 @@
 // Crash safety (issue 21): the worker process is killed with SIGKILL at random points while it
-// executes a patch on PostgreSQL, again and again. Each time the next worker fails the run at once
-// (the dead worker's lock is free: src/jobs/worker-liveness.ts), the target is untouched or fully
-// patched (one transaction), and in the end an execution completes and the patch is applied once.
+// executes a patch, or applies a migration, on PostgreSQL, again and again. Each time the next
+// worker fails the run at once (the dead worker's lock is free: src/jobs/worker-liveness.ts), the
+// target is untouched or fully changed (one transaction), the subject can be run again, and in
+// the end a run completes and the change is applied once.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPgDatabase, pgAvailable, type TestPgDatabase } from '../support/databases.ts';
-import { call, type HttpSession, signIn } from '../support/http-client.ts';
+import { call, type HttpAnswer, type HttpSession, signIn } from '../support/http-client.ts';
 import {
   killAll,
   runToEnd,
@@ -16,7 +17,7 @@ import {
 
 const PASSWORD = 'a long enough password';
 const SECRET_KEY = 'ef'.repeat(32);
-const ROWS = 150_000;
+const ROWS = 400_000;
 const KILLS = 3;
 const tag = Date.now().toString(36);
 
@@ -30,13 +31,18 @@ async function query(url: string | undefined, text: string) {
   }
 }
 
-describe('kill -9 of the worker while it executes a patch on PostgreSQL', async () => {
+describe('kill -9 of the worker at random points of a run on PostgreSQL', async () => {
   const available = await pgAvailable();
+  const databases: TestPgDatabase[] = [];
   let store: TestPgDatabase | undefined;
-  let target: TestPgDatabase | undefined;
   let api: ServiceProcess | undefined;
+  let worker: ServiceProcess | undefined;
   let settings: Record<string, string>;
   let owner: HttpSession;
+  let projectId: string;
+  const base = () => api?.base ?? '';
+  const post = (url: string, body: unknown = {}) => call(base(), 'POST', url, { session: owner }, body);
+  const get = (url: string) => call(base(), 'GET', url, { session: owner });
 
   const cli = async (args: string[], extra: Record<string, string> = {}) => {
     const done = await runToEnd(process.execPath, ['src/main.ts', ...args], {
@@ -46,146 +52,183 @@ describe('kill -9 of the worker while it executes a patch on PostgreSQL', async 
     expect(done.code, done.stderr).toBe(0);
   };
   const startWorker = async () => {
-    const worker = await startProcess({
+    const started = await startProcess({
       args: ['src/main.ts', 'worker'],
       env: { ...settings, LOG_LEVEL: 'info' },
     });
-    await worker.waitForOutput('worker started', 45_000);
-    return worker;
+    await started.waitForOutput('worker started', 45_000);
+    return started;
   };
-  const run = async (id: string) =>
-    (await call(api?.base ?? '', 'GET', `/api/v1/runs/${id}`, { session: owner })).body;
   const until = async (id: string, statuses: string[], timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const current = await run(id);
+      const current = (await get(`/api/v1/runs/${id}`)).body;
       if (statuses.includes(current.status)) return current;
       if (Date.now() > deadline) throw new Error(`run ${id} stayed ${current.status} for ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  const total = async () => Number((await query(target?.url, 'select sum(n)::int8 as s from accounts'))[0].s);
+  const database = async () => {
+    const created = await createTestPgDatabase();
+    if (!created) throw new Error('PostgreSQL went away');
+    databases.push(created);
+    return created;
+  };
+  const connectionTo = async (db: TestPgDatabase, name: string) => {
+    const url = new URL(db.url);
+    const created = await post('/api/v1/connections', {
+      project_id: projectId,
+      name: `${name} ${tag}`,
+      dialect: 'postgresql',
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      database: url.pathname.slice(1),
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password) || 'unused',
+      ssl_mode: 'disable',
+      environment: 'development',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body.id as string;
+  };
+
+  /**
+   * Starts the run (`start`), kills the worker at a random point once it runs, starts another and
+   * checks the interrupted run and the target (`consistent`: 'before' or 'after'), KILLS times or
+   * until a kill came after the commit; then runs it to its end. Returns what happened, for the log.
+   */
+  async function killRepeatedly(
+    start: () => Promise<HttpAnswer>,
+    consistent: () => Promise<'before' | 'after'>,
+  ): Promise<string[]> {
+    const outcomes: string[] = [];
+    for (let kill = 0; kill < KILLS; kill++) {
+      const started = await start();
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      await until(started.body.id, ['running'], 20_000);
+      // Somewhere in the run: introspection, set-up, the change, its commit, the report.
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 400)));
+      await worker?.kill();
+      worker = await startWorker();
+      const ended = await until(started.body.id, ['failed', 'succeeded'], 5_000);
+      const state = await consistent();
+      outcomes.push(`${ended.status} (${ended.error ?? 'no error'}), target ${state}`);
+      // The first kill lands within the run (the runs are sized for it): else nothing was tested.
+      if (kill === 0) expect(ended.status, 'the run ended before the kill').toBe('failed');
+      if (ended.status === 'succeeded') return outcomes;
+      expect(ended.error).toMatch(/interrupted/);
+      // Killed after its commit: the change is there, and the subject is done, not run again.
+      if (state === 'after') return outcomes;
+    }
+    const last = await start();
+    expect(last.status, JSON.stringify(last.body)).toBe(202);
+    const done = await until(last.body.id, ['failed', 'succeeded'], 60_000);
+    expect(done.error).toBeNull();
+    outcomes.push(`${done.status} without a kill`);
+    return outcomes;
+  }
 
   beforeAll(async () => {
     if (!available) return;
-    store = await createTestPgDatabase();
-    target = await createTestPgDatabase();
-    settings = { DATABASE_URL: store?.url ?? '', SECRET_KEY };
+    store = await database();
+    settings = { DATABASE_URL: store.url, SECRET_KEY };
     await cli(['migrate']);
     await cli(['create-admin', '--email', `crash-${tag}@example.com`, '--org', 'Crash'], {
       ADMIN_PASSWORD: PASSWORD,
     });
     await cli(['set-plan', '--org', 'Crash', '--plan', 'enterprise']);
-    await query(target?.url, 'create table accounts (id int primary key, n int not null)');
-    await query(target?.url, `insert into accounts select g, 0 from generate_series(1, ${ROWS}) g`);
     api = await startProcess({ env: { ...settings, JOBS_IN_SERVER: 'false' } });
-    await api.ready();
+    [worker] = await Promise.all([startWorker(), api.ready()]);
     owner = await signIn(api.base, `crash-${tag}@example.com`, PASSWORD);
+    const project = await post('/api/v1/projects', { name: `Crash ${tag}` });
+    projectId = project.body.id;
   }, 120_000);
 
   afterAll(async () => {
     killAll();
-    await store?.drop();
-    await target?.drop();
+    for (const db of databases) await db.drop();
   });
 
   it.skipIf(!available)(
-    'fails the run at once, leaves the target all or nothing, and a re-run applies once',
+    'patch execute: failed at once, all or nothing, and in the end applied exactly once',
     async () => {
-      const base = api?.base ?? '';
-      const project = await call(
-        base,
-        'POST',
-        '/api/v1/projects',
-        { session: owner },
-        { name: `Crash ${tag}` },
-      );
-      const url = new URL(target?.url ?? '');
-      const connection = await call(
-        base,
-        'POST',
-        '/api/v1/connections',
-        { session: owner },
-        {
-          project_id: project.body.id,
-          name: `target ${tag}`,
-          dialect: 'postgresql',
-          host: url.hostname,
-          port: Number(url.port || 5432),
-          database: url.pathname.slice(1),
-          username: decodeURIComponent(url.username),
-          password: decodeURIComponent(url.password) || 'unused',
-          ssl_mode: 'disable',
-          environment: 'development',
-        },
-      );
-      expect(connection.status, JSON.stringify(connection.body)).toBe(201);
-      const patch = await call(
-        base,
-        'POST',
-        '/api/v1/patches',
-        { session: owner },
-        {
-          project_id: project.body.id,
-          connection_id: connection.body.id,
-          title: 'bump every account',
-          sql: 'UPDATE accounts SET n = n + 1 WHERE id > 0',
-        },
-      );
+      const target = await database();
+      await query(target.url, 'create table accounts (id int primary key, n int not null)');
+      await query(target.url, `insert into accounts select g, 0 from generate_series(1, ${ROWS}) g`);
+      const total = async () =>
+        Number((await query(target.url, 'select sum(n)::int8 as s from accounts'))[0].s);
+      const patch = await post('/api/v1/patches', {
+        project_id: projectId,
+        connection_id: await connectionTo(target, 'patched'),
+        title: 'bump every account',
+        sql: 'UPDATE accounts SET n = n + 1 WHERE id > 0',
+      });
       expect(patch.status, JSON.stringify(patch.body)).toBe(201);
 
-      let worker = await startWorker();
-      const outcomes: string[] = [];
-      for (let kill = 0; kill < KILLS; kill++) {
-        const started = await call(
-          base,
-          'POST',
-          `/api/v1/patches/${patch.body.id}/execute`,
-          { session: owner },
-          {},
-        );
-        expect(started.status, JSON.stringify(started.body)).toBe(202);
-        await until(started.body.id, ['running'], 20_000);
-        // Somewhere in the execution: introspection, images, the update, its commit.
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 1_500)));
-        await worker.kill();
-        const next = startWorker();
-        worker = await next;
-        const failed = await until(started.body.id, ['failed', 'succeeded'], 5_000);
-        const sum = await total();
-        outcomes.push(`${failed.status} (${failed.error ?? 'no error'}), target total ${sum}`);
-        if (failed.status === 'succeeded') break;
-        expect(failed.error).toMatch(/interrupted/);
-        expect([0, ROWS]).toContain(sum);
-        // Killed after its commit: the patch is executed, and the next request is refused (409).
-        if (sum === ROWS) break;
-      }
-      console.log(`kill -9 during patch execute: ${outcomes.join('; ')}`);
-      const finalRun = await call(
-        base,
-        'POST',
-        `/api/v1/patches/${patch.body.id}/execute`,
-        { session: owner },
-        {},
+      const outcomes = await killRepeatedly(
+        () => post(`/api/v1/patches/${patch.body.id}/execute`),
+        async () => {
+          const sum = await total();
+          expect([0, ROWS]).toContain(sum);
+          return sum === 0 ? 'before' : 'after';
+        },
       );
-      if (finalRun.status === 202) {
-        const done = await until(finalRun.body.id, ['failed', 'succeeded'], 60_000);
-        expect(done.error).toBeNull();
-        expect(done.status).toBe('succeeded');
-      } else {
-        // The patch had been applied before the kill: it is executed, never applied again.
-        expect(finalRun.status).toBe(409);
-      }
+      console.log(`kill -9 during patch execute: ${outcomes.join('; ')}`);
       expect(await total()).toBe(ROWS);
-      const patched = await call(base, 'GET', `/api/v1/patches/${patch.body.id}`, { session: owner });
-      expect(patched.body.status).toBe('executed');
-      // Only the successful execution's images are left in the backup schema.
+      expect((await get(`/api/v1/patches/${patch.body.id}`)).body.status).toBe('executed');
+      // An executed patch is never executed again.
+      expect((await post(`/api/v1/patches/${patch.body.id}/execute`)).status).toBe(409);
+      // Only the applying execution's images are left in the backup schema.
       const images = await query(
-        target?.url,
+        target.url,
         "select table_name from information_schema.tables where table_schema = 'dbops_backup'",
       );
       expect(images.length).toBeLessThanOrEqual(1);
-      await worker.terminate();
+    },
+    120_000,
+  );
+
+  it.skipIf(!available)(
+    'migration apply: failed at once, the schema as before or as the source (foreign keys included), then applied',
+    async () => {
+      const [source, target] = [await database(), await database()];
+      const schema = (idType: string) => `
+        create table accounts (id int primary key, n ${idType} not null);
+        ${idType === 'bigint' ? 'create table ledger (id int primary key, account_id int not null references accounts (id));' : ''}`;
+      await query(source.url, schema('bigint'));
+      await query(target.url, schema('int'));
+      await query(target.url, `insert into accounts select g, g from generate_series(1, ${ROWS}) g`);
+      const compared = await post(`/api/v1/projects/${projectId}/migrations/compare`, {
+        source_connection_id: await connectionTo(source, 'source'),
+        target_connection_id: await connectionTo(target, 'migrated'),
+      });
+      expect(compared.status, JSON.stringify(compared.body)).toBe(201);
+      const migration = compared.body.id as string;
+      const state = async (): Promise<'before' | 'after'> => {
+        const [column] = await query(
+          target.url,
+          "select data_type from information_schema.columns where table_name = 'accounts' and column_name = 'n'",
+        );
+        const foreignKeys = await query(
+          target.url,
+          "select conname from pg_constraint where contype = 'f' and conrelid = 'ledger'::regclass",
+        ).catch(() => undefined);
+        if (column.data_type === 'integer') {
+          expect(foreignKeys).toBeUndefined();
+          return 'before';
+        }
+        expect(column.data_type).toBe('bigint');
+        expect(foreignKeys).toHaveLength(1);
+        return 'after';
+      };
+
+      const outcomes = await killRepeatedly(() => post(`/api/v1/migrations/${migration}/apply`), state);
+      console.log(`kill -9 during migration apply: ${outcomes.join('; ')}`);
+      expect(await state()).toBe('after');
+      expect((await get(`/api/v1/migrations/${migration}`)).body.status).toBe('applied');
+      const rows = await query(target.url, 'select count(*)::int as n, sum(n)::int8 as s from accounts');
+      expect(rows[0]).toEqual({ n: ROWS, s: String((ROWS * (ROWS + 1)) / 2) });
+      await worker?.terminate();
     },
     120_000,
   );
