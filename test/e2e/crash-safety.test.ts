@@ -228,7 +228,67 @@ describe('kill -9 of the worker at random points of a run on PostgreSQL', async 
       expect((await get(`/api/v1/migrations/${migration}`)).body.status).toBe('applied');
       const rows = await query(target.url, 'select count(*)::int as n, sum(n)::int8 as s from accounts');
       expect(rows[0]).toEqual({ n: ROWS, s: String((ROWS * (ROWS + 1)) / 2) });
-      await worker?.terminate();
+    },
+    120_000,
+  );
+
+  it.skipIf(!available)(
+    'bridge copy: failed at once, each table all or nothing with its foreign keys, then completed',
+    async () => {
+      const [source, target] = [await database(), await database()];
+      const schema = `
+        create table customers (id int primary key, name text not null);
+        create table orders (id int primary key, customer_id int not null references customers (id), total int not null);`;
+      await query(source.url, schema);
+      await query(target.url, schema);
+      await query(
+        source.url,
+        `insert into customers select g, 'c' || g from generate_series(1, ${ROWS / 4}) g`,
+      );
+      await query(
+        source.url,
+        `insert into orders select g, 1 + g % ${ROWS / 4}, g from generate_series(1, ${ROWS}) g`,
+      );
+      const [sourceId, targetId] = [
+        await connectionTo(source, 'bridge source'),
+        await connectionTo(target, 'bridge target'),
+      ];
+      const counts = async () => {
+        const [row] = await query(
+          target.url,
+          'select (select count(*) from customers)::int as customers, (select count(*) from orders)::int as orders',
+        );
+        return row as { customers: number; orders: number };
+      };
+      const state = async (): Promise<'before' | 'after'> => {
+        const { customers, orders } = await counts();
+        // Each table is loaded in one transaction: empty or complete, never in between.
+        expect([0, ROWS / 4]).toContain(customers);
+        expect([0, ROWS]).toContain(orders);
+        const foreignKeys = await query(
+          target.url,
+          "select conname from pg_constraint where contype = 'f' and conrelid = 'orders'::regclass",
+        );
+        expect(foreignKeys).toHaveLength(1);
+        return customers === ROWS / 4 && orders === ROWS ? 'after' : 'before';
+      };
+      const outcomes = await killRepeatedly(
+        () =>
+          post(`/api/v1/projects/${projectId}/bridge/run`, {
+            source_connection_id: sourceId,
+            target_connection_id: targetId,
+            tables: ['public.customers', 'public.orders'],
+            mode: 'replace',
+          }),
+        state,
+      );
+      console.log(`kill -9 during bridge copy: ${outcomes.join('; ')}`);
+      expect(await counts()).toEqual({ customers: ROWS / 4, orders: ROWS });
+      const [orphans] = await query(
+        target.url,
+        'select count(*)::int as n from orders o left join customers c on c.id = o.customer_id where c.id is null',
+      );
+      expect(orphans.n).toBe(0);
     },
     120_000,
   );
