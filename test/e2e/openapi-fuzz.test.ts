@@ -94,10 +94,15 @@ describe('fuzzing every operation of /openapi.json', () => {
                 counts.requests++;
                 counts.byStatus.set(response.status, (counts.byStatus.get(response.status) ?? 0) + 1);
                 const breach = contractBreach(response);
-                if (breach)
+                if (breach) {
                   breaches.push(
                     `${method.toUpperCase()} ${url} as ${who}: ${breach} ${JSON.stringify(response.body)?.slice(0, 200)}`,
                   );
+                  // The log line of an unexpected error says what it was (its request id is the answer's).
+                  const id = String(response.headers['x-request-id']);
+                  const logged = t.logs.find((line) => line.includes(id) && line.includes('"err"'));
+                  if (logged) breaches.push(`  logged: ${logged.slice(0, 600)}`);
+                }
                 return breach === null;
               }),
               { numRuns: RUNS },
