@@ -13,6 +13,7 @@ import { corsOptions } from './http/cors.ts';
 import { registerDeniedAudit } from './http/denied-audit.ts';
 import { registerErrorHandlers } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
+import { registerNulGuard } from './http/nul-guard.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
@@ -46,6 +47,7 @@ export async function buildApp(composition: Composition): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   acceptOnlyJson(app);
+  registerNulGuard(app);
   app.addSchema(ErrorBody);
   app.addSchema(ValidationErrorBody);
 
