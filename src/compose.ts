@@ -128,10 +128,17 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     let stopWorking: (() => Promise<void>) | undefined;
     closers.push(() => stopWorking?.());
     let queue: Jobs | undefined;
+    // Stopping the queue lets the running jobs finish: it comes first on close, while the target
+    // pools, the mailer and the modules they use are still open (once, whoever asks first).
+    let queueStopped: Promise<void> | undefined;
+    const stopQueue = () => {
+      queueStopped ??= queue?.stop() ?? Promise.resolve();
+      return queueStopped;
+    };
     if (options.jobs !== 'none') {
       queue = createJobs({ store, logger, tuning: options.jobsTuning });
       await queue.start();
-      closers.push(() => queue?.stop());
+      closers.push(() => stopQueue());
     }
     const sender = queue ? jobSender(queue) : noQueue;
     const jobs = options.wrapSender ? options.wrapSender(sender) : sender;
@@ -223,7 +230,10 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       rateLimitStore,
       credentialEpoch,
       queue,
-      close: () => closeAll(closers),
+      close: async () => {
+        await stopQueue();
+        await closeAll(closers);
+      },
     };
   } catch (error) {
     await closeAll(closers);

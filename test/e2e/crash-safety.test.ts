@@ -292,4 +292,35 @@ describe('kill -9 of the worker at random points of a run on PostgreSQL', async 
     },
     120_000,
   );
+
+  it.skipIf(!available)(
+    'SIGTERM to a worker in the middle of a run: it finishes the run, then exits in bounded time',
+    async () => {
+      const target = await database();
+      await query(target.url, 'create table accounts (id int primary key, n int not null)');
+      await query(target.url, `insert into accounts select g, 0 from generate_series(1, ${ROWS}) g`);
+      const patch = await post('/api/v1/patches', {
+        project_id: projectId,
+        connection_id: await connectionTo(target, 'stopped'),
+        title: 'bump before a stop',
+        sql: 'UPDATE accounts SET n = n + 1 WHERE id > 0',
+      });
+      const started = await post(`/api/v1/patches/${patch.body.id}/execute`);
+      expect(started.status).toBe(202);
+      await until(started.body.id, ['running'], 20_000);
+      const stopping = worker;
+      const exit = await stopping?.terminate(30_000);
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(exit?.ms).toBeLessThan(25_000);
+      // Finished by the stopping worker, not left running for another.
+      const ended = (await get(`/api/v1/runs/${started.body.id}`)).body;
+      expect(ended, `${JSON.stringify(ended)}\n${stopping?.output().slice(-3000)}`).toMatchObject({
+        status: 'succeeded',
+      });
+      const [sum] = await query(target.url, 'select sum(n)::int8 as s from accounts');
+      expect(Number(sum.s)).toBe(ROWS);
+      worker = await startWorker();
+    },
+    120_000,
+  );
 });
