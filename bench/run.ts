@@ -1,12 +1,9 @@
-// `npm run bench` runs five benches, or the one BENCH_ONLY names (`api`, `schema`, `migration`,
-// `patch` or `bridge`): this file's API bench, then the schema bench (bench/schema.ts: introspection
-// + hash of 1,000 tables next to pg_dump and mariadb-dump, and the diff of two such models), then the migration
-// bench (bench/migration.ts: compare + plan + lint of two 1,000-table PostgreSQL databases, 5 % of
-// the tables changed), then the patch bench (bench/patch.ts: dry-run, backup + execute and rollback
-// of a patch touching 100,000 rows of a 1,000,000-row table, next to the same UPDATE run by psql and
-// mariadb), then the bridge bench (bench/bridge.ts: copies of 1,000,000 rows PG→PG, MariaDB→PG and
-// a 10 % subset, next to the engines' clients piped). Each updates its own section of
-// bench/results.md; the exit code is 1 when any misses its target.
+// `npm run bench` runs every bench of BENCH_RUNS (at the end of this file), in that order, or the
+// one BENCH_ONLY names. Each bench file's header says what it measures and beside which physical
+// limit: bench/schema.ts (introspection of 1,000 tables), bench/migration.ts (compare + plan +
+// lint), bench/patch.ts, bench/bridge.ts, bench/anonymize-transformers.ts and bench/anonymize.ts,
+// bench/seed.ts, bench/events.ts (webhook fan-out), and this file's API bench. Each updates its own
+// section of bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
 // projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
@@ -37,8 +34,11 @@ import path from 'node:path';
 import type { Result } from 'autocannon';
 import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
+import { runAnonymizeBench } from './anonymize.ts';
+import { runAnonymizeTransformerBench } from './anonymize-transformers.ts';
 import { runBridgeBench } from './bridge.ts';
 import { positiveNumber } from './env.ts';
+import { runEventsBench } from './events.ts';
 import {
   API_PATH,
   HELLO_PATH,
@@ -55,6 +55,7 @@ import { runPatchBench } from './patch.ts';
 import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
 import { updateResults } from './results.ts';
 import { runSchemaBench } from './schema.ts';
+import { runSeedBench } from './seed.ts';
 
 /** Issue 21: the API route against (b), the same store queries on a bare route, on both stores. */
 const TARGET_OF_QUERIES = 0.7;
@@ -65,7 +66,17 @@ const TARGET_P99_PG_MS = 20;
 const EMBEDDED_BEFORE_RPS = 795;
 const PIPELINING = 1;
 
-const BENCHES = ['api', 'schema', 'migration', 'patch', 'bridge'] as const;
+const BENCHES = [
+  'api',
+  'schema',
+  'migration',
+  'patch',
+  'bridge',
+  'anonymize-transformers',
+  'anonymize',
+  'seed',
+  'events',
+] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
   console.error(`BENCH_ONLY: unknown bench "${only}" (${BENCHES.join(', ')}; unset for all)`);
@@ -370,25 +381,35 @@ async function apiBench(): Promise<void> {
   if (rows.some((row) => verdict(row) !== 'ok')) process.exitCode = 1;
 }
 
+/** Each bench: true when it met its targets. */
+const BENCH_RUNS: Record<(typeof BENCHES)[number], () => Promise<boolean>> = {
+  api: async () => {
+    await apiBench();
+    return process.exitCode !== 1;
+  },
+  schema: runSchemaBench,
+  migration: runMigrationBench,
+  patch: runPatchBench,
+  bridge: runBridgeBench,
+  'anonymize-transformers': async () => {
+    const { report, ok } = await runAnonymizeTransformerBench();
+    console.log(`\n${report}`);
+    return ok;
+  },
+  anonymize: runAnonymizeBench,
+  seed: runSeedBench,
+  events: runEventsBench,
+};
+
 async function main(): Promise<void> {
-  if (only === undefined || only === 'api') {
-    // A broken API bench fails the run, but does not keep the schema bench from running.
-    await apiBench().catch((error: unknown) => {
+  for (const name of BENCHES) {
+    if (only !== undefined && only !== name) continue;
+    // A broken bench fails the run, but does not keep the next ones from running.
+    const ok = await BENCH_RUNS[name]().catch((error: unknown) => {
       console.error(error);
-      process.exitCode = 1;
+      return false;
     });
-  }
-  if (only === undefined || only === 'schema') {
-    if (!(await runSchemaBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'migration') {
-    if (!(await runMigrationBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'patch') {
-    if (!(await runPatchBench())) process.exitCode = 1;
-  }
-  if (only === undefined || only === 'bridge') {
-    if (!(await runBridgeBench())) process.exitCode = 1;
+    if (!ok) process.exitCode = 1;
   }
 }
 

@@ -22,11 +22,18 @@ import { createValidatorCompiler } from './http/validation.ts';
 import { createCredentialLookup } from './modules/auth/credentials.ts';
 import { isMigrated } from './store/migrate.ts';
 import { VERSION } from './version.ts';
+import { createWebApp } from './web/serve-web-app.ts';
+import { WEB_DIST } from './web/web-build.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
-export async function buildApp(composition: Composition): Promise<App> {
+export interface BuildAppOptions {
+  /** The built web application served at `/` (default: the repository's web/dist). */
+  webRoot?: string;
+}
+
+export async function buildApp(composition: Composition, appOptions: BuildAppOptions = {}): Promise<App> {
   const { config, db, audit, now, secretKey } = composition;
   const options: FastifyServerOptions = {
     bodyLimit: BODY_LIMIT,
@@ -41,8 +48,15 @@ export async function buildApp(composition: Composition): Promise<App> {
   const fastify = Fastify({ ...options, loggerInstance: composition.logger as FastifyBaseLogger });
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as App;
 
+  const webApp = createWebApp({
+    root: appOptions.webRoot ?? WEB_DIST,
+    oauthProviders: Object.entries(config.oauth)
+      .filter(([, provider]) => provider !== undefined)
+      .map(([name]) => name),
+    signupOpen: config.signupOpen,
+  });
   app.setValidatorCompiler(createValidatorCompiler());
-  registerErrorHandlers(app);
+  registerErrorHandlers(app, webApp.notFound);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -80,6 +94,8 @@ export async function buildApp(composition: Composition): Promise<App> {
   );
   for (const mount of composition.modules.flatMap((m) => m.mounts ?? []))
     await app.register(async (scope) => mount.register(scope as App), { prefix: mount.prefix });
+
+  await webApp.register(app);
 
   return app;
 }

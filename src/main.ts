@@ -22,6 +22,7 @@ import { bootstrapAdmin } from './modules/orgs/first-admin.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
 import { openStore, storeLocation } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
+import { ensureWebBuild } from './web/web-build.ts';
 
 /** A stop that takes longer than this (a stuck pool, a hung target) ends the process anyway. */
 const SHUTDOWN_TIMEOUT_MS = 25_000;
@@ -56,6 +57,8 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function serve(config: Config): Promise<void> {
+  // Before the store opens: a failed build ends the start with its own message, nothing to close.
+  await ensureWebBuild({ log: (message) => process.stdout.write(`${message}\n`) });
   const composition = await compose({ config, jobs: config.jobsInServer ? 'work' : 'send' });
   const app = await buildApp(composition);
   await bootstrapAdmin(composition.db, composition.orgs, config.admin, composition.logger);

@@ -200,6 +200,14 @@ export interface RowFormat {
   upsertSql(table: string, stage: string, columns: string[], key: string[]): string;
   /** An expression answering a random number in [0, 1) for each row (subset `percent`). */
   readonly randomSql: string;
+  /**
+   * Where a subset's key tables live: `temporary`, session-private tables the server drops with the
+   * session, even when the process dies (PostgreSQL); `own`, plain tables among this service's own
+   * (SqlWriter.ownTable), because the engine cannot name a temporary table twice in one statement
+   * (MySQL), dropped by the run and, after a killed run, by the next subset on that database:
+   * `leftoversSql` answers the names (`name`, unquoted) of the key tables there.
+   */
+  readonly subsetKeyTables: { kind: 'temporary' } | { kind: 'own'; leftoversSql: string };
 }
 
 /**
@@ -286,8 +294,17 @@ export interface SqlWriter {
   createEmptyCopy(into: string, from: string, table: TableModel, key: string[]): string[];
   /** SQL true when two expressions are equal or both null, for values of any type. */
   sameValue(left: string, right: string): string;
-  /** An UPDATE of `target` setting each of `columns` to the value in the joined `source` row. */
-  updateFrom(target: AliasedTable, source: AliasedTable, on: string, columns: string[]): string;
+  /**
+   * An UPDATE of `target` setting each of `columns` to the value in the joined `source` row, or to
+   * the expression `values` gives for it (over both aliases).
+   */
+  updateFrom(
+    target: AliasedTable,
+    source: AliasedTable,
+    on: string,
+    columns: string[],
+    values?: Readonly<Record<string, string>>,
+  ): string;
   /** A DELETE of the rows of `target` that have a joined `source` row. */
   deleteJoined(target: AliasedTable, source: AliasedTable, on: string): string;
   /** `INSERT INTO table (columns) SELECT …` storing every value as given, identity columns included. */

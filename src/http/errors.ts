@@ -45,7 +45,10 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(error.status).headers(error.headers).send({ detail: error.detail });
 }
 
-export function registerErrorHandlers(app: FastifyInstance): void {
+export type NotFoundHandler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+/** `notFound` answers paths no route serves (the web application's fallback); a JSON 404 by default. */
+export function registerErrorHandlers(app: FastifyInstance, notFound?: NotFoundHandler): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const known = error instanceof AppError ? error : asAppError(error, request);
     if (known) return sendError(reply, known);
@@ -53,5 +56,5 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, new AppError('internal', 'Internal Server Error'));
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  app.setNotFoundHandler(notFound ?? ((_request, reply) => reply.code(404).send({ detail: 'Not Found' })));
 }

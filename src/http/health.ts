@@ -1,6 +1,6 @@
 // The routes outside /api/v1 that are part of the contract: /healthz (the process is up), /readyz
-// (the store answers and its migrations are applied; API §2: 503 with Retry-After otherwise) and
-// `GET /`, which sends a browser to the interactive docs until the web application is served there.
+// (the store answers and its migrations are applied; API §2: 503 with Retry-After otherwise). `GET /`
+// is the web application's (src/web/serve-web-app.ts).
 import { Type } from 'typebox';
 import type { App } from './types.ts';
 
@@ -53,9 +53,5 @@ export function registerHealthRoutes(app: App, deps: { isReady: () => Promise<bo
         .header('retry-after', String(READY_RETRY_AFTER))
         .send({ detail: 'Store unreachable or not migrated' });
     },
-  );
-  // Hidden: a convenience for browsers, not an operation for API clients.
-  app.get('/', { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) =>
-    reply.redirect('/docs', 302),
   );
 }

@@ -137,7 +137,7 @@ function rateLimitSuite(name: string, open: () => Promise<SuiteStore>) {
         [59, 58, 57, 56].map((remaining) => ({ limit: 60, remaining, reset })),
       );
 
-      for (const url of ['/healthz', '/openapi.json', '/nope']) {
+      for (const url of ['/healthz', '/openapi.json', '/api/nope']) {
         const outside = await inject({ method: 'GET', url, remoteAddress: from });
         expect(outside.headers['x-ratelimit-limit'], url).toBeUndefined();
       }

@@ -50,13 +50,34 @@ export async function registerQueueWorker(
     ...retryOptions(queue.retry),
     expireInSeconds: queue.expireInSeconds,
   });
-  await jobs.boss.work<Record<string, unknown>>(name, { pollingIntervalSeconds }, async ([job]) => {
-    if (!job) return undefined;
+  const batchSize = queue.batchSize ?? 1;
+  const workOne = async (data: Record<string, unknown>) => {
     try {
-      return await queue.work(job.data);
+      return await queue.work(data);
     } catch (error) {
-      logger.error({ err: error, job: name, data: job.data }, `${name} failed`);
+      logger.error({ err: error, job: name, data }, `${name} failed`);
       throw error;
     }
-  });
+  };
+  if (batchSize === 1) {
+    await jobs.boss.work<Record<string, unknown>>(name, { pollingIntervalSeconds }, async ([job]) =>
+      job ? workOne(job.data) : undefined,
+    );
+    return;
+  }
+  // A batch's jobs run side by side and each ends on its own: one that throws is retried alone.
+  await jobs.boss.work<Record<string, unknown>>(
+    name,
+    { pollingIntervalSeconds, batchSize, burstWhenBatchFull: true, perJobResults: true },
+    (batch) =>
+      Promise.all(
+        batch.map(async (job) => {
+          try {
+            return { id: job.id, status: 'completed' as const, output: await workOne(job.data) };
+          } catch (error) {
+            return { id: job.id, status: 'failed' as const, output: { message: String(error) } };
+          }
+        }),
+      ),
+  );
 }

@@ -20,6 +20,7 @@ import { projectsModule } from './projects/projects.module.ts';
 import { runsModule } from './runs/runs.module.ts';
 import { samlModule } from './saml/saml.module.ts';
 import { scimModule } from './scim/scim.module.ts';
+import { seedsModule } from './seeds/seeds.module.ts';
 import { snapshotsModule } from './snapshots/snapshots.module.ts';
 import { usersModule } from './users/users.module.ts';
 import { webhooksModule } from './webhooks/webhooks.module.ts';
@@ -40,6 +41,7 @@ export const MODULES: readonly ModuleFactory[] = [
   accessRequestsModule,
   migrationsModule,
   patchesModule,
+  seedsModule,
   bridgeModule,
   anonymizeModule,
   billingModule,

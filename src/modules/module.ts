@@ -97,6 +97,12 @@ export interface QueueWorker {
   expireInSeconds: number;
   /** How often an idle worker polls; a job that is waited for wants a short one. */
   pollingIntervalSeconds?: number;
+  /**
+   * Jobs taken per fetch and worked side by side (default 1). A queue of many short jobs that wait
+   * on the network (webhook deliveries) needs more than one per poll: one per poll would send a
+   * delivery a second. While fetches come back full the worker fetches again at once.
+   */
+  batchSize?: number;
 }
 
 /** An operator command (`npm run cli -- <name> …`), run in the serving process when one holds the store. */

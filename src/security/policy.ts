@@ -86,6 +86,14 @@ export const ACTIONS = {
   'anonymize.delete': { scope: 'admin', projectRole: 'developer' },
   'anonymize.preview': { scope: 'write', projectRole: 'developer' },
   'anonymize.run': { scope: 'write', projectRole: 'developer' },
+  // Seed scenarios: the project sees them; developers write, preview and run them (the policy's
+  // approvals and protected connections guard what reaches production).
+  'seed.read': { scope: 'read', projectRole: 'viewer' },
+  'seed.create': { scope: 'write', projectRole: 'developer' },
+  'seed.edit': { scope: 'write', projectRole: 'developer' },
+  'seed.delete': { scope: 'write', projectRole: 'developer' },
+  'seed.preview': { scope: 'write', projectRole: 'developer' },
+  'seed.run': { scope: 'write', projectRole: 'developer' },
   // Runs: seen by the project; stopped by those who may start operations.
   'runs.list': { scope: 'read', orgRole: 'member' },
   'run.cancel': { scope: 'write', projectRole: 'developer' },

@@ -23,7 +23,8 @@ import * as eventOutboxWebhooks from './migrations/0018_event_outbox_webhooks.ts
 import * as auditChain from './migrations/0019_audit_chain.ts';
 import * as auditSinks from './migrations/0020_audit_sinks.ts';
 import * as billing from './migrations/0021_billing.ts';
-import * as credentialEpoch from './migrations/0022_credential_epoch.ts';
+import * as seeds from './migrations/0022_seeds.ts';
+import * as credentialEpoch from './migrations/0023_credential_epoch.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -47,7 +48,8 @@ const migrations: Record<string, Migration> = {
   '0019_audit_chain': auditChain,
   '0020_audit_sinks': auditSinks,
   '0021_billing': billing,
-  '0022_credential_epoch': credentialEpoch,
+  '0022_seeds': seeds,
+  '0023_credential_epoch': credentialEpoch,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -53,6 +53,7 @@ import type { ProjectMembersTable, ProjectsTable } from './tables/projects.ts';
 import type { RunsTable } from './tables/runs.ts';
 import type { SamlAssertionsTable, SamlConfigsTable, SamlRequestsTable } from './tables/saml.ts';
 import type { ScimConfigsTable, ScimGroupMembersTable, ScimGroupsTable } from './tables/scim.ts';
+import type { SeedScenariosTable } from './tables/seeds.ts';
 import type { SnapshotsTable } from './tables/snapshots.ts';
 import type { UsersTable } from './tables/users.ts';
 
@@ -76,6 +77,7 @@ export * from './tables/projects.ts';
 export * from './tables/runs.ts';
 export * from './tables/saml.ts';
 export * from './tables/scim.ts';
+export * from './tables/seeds.ts';
 export * from './tables/snapshots.ts';
 export * from './tables/users.ts';
 
@@ -88,6 +90,7 @@ export interface Database {
   migrations: MigrationsTable;
   patches: PatchesTable;
   anonymize_configs: AnonymizeConfigsTable;
+  seed_scenarios: SeedScenariosTable;
   outbox: OutboxTable;
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -121,6 +124,7 @@ export type Organization = Selectable<OrganizationsTable>;
 export type SchemaMigration = Selectable<MigrationsTable>;
 export type Patch = Selectable<PatchesTable>;
 export type AnonymizeConfig = Selectable<AnonymizeConfigsTable>;
+export type SeedScenario = Selectable<SeedScenariosTable>;
 export type User = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;

@@ -77,7 +77,7 @@ describe('the image steps (scripts/image.sh), in a clean copy of the repository'
       timeoutMs: 60_000,
     });
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect(migrated.stdout).toMatch(/^Applied 0001_foundation, .*0022_credential_epoch/m);
+    expect(migrated.stdout).toMatch(/^Applied 0001_foundation, .*0023_credential_epoch/m);
 
     const api = await startProcess({
       command: 'bash',

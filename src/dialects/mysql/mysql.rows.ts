@@ -8,7 +8,7 @@
 // load with any warning is failed here with the first one, which names the column and the row.
 import { Readable } from 'node:stream';
 import type mysql from 'mysql2/promise';
-import { decodeRow, encodeField, type RowBatch } from '../../engine/rows/copy-text.ts';
+import { decodeRow, type RowBatch } from '../../engine/rows/copy-text.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import type { Flavor } from '../../engine/schema/model.ts';
 import type {
@@ -20,26 +20,18 @@ import type {
 } from '../dialect.ts';
 import { TargetError } from '../errors.ts';
 import { counted, qualifiedTable } from '../rows.ts';
+import { type CoreConnection, readNeutralBatches } from './mysql.row-reader.ts';
 import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
 const q = mysqlSqlWriter.quoteIdent;
-const BATCH_BYTES = 1 << 20;
 /**
- * Error symbols of a refused LOAD DATA LOCAL: ER_NOT_ALLOWED_COMMAND (1148),
- * ER_CLIENT_LOCAL_FILES_DISABLED (3948), ER_LOAD_INFILE_CAPABILITY_DISABLED (2068).
+ * Error numbers of a refused LOAD DATA LOCAL: ER_NOT_ALLOWED_COMMAND (1148), MySQL 8's
+ * ER_CLIENT_LOCAL_FILES_DISABLED (3948) and CR_LOAD_DATA_LOCAL_INFILE_REJECTED (2068), MariaDB's
+ * ER_LOAD_INFILE_CAPABILITY_DISABLED (4166). By number: mysql2 has no symbol for MariaDB's.
  */
-const LOCAL_INFILE_REFUSED = new Set([
-  'ER_NOT_ALLOWED_COMMAND',
-  'ER_CLIENT_LOCAL_FILES_DISABLED',
-  'ER_LOAD_INFILE_CAPABILITY_DISABLED',
-]);
+const LOCAL_INFILE_REFUSED = new Set([1148, 3948, 2068, 4166]);
 /** Placeholders one INSERT may carry (the protocol's limit is 65535). */
 const MAX_PARAMS = 60_000;
-
-/** Core (callback) connection of mysql2: the promise wrapper has no row streams. */
-interface CoreConnection {
-  query(options: object): { stream(options?: { highWaterMark?: number }): Readable };
-}
 
 /**
  * The expression that turns a field's neutral text `v` into the value of a target column of `kind`:
@@ -59,17 +51,6 @@ function loadExpression(kind: ValueKind, v: string): string | null {
     default:
       return null;
   }
-}
-
-/** A field's neutral text from the raw bytes mysql2 hands over with typeCast off. */
-function neutralText(kind: ValueKind, bit: boolean, raw: Buffer | null): string | null {
-  if (raw === null) return null;
-  if (bit) {
-    let n = 0n;
-    for (const byte of raw) n = (n << 8n) | BigInt(byte);
-    return n.toString();
-  }
-  return kind === 'binary' ? `\\x${raw.toString('hex')}` : raw.toString('utf8');
 }
 
 const BACKSLASH = 0x5c;
@@ -146,10 +127,11 @@ export async function openMysqlRowSession(
       );
   }
 
+  /** The load, or null when the server refused local files before asking for one (no batch taken). */
   async function loadData(
     request: WriteRowsRequest,
     batches: AsyncIterable<RowBatch>,
-  ): Promise<WriteRowsResult> {
+  ): Promise<WriteRowsResult | null> {
     const table = qualifiedTable(q, request);
     const targets: string[] = [];
     const sets: string[] = [];
@@ -169,9 +151,14 @@ export async function openMysqlRowSession(
     try {
       await connection.query({
         sql,
-        infileStreamFactory: () => Readable.from(counted(loadDataBatches(batches), tally)),
+        // One batch read ahead, not Readable.from's default of 16 (megabytes of batches waiting).
+        infileStreamFactory: () =>
+          Readable.from(counted(loadDataBatches(batches), tally), { highWaterMark: 1 }),
       } as mysql.QueryOptions);
     } catch (error) {
+      const errno = (error as { errno?: unknown }).errno;
+      if (tally.upstream === undefined && tally.rows === 0 && LOCAL_INFILE_REFUSED.has(Number(errno)))
+        return null;
       throw tally.upstream ?? fail(error);
     }
     // mysql2 ends the file early when its stream fails, and the server takes what came as complete.
@@ -224,41 +211,13 @@ export async function openMysqlRowSession(
 
   return {
     query: run,
-    async *readRows(request: ReadRowsRequest): AsyncGenerator<RowBatch> {
+    readRows(request: ReadRowsRequest): AsyncGenerator<RowBatch> {
       const table = qualifiedTable(q, request);
       const sql =
         `SELECT ${request.columns.map(q).join(', ')} FROM ${table}` +
         (request.where === undefined ? '' : ` WHERE ${request.where}`);
       const core = (connection as unknown as { connection: CoreConnection }).connection;
-      const stream = core.query({ sql, rowsAsArray: true, typeCast: false }).stream({ highWaterMark: 256 });
-      let bits: boolean[] | undefined;
-      stream.on('fields', (fields: { columnType: number }[]) => {
-        // MYSQL_TYPE_BIT = 16: its bytes are a number, not text.
-        bits = fields.map((f) => f.columnType === 16);
-      });
-      let text = '';
-      let rows = 0;
-      try {
-        for await (const row of stream as AsyncIterable<(Buffer | null)[]>) {
-          let line = '';
-          for (let i = 0; i < row.length; i++)
-            line +=
-              (i === 0 ? '' : '\t') +
-              encodeField(neutralText(request.kinds[i]!, bits?.[i] ?? false, row[i]!));
-          text += `${line}\n`;
-          rows++;
-          if (text.length >= BATCH_BYTES) {
-            yield { data: Buffer.from(text, 'utf8'), rows };
-            text = '';
-            rows = 0;
-          }
-        }
-      } catch (error) {
-        throw fail(error);
-      } finally {
-        if (!stream.readableEnded) stream.destroy();
-      }
-      if (rows > 0) yield { data: Buffer.from(text, 'utf8'), rows };
+      return readNeutralBatches(core, sql, request.kinds, fail);
     },
     async writeRows(request, batches) {
       if (localInfile === undefined) {
@@ -266,15 +225,12 @@ export async function openMysqlRowSession(
         localInfile = Number((rows[0] as { on_: unknown }).on_) === 1;
       }
       if (!localInfile) return insertBatches(request, batches);
-      try {
-        return await loadData(request, batches);
-      } catch (error) {
-        // Refused before the server asked for the file (so no batch was taken): local files are
-        // off on one side after all (a MySQL 8 client or server setting the variable does not show).
-        if (!LOCAL_INFILE_REFUSED.has((error as { code?: string | null }).code ?? '')) throw error;
-        localInfile = false;
-        return insertBatches(request, batches);
-      }
+      const loaded = await loadData(request, batches);
+      if (loaded) return loaded;
+      // Refused before the server asked for the file (so no batch was taken): local files are off
+      // on one side after all (a client setting, or a server option the variable does not show).
+      localInfile = false;
+      return insertBatches(request, batches);
     },
     async close() {
       // Never back to the pool: foreign_key_checks and other session state end with the connection.
@@ -407,4 +363,10 @@ export const mysqlRowFormat: RowFormat = {
     return `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${stage} ON DUPLICATE KEY UPDATE ${updates}`;
   },
   randomSql: 'RAND()',
+  subsetKeyTables: {
+    kind: 'own',
+    leftoversSql:
+      'SELECT table_name AS name FROM information_schema.tables ' +
+      "WHERE table_schema = DATABASE() AND table_name LIKE '\\_dbops\\_bak\\_bridge\\_%'",
+  },
 };

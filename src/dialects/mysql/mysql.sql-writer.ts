@@ -40,9 +40,9 @@ export const mysqlSqlWriter: SqlWriter = {
     ];
   },
   sameValue: (left, right) => `${left} <=> ${right}`,
-  updateFrom: (target, source, on, columns) =>
+  updateFrom: (target, source, on, columns, values) =>
     `UPDATE ${target.table} ${target.alias} JOIN ${source.table} ${source.alias} ON ${on} ` +
-    `SET ${columns.map((c) => `${target.alias}.${q(c)} = ${source.alias}.${q(c)}`).join(', ')}`,
+    `SET ${columns.map((c) => `${target.alias}.${q(c)} = ${values?.[c] ?? `${source.alias}.${q(c)}`}`).join(', ')}`,
   deleteJoined: (target, source, on) =>
     `DELETE ${target.alias} FROM ${target.table} ${target.alias} JOIN ${source.table} ${source.alias} ON ${on}`,
   insertAsGiven: (table, columns, select) => `INSERT INTO ${table} (${columns}) ${select}`,

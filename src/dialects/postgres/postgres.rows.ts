@@ -74,7 +74,11 @@ export async function openPostgresRowSession(
       const sql = `COPY ${table} (${request.columns.map(q).join(', ')}) FROM STDIN`;
       const tally: { rows: number; upstream?: unknown } = { rows: 0 };
       try {
-        await pipeline(Readable.from(counted(batches, tally)), client.query(copyFrom(sql)));
+        // One batch read ahead, not Readable.from's default of 16 (megabytes of batches waiting).
+        await pipeline(
+          Readable.from(counted(batches, tally), { highWaterMark: 1 }),
+          client.query(copyFrom(sql)),
+        );
       } catch (error) {
         throw tally.upstream ?? failWithContext(error);
       }
@@ -219,10 +223,14 @@ export const postgresRowFormat: RowFormat = {
       `ALTER TABLE ${table} ADD CONSTRAINT ${q(fk.name)} ${fkClause(fk, referenced)} NOT VALID`,
     validate: (table, name) => `ALTER TABLE ${table} VALIDATE CONSTRAINT ${q(name)}`,
   },
-  // Serial and identity columns alike: pg_get_serial_sequence finds the sequence of both.
+  // Serial and identity columns alike: the sequence the column owns (serial, identity), else the one its default calls: schemas
+  // written by hand (Sakila) use `DEFAULT nextval('x_seq')` without OWNED BY.
   syncSequence: (table, column) => ({
     sql:
-      `SELECT setval(s.seq::regclass, s.top) FROM (SELECT pg_get_serial_sequence($1, $2) AS seq, ` +
+      `SELECT setval(s.seq::regclass, s.top) FROM (SELECT COALESCE(pg_get_serial_sequence($1, $2), ` +
+      `(SELECT substring(pg_get_expr(d.adbin, d.adrelid) FROM 'nextval\\(''([^'']+)''') FROM pg_attrdef d ` +
+      'JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum ' +
+      'WHERE d.adrelid = $1::regclass AND a.attname = $2)) AS seq, ' +
       `(SELECT max(${q(column)}) FROM ${qualifiedTable(q, table)}) AS top) s ` +
       'WHERE s.seq IS NOT NULL AND s.top IS NOT NULL',
     params: [qualifiedTable(q, table), column],
@@ -241,4 +249,5 @@ export const postgresRowFormat: RowFormat = {
     );
   },
   randomSql: 'random()',
+  subsetKeyTables: { kind: 'temporary' },
 };

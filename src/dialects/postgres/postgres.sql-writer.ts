@@ -63,8 +63,8 @@ export const postgresSqlWriter: SqlWriter = {
   // Through text: some types (json, point) have no equality operator.
   sameValue: (left, right) => `${left}::text IS NOT DISTINCT FROM ${right}::text`,
   // SET names the target's columns unqualified.
-  updateFrom: (target, source, on, columns) =>
-    `UPDATE ${target.table} AS ${target.alias} SET ${columns.map((c) => `${q(c)} = ${source.alias}.${q(c)}`).join(', ')} ` +
+  updateFrom: (target, source, on, columns, values) =>
+    `UPDATE ${target.table} AS ${target.alias} SET ${columns.map((c) => `${q(c)} = ${values?.[c] ?? `${source.alias}.${q(c)}`}`).join(', ')} ` +
     `FROM ${source.table} ${source.alias} WHERE ${on}`,
   deleteJoined: (target, source, on) =>
     `DELETE FROM ${target.table} AS ${target.alias} USING ${source.table} ${source.alias} WHERE ${on}`,

@@ -91,3 +91,29 @@ export function positionalTransform(
     return out;
   };
 }
+
+/**
+ * The table's batch transform for the row pipeline (positional text rows whose fields are
+ * `columns`): every rule, shuffles included (permuted among the batch's rows, by the keyed order
+ * of their keys, so a batch boundary is where a shuffle's reach ends). Used by the bridge in flight.
+ */
+export function positionalBatchTransform(
+  transform: TableTransform,
+  columns: readonly string[],
+): (rows: TextRow[]) => TextRow[] {
+  const touched = columns.flatMap((c, i) => (transform.columns.includes(c) ? [i] : []));
+  return (rows) => {
+    const named = rows.map((row) => {
+      const out: Row = {};
+      columns.forEach((c, i) => {
+        out[c] = row[i] ?? null;
+      });
+      return out;
+    });
+    return transform.batch(named).map((done, r) => {
+      const out = (rows[r] as TextRow).slice();
+      for (const i of touched) out[i] = asText(done[columns[i] as string]);
+      return out;
+    });
+  };
+}

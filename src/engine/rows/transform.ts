@@ -5,6 +5,8 @@
 import { decodeRow, encodeRow, type RowBatch, type RowValues } from './copy-text.ts';
 
 export type RowTransform = (row: RowValues) => RowValues;
+/** A transform of a batch's rows at once (a shuffle permutes values among them); same count, same order of rows out. */
+export type BatchTransform = (rows: RowValues[]) => RowValues[];
 
 /** The batches with `transform` applied to every row; same batch boundaries, same row counts. */
 export async function* transformBatches(
@@ -19,6 +21,25 @@ export async function* transformBatches(
     for (const line of lines) out += encodeRow(transform(decodeRow(line)));
     yield { data: Buffer.from(out, 'utf8'), rows: lines.length };
   }
+}
+
+/** One batch with `transform` applied to its decoded rows. */
+export function transformBatch(data: Buffer, transform: BatchTransform): RowBatch {
+  const lines = data.toString('utf8').split('\n');
+  // The batch ends with a newline: the last piece is empty.
+  lines.pop();
+  const rows = transform(lines.map(decodeRow));
+  let out = '';
+  for (const row of rows) out += encodeRow(row);
+  return { data: Buffer.from(out, 'utf8'), rows: rows.length };
+}
+
+/** The batches with `transform` applied to each batch's decoded rows; same batch boundaries, same row counts. */
+export async function* transformRowBatches(
+  batches: AsyncIterable<RowBatch>,
+  transform: BatchTransform,
+): AsyncGenerator<RowBatch> {
+  for await (const batch of batches) yield transformBatch(batch.data, transform);
 }
 
 /** Runs `each` on every batch as it passes (progress, cancellation checkpoints) without touching it. */

@@ -197,7 +197,14 @@ describe('anonymization runs', () => {
           }
           expect((await owner.post(`${API}/runs/${started.body.id}/cancel`)).status).toBe(200);
           await held.release();
-          expect((await finished(started.body.id)).status).toBe('cancelled');
+          const cancelled = await finished(started.body.id);
+          expect(cancelled.status).toBe('cancelled');
+          // The cancelled run names what it did not do (nothing was done: the group rolled back).
+          expect(cancelled.result).toMatchObject({
+            rows_total: 0,
+            tables_done: [],
+            tables_not_done: [table('customers'), table('orders')],
+          });
         } catch (error) {
           await held.release().catch(() => {});
           throw error;

@@ -1,8 +1,8 @@
 // The run handler of `anonymize_run` (API §9.2): anonymises the config's connection in place. Each
 // table group of the run plan (engine/anonymize/run-plan.ts) is rewritten in one transaction of the
 // target: its tables are locked against writes (dialects/write-lock.ts), then, table by table, streamed out through the row
-// pipeline, transformed batch by batch (compileTableTransforms: per-row rules, then shuffles within
-// the batch), streamed into a session-private staging table, and written back by one set-based
+// pipeline, transformed batch by batch on worker threads (transform-pool.ts: per-row rules, then
+// shuffles within the batch), streamed into a session-private staging table, and written back by one set-based
 // UPDATE … FROM the staging table joined on the plan's key (never row by row). The foreign keys the
 // group lists are set aside as the dialect says (RowFormat.foreignKeyLoad: PostgreSQL drops them and
 // adds them back NOT VALID then validates them inside the transaction; MySQL turns checking off for
@@ -16,14 +16,7 @@ import { migrationDialects } from '../../dialects/index.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { writeLocks } from '../../dialects/write-lock.ts';
 import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
-import {
-  asText,
-  compileTableTransforms,
-  type Row,
-  type TableTransform,
-} from '../../engine/anonymize/row-transform.ts';
 import { planRun, type TableGroup } from '../../engine/anonymize/run-plan.ts';
-import { decodeRow, encodeRow, type RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import {
@@ -39,6 +32,8 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
+import { planStage, type Stage, writeBack } from './in-place-write.ts';
+import { createTransformPool, type TransformPool } from './transform-pool.ts';
 
 /** Progress is written at most this often. */
 const PROGRESS_EVERY_MS = 250;
@@ -55,25 +50,6 @@ export interface AnonymizeRunDeps {
   db: Db;
   box: SecretBox;
   connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
-}
-
-/** The batches transformed by `transform.batch`: decoded, every rule applied, encoded again. */
-async function* transformed(
-  batches: AsyncIterable<RowBatch>,
-  columns: string[],
-  transform: TableTransform,
-): AsyncGenerator<RowBatch> {
-  for await (const batch of batches) {
-    const lines = batch.data.toString('utf8').split('\n');
-    lines.pop();
-    const rows: Row[] = lines.map((line) => {
-      const values = decodeRow(line);
-      return Object.fromEntries(columns.map((c, i) => [c, values[i] ?? null]));
-    });
-    let out = '';
-    for (const row of transform.batch(rows)) out += encodeRow(columns.map((c) => asText(row[c])));
-    yield { data: Buffer.from(out, 'utf8'), rows: lines.length };
-  }
 }
 
 const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
@@ -104,6 +80,7 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
       const dialect = migrationDialects[handle.dialect];
       let session: RowSession | undefined;
       let reader: RowSession | undefined;
+      let pool: TransformPool | undefined;
       try {
         const model = await handle.introspect();
         if (schemaHash(model) !== params.target_schema_hash)
@@ -121,19 +98,17 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
             {},
           );
         planned = plan.groups.flatMap((g) => g.tables.map((t) => t.table));
-        const transforms = compileTableTransforms(plan, openKey(box, config.id, config.key_sealed));
+        pool = createTransformPool(plan, openKey(box, config.id, config.key_sealed));
         session = await handle.rowSession();
         reader = await handle.rowSession();
         const progress = { done: 0, total: 0, last: 0 };
         await context.progress(0, null);
         for (const group of plan.groups)
-          done.push(
-            ...(await rewriteGroup(session, reader, dialect, model, group, transforms, progress, context)),
-          );
+          done.push(...(await rewriteGroup(session, reader, dialect, model, group, pool, progress, context)));
         await context.progress(progress.done, progress.done);
         return result();
       } catch (error) {
-        if (error instanceof RunCancelled) throw error;
+        if (error instanceof RunCancelled) throw new RunCancelled(result());
         if (error instanceof RunFailed) throw new RunFailed(error.message, { ...result(), ...error.result });
         if (error instanceof TargetError || error instanceof AppError)
           throw new RunFailed(
@@ -143,6 +118,7 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
           );
         throw error;
       } finally {
+        await pool?.close();
         await reader?.close();
         await session?.close();
       }
@@ -157,7 +133,7 @@ async function rewriteGroup(
   dialect: MigrationDialect,
   model: SchemaModel,
   group: TableGroup,
-  transforms: Map<string, TableTransform>,
+  pool: TransformPool,
   progress: { done: number; total: number; last: number },
   context: RunContext,
 ): Promise<{ table: string; rows: number }[]> {
@@ -187,24 +163,32 @@ async function rewriteGroup(
     await context.progress(progress.done, progress.total);
     // Every table streamed into a stage of its own first: dropping a key (PostgreSQL) locks its
     // tables against the reading session, so the keys go only once every row has been read.
-    const staged: { table: TableModel; stage: string; columns: string[]; rows: number }[] = [];
+    const staged: { table: TableModel; stage: Stage; rows: number }[] = [];
     for (const [i, planned] of group.tables.entries()) {
       const table = tables.get(planned.table) as TableModel;
-      const transform = transforms.get(planned.table) as TableTransform;
+      const transformed = planned.columns.map((c) => c.column);
       const columns = table.columns.filter((c) => !c.generated).map((c) => c.name);
       const kinds = columns.map((name) =>
         dialect.rows.valueKind((table.columns.find((c) => c.name === name) as { type: string }).type),
       );
-      const stage = q(`${STAGE}_${i}`);
-      for (const statement of dialect.rows.stageSql(stage, qualified(table))) await session.query(statement);
+      const stage = planStage(
+        dialect,
+        { model: table, qualified: qualified(table) },
+        columns,
+        kinds,
+        planned.key,
+        transformed,
+        `${STAGE}_${i}`,
+      );
+      await session.query(stage.createSql);
       // Read through a second session (the rows are locked by this one, not hidden from it) and
       // written into the stage as they come: the slowest end sets the pace, memory stays bounded.
       const batches = tapBatches(
-        transformed(
-          reader.readRows({ schema: table.schema, name: table.name, columns, kinds }),
+        pool.transform(
+          planned.table,
           columns,
-          transform,
-        ),
+          stage.extras,
+        )(reader.readRows({ schema: table.schema, name: table.name, columns, kinds })),
         async (batch) => {
           progress.done += batch.rows;
           if (Date.now() - progress.last >= PROGRESS_EVERY_MS) {
@@ -215,27 +199,26 @@ async function rewriteGroup(
         },
       );
       const written = await session.writeRows(
-        { schema: null, name: `${STAGE}_${i}`, columns, kinds },
+        { schema: null, name: stage.name, columns: stage.columns, kinds: stage.kinds },
         batches,
       );
-      staged.push({ table, stage, columns: transform.columns, rows: written.rows });
+      staged.push({ table, stage, rows: written.rows });
       await context.progress(progress.done, Math.max(progress.total, progress.done));
     }
 
     if (fkLoad.kind === 'readd')
       for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
-    for (const [i, { table, stage, columns, rows }] of staged.entries()) {
+    for (const [i, { table, stage, rows }] of staged.entries()) {
       const planned = group.tables[i] as TableGroup['tables'][number];
-      const on = planned.key.map((k) => `t.${q(k)} = s.${q(k)}`).join(' AND ');
-      await session.query(
-        dialect.updateFrom(
-          { table: qualified(table), alias: 't' },
-          { table: stage, alias: 's' },
-          on,
-          columns,
-        ),
+      await writeBack(
+        session,
+        dialect,
+        { model: table, qualified: qualified(table) },
+        stage,
+        planned.key,
+        planned.columns.map((c) => c.column),
+        rows,
       );
-      await session.query(`DROP ${dialect.capabilities.transactionalDdl ? '' : 'TEMPORARY '}TABLE ${stage}`);
       out.push({ table: planned.table, rows });
     }
 

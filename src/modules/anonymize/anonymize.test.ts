@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, SECRET_KEY, type TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
+import { decodeRow, encodeRow } from '../../engine/rows/copy-text.ts';
 import { createSecretBox } from '../../security/secret-box.ts';
-import { bridgeTransforms } from './bridge-transforms.ts';
+import { findConfigById } from './anonymize.repo.ts';
+import { configBinding, createBridgeAnonymizer } from './bridge-transforms.ts';
 import { openKey } from './config-key.ts';
 
 const API = '/api/v1';
@@ -393,7 +395,7 @@ describe('anonymization configs', () => {
         ]);
       });
 
-      it('compiles a config for the bridge against a source schema: transforms keyed by table, 422 naming a rule that does not match', async () => {
+      it('compiles a config for the bridge against a source schema: batch transforms keyed by table, a run refused when a rule does not match or the config changed', async () => {
         const created = await create(
           [{ table: 'customers', column: 'email', transformer: 'hash', options: { length: 24 } }],
           { key: 'bridge-key-0123456789' },
@@ -401,14 +403,35 @@ describe('anonymization configs', () => {
         expect(created.status).toBe(201);
         const connection = (await t.composition.connections.findById(connectionId))!;
         const model = await t.composition.connections.introspect(connection);
-        const scope = { orgId, projectId };
-        const transforms = await bridgeTransforms(t.composition, scope, created.body.id, model);
-        const customers = transforms.get(table('customers'))!;
-        const orders = transforms.get(table('orders'))!;
-        const row = customers.row({ id: 1, email: 'ada@lovelace.org', full_name: 'Ada' });
-        expect(row.email).toMatch(/^[0-9a-f]{24}$/);
-        expect(row.full_name).toBe('Ada');
-        expect(orders.row({ id: 10, customer_email: 'ada@lovelace.org' }).customer_email).toBe(row.email);
+        const stored = (await findConfigById(t.store.db, created.body.id))!;
+        const anonymizer = createBridgeAnonymizer(t.composition);
+        const inFlight = await anonymizer.open(created.body.id, configBinding(stored), model);
+        // Rows through a table's transform as the bridge streams them (batches, on the worker threads).
+        const through = async (name: string, columns: string[], rows: string[][]) => {
+          const out: string[][] = [];
+          async function* batches() {
+            yield { data: Buffer.from(rows.map(encodeRow).join('')), rows: rows.length };
+          }
+          for await (const batch of inFlight.forTable(name, columns)!(batches()))
+            for (const line of batch.data.toString('utf8').split('\n').slice(0, -1))
+              out.push(decodeRow(line) as string[]);
+          return out;
+        };
+        const [customer] = await through(
+          table('customers'),
+          ['id', 'email', 'full_name'],
+          [['1', 'ada@lovelace.org', 'Ada']],
+        );
+        expect(customer![1]).toMatch(/^[0-9a-f]{24}$/);
+        expect(customer!.slice(0, 1).concat(customer!.slice(2))).toEqual(['1', 'Ada']);
+        const [order] = await through(
+          table('orders'),
+          ['id', 'customer_email'],
+          [['10', 'ada@lovelace.org']],
+        );
+        expect(order![1]).toBe(customer![1]);
+        expect(inFlight.forTable(table('customers'), ['id', 'full_name'])).toBeNull();
+        await inFlight.close();
 
         const smaller = {
           ...model,
@@ -416,19 +439,10 @@ describe('anonymization configs', () => {
             t.name === 'customers' ? { ...t, columns: t.columns.filter((c) => c.name !== 'email') } : t,
           ),
         };
-        await expect(bridgeTransforms(t.composition, scope, created.body.id, smaller)).rejects.toMatchObject({
-          status: 422,
-          detail: [
-            expect.objectContaining({
-              msg: expect.stringMatching(
-                /Rule 0 does not match the source: Unknown column .*customers.email/,
-              ),
-            }),
-          ],
-        });
-        await expect(
-          bridgeTransforms(t.composition, { orgId, projectId: connectionId }, created.body.id, model),
-        ).rejects.toMatchObject({ status: 422 });
+        await expect(anonymizer.open(created.body.id, configBinding(stored), smaller)).rejects.toThrow(
+          /rule 0 \(.*customers\.email\) does not match the source: Unknown column .*email.*nothing was written/,
+        );
+        await expect(anonymizer.open(created.body.id, 'stale', model)).rejects.toThrow(/changed since/);
       });
 
       it('answers 401 without credentials, 403 to a role or scope too low, 404 to another organization', async () => {

@@ -1,48 +1,114 @@
-// What the bridge (API §9.3, `anonymize_config_id`) needs of a config when its run starts: the
-// config's rules checked against the source's schema (a failure names what does not match), the
-// run plan, and the per-row and per-batch transforms of every table with a rule, compiled with the
-// config's key. The bridge's row pipeline calls them in flight, so nothing un-anonymised reaches
-// the target. Table names are matched as config-check matches them, so a config saved on a MySQL
+// What the bridge (API §9.3, `anonymize_config_id`) needs of a config: checked when a copy is asked
+// for (a config of the bridge's project, its rules against the source's schema, strict mode's PII
+// scan of the source), then compiled with the config's key when the run starts into per-table batch
+// transforms that the bridge's row pipeline applies in flight, so nothing un-anonymised reaches the
+// target. Table names are matched as config-check matches them, so a config saved on a MySQL
 // connection applies to a PostgreSQL source's `public` tables and the other way round.
-import { AppError } from '../../core/errors.ts';
-import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
-import { compileTableTransforms, type TableTransform } from '../../engine/anonymize/row-transform.ts';
-import { planRun } from '../../engine/anonymize/run-plan.ts';
+// Implements modules/bridge/bridge-anonymize.ts (structurally: the bridge owns that interface).
+import { createHash } from 'node:crypto';
+import type { Actor } from '../../core/actors.ts';
+import { AppError, conflict, notFound } from '../../core/errors.ts';
+import { type CheckedRules, checkConfigRules } from '../../engine/anonymize/config-check.ts';
+import { canonicalJson } from '../../engine/anonymize/keyed.ts';
+import { planRun, strictViolations } from '../../engine/anonymize/run-plan.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
-import { findConfig } from './anonymize.repo.ts';
+import type { AnonymizeConfig, Connection } from '../../store/tables.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import { RunFailed } from '../runs/runs.executor.ts';
+import { findConfig, findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
+import { scanColumns } from './pii-scan.ts';
+import { createTransformPool, type TransformPool } from './transform-pool.ts';
 
 const LOC = ['body', 'anonymize_config_id'];
 
-/** The transforms of config `configId` for a source of schema `source`, by table (as the source names it). */
-export async function bridgeTransforms(
-  deps: { db: Db; box: SecretBox },
-  scope: { orgId: string; projectId: string },
-  configId: string,
-  source: SchemaModel,
-): Promise<Map<string, TableTransform>> {
-  const config = await findConfig(deps.db, scope.orgId, configId);
-  if (!config || config.project_id !== scope.projectId)
-    throw new AppError('validation', [
-      { loc: LOC, msg: 'Anonymization config not found in this project', type: 'not_found' },
-    ]);
+/** What a bridge approval binds of a config: its rules as stored and its key's id (never the key). */
+export function configBinding(config: Pick<AnonymizeConfig, 'rules' | 'key_id'>): string {
+  return createHash('sha256')
+    .update(canonicalJson(['bridge', config.rules, config.key_id]))
+    .digest('hex');
+}
+
+/** The rules of `config` checked against `source`, with the run plan; the problems as messages. */
+function planOn(config: AnonymizeConfig, source: SchemaModel) {
   const { problems, checked } = checkConfigRules(source, config.rules);
   if (problems.length > 0)
-    throw new AppError(
-      'validation',
-      problems.map((p) => ({
-        loc: LOC,
-        msg: `Rule ${p.loc[1]} does not match the source: ${p.msg}`,
-        type: p.type,
-      })),
-    );
+    return {
+      problems: problems.map((p) => {
+        const rule = typeof p.loc[1] === 'number' ? config.rules[p.loc[1]] : undefined;
+        return `rule ${p.loc[1]}${rule ? ` (${rule.table}.${rule.column})` : ''} does not match the source: ${p.msg}`;
+      }),
+      checked,
+      plan: null,
+    };
   const plan = planRun(source, checked);
-  if (plan.uniqueViolations.length > 0)
-    throw new AppError(
-      'validation',
-      plan.uniqueViolations.map((v) => ({ loc: LOC, msg: v.message, type: 'unique_unsupported' })),
-    );
-  return compileTableTransforms(plan, openKey(deps.box, config.id, config.key_sealed));
+  return { problems: plan.uniqueViolations.map((v) => v.message), checked, plan };
+}
+
+export function createBridgeAnonymizer(deps: {
+  db: Db;
+  box: SecretBox;
+  connections: Pick<ConnectionsService, 'withTarget'>;
+}) {
+  const { db, box, connections } = deps;
+  return {
+    async check(
+      actor: Actor,
+      projectId: string,
+      configId: string,
+      source: { connection: Connection; model: SchemaModel },
+    ): Promise<string> {
+      const config = await findConfig(db, actor.principal.orgId, configId);
+      if (!config || config.project_id !== projectId) throw notFound('Anonymization config');
+      const { problems, checked } = planOn(config, source.model);
+      if (problems.length > 0)
+        throw new AppError(
+          'validation',
+          problems.map((msg) => ({ loc: LOC, msg, type: 'config_mismatch' })),
+        );
+      if (config.strict) {
+        const uncovered = strictViolations(
+          await scanColumns(connections, source.connection, source.model, checked as CheckedRules),
+        );
+        if (uncovered.length > 0)
+          throw conflict(
+            `Strict mode: these columns of the source look personal and no rule of the config covers them: ${uncovered
+              .map((c) => `${c.table}.${c.column} (${c.category})`)
+              .join(', ')}`,
+          );
+      }
+      return configBinding(config);
+    },
+
+    async open(configId: string, binding: string, source: SchemaModel) {
+      const config = await findConfigById(db, configId);
+      if (!config) throw new RunFailed('The anonymization config was deleted; nothing was written', {});
+      if (configBinding(config) !== binding)
+        throw new RunFailed(
+          'The anonymization config (its rules or key) changed since this copy was requested: request it again; nothing was written',
+          {},
+        );
+      const { problems, plan } = planOn(config, source);
+      if (problems.length > 0 || !plan)
+        throw new RunFailed(`The anonymization config: ${problems.join('; ')}; nothing was written`, {});
+      const key = openKey(box, config.id, config.key_sealed);
+      const columnsOf = new Map(
+        plan.groups.flatMap((g) => g.tables.map((t) => [t.table, t.columns.map((c) => c.column)] as const)),
+      );
+      // The transforms run on worker threads, started when a copied table first needs them.
+      let pool: TransformPool | undefined;
+      return {
+        forTable(table: string, columns: readonly string[]) {
+          if (!columnsOf.get(table)?.some((c) => columns.includes(c))) return null;
+          pool ??= createTransformPool(plan, key);
+          return pool.transform(table, columns);
+        },
+        close: async () => {
+          await pool?.close();
+        },
+      };
+    },
+  };
 }

@@ -1,6 +1,7 @@
 // The approvals' domain events (API §11.1), read from the audited changes that are them: a request
-// for approval, and the decision that ends it (granted or rejected). `data` is the approval as
-// `GET /approvals/{id}` answers it, read in the change's transaction.
+// for approval, and whatever ends it: granted, rejected, cancelled or expired (a chat channel that
+// showed the request needs to know it is no longer pending; `data.status` says which). `data` is
+// the approval as `GET /approvals/{id}` answers it, read in the change's transaction.
 import type { Db } from '../../store/db.ts';
 import type { EventSource } from '../events/events.service.ts';
 import { approvalsByIds, decisionsOf } from './approvals.repo.ts';
@@ -15,4 +16,6 @@ export const APPROVAL_EVENT_SOURCES: EventSource[] = [
   { action: 'approval.request', type: 'approval.requested', data: approvalData },
   { action: 'approval.approve', type: 'approval.decided', data: approvalData },
   { action: 'approval.reject', type: 'approval.decided', data: approvalData },
+  { action: 'approval.cancel', type: 'approval.decided', data: approvalData },
+  { action: 'approval.expire', type: 'approval.decided', data: approvalData },
 ];

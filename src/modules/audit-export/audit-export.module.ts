@@ -11,7 +11,11 @@ export const AUDIT_EXPORT_SCHEDULE = 'audit_export';
 export function auditExportModule({ config, db, box, audit, logger, now, resolveHost }: Shared): Module {
   // Outbound like webhooks, under the same address rules (WEBHOOK_ALLOW_PRIVATE).
   const guard = createTargetGuard({
-    policy: { blockPrivate: !config.webhooks.allowPrivate },
+    policy: {
+      blockPrivate: !config.webhooks.allowPrivate,
+      linkLocalFollowsPrivate: true,
+      switchName: 'unless WEBHOOK_ALLOW_PRIVATE=true',
+    },
     timeoutMs: 5_000,
     resolve: resolveHost,
   });

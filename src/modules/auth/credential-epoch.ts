@@ -1,4 +1,4 @@
-// The credential epoch of the store (migration 0022_credential_epoch): a counter that the store
+// The credential epoch of the store (migration 0023_credential_epoch): a counter that the store
 // bumps, in the committing transaction, whenever what a key or session resolves to changes. A
 // cached principal is used only while the epoch read for the request equals the one it was cached
 // under, so a revocation made by any process is refused by every process from its next request.
@@ -36,7 +36,7 @@ export async function createCredentialEpoch(store: Store): Promise<CredentialEpo
     async read() {
       const { rows } = await store.db.executeQuery<{ epoch: string }>(READ);
       const epoch = rows[0]?.epoch;
-      if (epoch === undefined) throw new Error('The credential_epoch row is missing (store migration 0022)');
+      if (epoch === undefined) throw new Error('The credential_epoch row is missing (store migration 0023)');
       return epoch;
     },
     async close() {},

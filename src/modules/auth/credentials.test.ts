@@ -1,5 +1,5 @@
 // Cached credentials (credentials.ts) and the credential epoch (credential-epoch.ts, migration
-// 0022): a second app on the same store stands for another process with its own cache.
+// 0023): a second app on the same store stands for another process with its own cache.
 import { randomUUID } from 'node:crypto';
 import {
   type KyselyPlugin,

@@ -5,6 +5,7 @@ import type { MigrationDialect, TargetHandle } from '../../dialects/dialect.ts';
 import { displayName, targetTableOf } from '../../engine/bridge/copy-plan.ts';
 import { translateTable } from '../../engine/bridge/translate-table.ts';
 import { planMigration } from '../../engine/migration/migration.ts';
+import type { MigrationOperation } from '../../engine/migration/operations.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import type { SchemaModel, TableModel } from '../../engine/schema/model.ts';
 import { RunFailed } from '../runs/runs.executor.ts';
@@ -75,4 +76,72 @@ export async function createMissingTables(input: {
       { tables_created: [] },
     );
   return translated.map(displayName);
+}
+
+/** Statements run in a table's load transaction, around its rows. */
+export interface KeysAroundLoad {
+  /** Take the primary key, unique constraints and indexes off the (empty) table. */
+  before: string[];
+  /** Build them again, each in one pass over the loaded rows. */
+  after: string[];
+}
+
+/**
+ * For the tables this run created (empty, so taking their keys off costs nothing), the statements
+ * that build the primary key, unique constraints and indexes after the load instead of row by row
+ * during it: a sorted build in one pass is cheaper than maintaining each index per row. Only where
+ * DDL is transactional (PostgreSQL): both run in the table's load transaction, so a failed or
+ * killed load leaves the table exactly as it was created. Not for `upsert`, which needs the
+ * primary key while it loads.
+ */
+export function keysAroundLoad(
+  created: TableModel[],
+  dialect: MigrationDialect,
+  context: { flavor: SchemaModel['flavor']; mode: string },
+): Map<string, KeysAroundLoad> {
+  const around = new Map<string, KeysAroundLoad>();
+  if (!dialect.capabilities.transactionalDdl || context.mode === 'upsert') return around;
+  for (const table of created) {
+    // A partitioned table's indexes and its partitions' are attached to each other, and an
+    // inheritance child's keys stand apart from its parent's: such tables keep their keys.
+    if (table.partitioning || (table.inherits ?? []).length > 0) continue;
+    const ref = { schema: table.schema, name: table.name };
+    const before: MigrationOperation[] = [
+      ...table.indexes.map((index) => ({
+        kind: 'drop_index' as const,
+        table: ref,
+        index,
+        concurrently: false,
+      })),
+      ...table.unique_constraints.map((constraint) => ({
+        kind: 'drop_unique' as const,
+        table: ref,
+        constraint,
+      })),
+      ...(table.primary_key
+        ? [{ kind: 'drop_primary_key' as const, table: ref, key: table.primary_key }]
+        : []),
+    ];
+    if (before.length === 0) continue;
+    const after: MigrationOperation[] = [
+      ...(table.primary_key
+        ? [{ kind: 'add_primary_key' as const, table: ref, key: table.primary_key }]
+        : []),
+      ...table.unique_constraints.map((constraint) => ({
+        kind: 'add_unique' as const,
+        table: ref,
+        constraint,
+      })),
+      ...table.indexes.map((index) => ({
+        kind: 'create_index' as const,
+        table: ref,
+        index,
+        concurrently: false,
+      })),
+    ];
+    const render = (operations: MigrationOperation[]) =>
+      dialect.renderDdl(operations, { flavor: context.flavor }).map((statement) => statement.sql);
+    around.set(displayName(table), { before: render(before), after: render(after) });
+  }
+  return around;
 }

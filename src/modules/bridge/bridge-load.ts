@@ -5,12 +5,14 @@
 // NOT VALID, then validates all of them at the end (a run killed midway leaves every key in place);
 // MySQL turns checking off for the load's session and runs one orphan query per key at the end.
 // Triggers stay as the user has them. Sequences are moved past the copied keys in the same
-// transaction.
+// transaction. Tables the run created get their primary key, unique constraints and indexes built
+// after their rows, in the same transaction (bridge-create.ts, keysAroundLoad).
 import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
+import type { KeysAroundLoad } from './bridge-create.ts';
 
 export type BridgeMode = 'replace' | 'append' | 'upsert';
 
@@ -46,6 +48,8 @@ export async function createTargetLoader(input: {
   /** The target tables of the copy. */
   copied: TableModel[];
   mode: BridgeMode;
+  /** Per target table (displayName), its keys taken off for the load and built after it (bridge-create.ts). */
+  keysAroundLoad?: Map<string, KeysAroundLoad>;
 }): Promise<TargetLoader> {
   const { session, rows, sql, mode } = input;
   const q = (name: string) => sql.quoteIdent(name);
@@ -94,6 +98,8 @@ export async function createTargetLoader(input: {
     try {
       if (fkLoad.kind === 'readd')
         for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
+      const around = input.keysAroundLoad?.get(displayName(target));
+      for (const statement of around?.before ?? []) await session.query(statement);
       if (mode === 'replace')
         await session.query(
           sql.capabilities.transactionalDdl && !referencedFromOutside.has(displayName(target))
@@ -115,6 +121,7 @@ export async function createTargetLoader(input: {
           { schema: target.schema, name: target.name, columns: table.columns, kinds: table.targetKinds },
           batches,
         );
+      for (const statement of around?.after ?? []) await session.query(statement);
       for (const column of target.columns) {
         const sequenced = column.identity !== null || (column.default ?? '').includes('nextval(');
         const sync = sequenced ? rows.syncSequence(target, column.name) : null;

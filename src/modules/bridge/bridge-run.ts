@@ -5,13 +5,15 @@
 // cancelled run of the same request finished. Progress is in rows, recorded at batch boundaries,
 // where a cancellation stops the run (the table being loaded rolls back). Whatever happens, the
 // target's foreign keys among the copied tables are restored and checked before the run ends.
-// After success, a snapshot of the target is taken.
+// After success, a snapshot of the target is taken. With an anonymization config, every table with
+// a rule passes through its transforms between the two streams (bridge-anonymize.ts), so nothing
+// un-anonymised is written; the config is opened before anything is.
 import { systemActor } from '../../core/actors.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
-import { type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
+import { displayName, type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
@@ -21,9 +23,10 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import type { Logger } from '../module.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
-import { activeRunInto, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
+import { activeRunInto, liveBridgeRunIds, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
 import type { BridgeParams } from './bridge.service.ts';
-import { createMissingTables } from './bridge-create.ts';
+import type { BridgeAnonymizer, InFlightAnonymization } from './bridge-anonymize.ts';
+import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
 
@@ -36,6 +39,7 @@ export interface BridgeRunDeps {
   snapshots: Pick<SnapshotsService, 'takeSnapshot'>;
   logger: Logger;
   now: () => Date;
+  anonymizer: Pick<BridgeAnonymizer, 'open'>;
 }
 
 /** The server and database a session reaches (RowFormat.identitySql). */
@@ -75,6 +79,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
         const srcSession = await srcHandle.rowSession();
         let tgtSession: RowSession | undefined;
         let subset: Subset | undefined;
+        let anonymization: InFlightAnonymization | undefined;
         try {
           tgtSession = await tgtHandle.rowSession();
           if ((await identityOf(srcSession, srcHandle)) === (await identityOf(tgtSession, tgtHandle)))
@@ -105,6 +110,12 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           const dry = planCopy(sourceModel, targetModel, tables, kinds, (t) => t);
           if (dry.problems.length > 0)
             throw new RunFailed(`${dry.problems.join('; ')}: nothing was written`, {});
+          if (params.anonymize)
+            anonymization = await deps.anonymizer.open(
+              params.anonymize.config_id,
+              params.anonymize.binding,
+              sourceModel,
+            );
           let created: string[] = [];
           if (params.create_tables) {
             created = await createMissingTables({
@@ -150,13 +161,14 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             subset = await computeSubset({
               session: srcSession,
               sql: srcDialect,
-              randomSql: srcDialect.rows.randomSql,
+              rows: srcDialect.rows,
               tables: planned,
               request: {
                 ...params.subset,
                 table: plannedNamed(params.subset.table)?.name ?? params.subset.table,
               },
               runId: run.id,
+              liveRunIds: await liveBridgeRunIds(db),
             });
           const todo = planned.filter((t) => !skip.has(t.name));
           const stats = await srcHandle.tableStats(
@@ -179,6 +191,11 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             targetTables: targetModel.tables,
             copied: planned.map((t) => t.target!),
             mode: params.mode,
+            keysAroundLoad: keysAroundLoad(
+              planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
+              tgtDialect,
+              { flavor: targetModel.flavor, mode: params.mode },
+            ),
           });
           const methods = new Set<string>();
           let failure: unknown;
@@ -189,14 +206,16 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                 ...(subset ? [subset.whereOf(table)] : []),
               ];
               let last = 0;
+              const read = srcSession.readRows({
+                schema: table.source.schema,
+                name: table.source.name,
+                columns: table.columns,
+                kinds: table.sourceKinds,
+                ...(conditions.length > 0 && { where: conditions.join(' AND ') }),
+              });
+              const anonymize = anonymization?.forTable(table.name, table.columns);
               const batches: AsyncIterable<RowBatch> = tapBatches(
-                srcSession.readRows({
-                  schema: table.source.schema,
-                  name: table.source.name,
-                  columns: table.columns,
-                  kinds: table.sourceKinds,
-                  ...(conditions.length > 0 && { where: conditions.join(' AND ') }),
-                }),
+                anonymize ? anonymize(read) : read,
                 async (batch) => {
                   rowsDone += batch.rows;
                   if (rowsDone > total) total = rowsDone;
@@ -233,11 +252,13 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             tables_created: created,
             load_method: [...methods].join(','),
             ...(subset && { subset_rows: Object.fromEntries(subset.counts) }),
+            ...(params.anonymize && { anonymize_config_id: params.anonymize.config_id }),
           });
         } catch (error) {
           if (error instanceof RunFailed)
             throw new RunFailed(error.message, { ...result(), ...error.result });
-          if (error instanceof RunCancelled) throw error;
+          // A cancelled run says what it finished too (API §9.3), so that running it again completes it.
+          if (error instanceof RunCancelled) throw new RunCancelled(result());
           if (error instanceof ForeignKeyRightsMissing)
             throw new RunFailed(`${error.message}; nothing was written`, result());
           if (error instanceof TargetError || error instanceof AppError)
@@ -247,6 +268,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             );
           throw error;
         } finally {
+          await anonymization?.close();
           await subset?.drop();
           await tgtSession?.close();
           await srcSession.close();

@@ -1,13 +1,21 @@
-// `subset` of a bridge run (API §9.3), computed on the source: key tables of this service's own
-// (DESIGN §4: `dbops_backup` on PostgreSQL, `_dbops_bak_` on MySQL, named after the run and dropped
-// after it) collect the primary keys of the rows to copy. First the start rows (`where`, then
-// `percent` of them at random); then, until nothing new is found, the rows of the copied tables
-// that reference a kept row (children, recursively); then, until nothing new is found, the rows a
-// kept row references (parents, recursively), which do not pull in their other children. Each
-// pass adds only rows not yet kept, so cycles end. The copy then reads each table's rows whose key
-// is in its key table. Plain tables rather than temporary ones: MySQL cannot name a temporary
-// table twice in one statement, and each pass reads the table it adds to.
-import type { RowSession, SqlWriter } from '../../dialects/dialect.ts';
+// `subset` of a bridge run (API §9.3), computed on the source, set-based: one key table per copied
+// table collects the primary keys of the rows to copy, each pass one INSERT … SELECT joining a
+// table to the key table of its neighbour. First the start rows (`where`, then `percent` of them at
+// random); then, until nothing new is found, the rows of the copied tables that reference a kept
+// row (children, recursively); then, until nothing new is found, the rows a kept row references
+// (parents, recursively), which do not pull in their other children. Each pass adds only rows not
+// yet kept, so cycles end. The copy then reads each table's rows whose key is in its key table.
+//
+// Key tables (RowFormat.subsetKeyTables): PostgreSQL's are temporary (no WAL, and the server drops
+// them with the session even if this process dies); MySQL cannot name a temporary table twice in
+// one statement, and each pass reads the table it adds to, so there they are plain tables of this
+// service's own (DESIGN §4: `_dbops_bak_`), named after the run, dropped after it.
+//
+// Passes that cannot find anything are not run (on a chain of N tables this is the difference
+// between ~N and ~3N scans of the big tables): a pass along an edge runs again only when the key
+// table it reads grew since it last ran, and a parent pass is skipped when every kept row of the
+// child came from the child pass along that same key, whose rows' parents are kept by construction.
+import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
 import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
@@ -35,16 +43,23 @@ export interface Subset {
 export async function computeSubset(input: {
   session: RowSession;
   sql: SqlWriter;
-  randomSql: string;
+  rows: Pick<RowFormat, 'randomSql' | 'subsetKeyTables'>;
   tables: PlannedTable[];
   request: SubsetRequest;
   runId: string;
+  /** Ids of the bridge runs queued or running now: their key tables are not leftovers. */
+  liveRunIds: string[];
 }): Promise<Subset> {
   const { session, sql, tables, request } = input;
   const q = (name: string) => sql.quoteIdent(name);
   const keyOf = (t: PlannedTable) => t.source.primary_key!.columns;
+  const temporary = input.rows.subsetKeyTables.kind === 'temporary';
+  // Named after the run: `dbops_bridge_<run>_<n>` (temporary) or the service's own `bridge_<run>_<n>`.
+  const keyTableName = (i: number) => `bridge_${input.runId.slice(0, 8)}_${i}`;
   const keyTable = new Map(
-    tables.map((t, i) => [t.name, sql.ownTable(`bridge_${input.runId.slice(0, 8)}_${i}`)] as const),
+    tables.map(
+      (t, i) => [t.name, temporary ? q(`dbops_${keyTableName(i)}`) : sql.ownTable(keyTableName(i))] as const,
+    ),
   );
   const src = (t: TableModel) => qualifiedTable(q, t);
   const byName = new Map(tables.map((t) => [t.name, t]));
@@ -81,12 +96,15 @@ export async function computeSubset(input: {
       .map((c) => `k.${q(c)} = ${alias}.${q(c)}`)
       .join(' AND ');
   try {
-    for (const setup of sql.ownTablesSetup()) await session.query(setup);
+    if (input.rows.subsetKeyTables.kind === 'own') {
+      for (const setup of sql.ownTablesSetup()) await session.query(setup);
+      await dropLeftovers(session, sql, input.rows.subsetKeyTables.leftoversSql, input.liveRunIds);
+    }
     for (const t of tables) {
       const name = keyTable.get(t.name)!;
       await session.query(`DROP TABLE IF EXISTS ${name}`);
       await session.query(
-        `CREATE TABLE ${name} AS SELECT ${keyOf(t).map(q).join(', ')} FROM ${src(t.source)} WHERE 1 = 0`,
+        `CREATE ${temporary ? 'TEMPORARY ' : ''}TABLE ${name} AS SELECT ${keyOf(t).map(q).join(', ')} FROM ${src(t.source)} WHERE 1 = 0`,
       );
       created.push(name);
       // Each pass looks kept keys up: without an index the closure would be quadratic.
@@ -97,7 +115,7 @@ export async function computeSubset(input: {
       ...(request.where === undefined ? [] : [`(${request.where})`]),
       ...(request.percent === undefined || request.percent >= 100
         ? []
-        : [`${input.randomSql} < ${request.percent / 100}`]),
+        : [`${input.rows.randomSql} < ${request.percent / 100}`]),
     ];
     await session.query(
       `INSERT INTO ${keyTable.get(start.name)} (${keyOf(start).map(q).join(', ')}) SELECT ${keyOf(start)
@@ -111,37 +129,54 @@ export async function computeSubset(input: {
       if (statement) await session.query(statement);
     };
     await analyze(start);
+    /** Bumped each time a table's key table grows: a pass reading it is worth running again. */
+    const version = new Map(tables.map((t) => [t.name, 0]));
+    version.set(start.name, 1);
+    /** How each table's kept rows came in: `start`, or the pass (`child:`/`parent:` + edge index). */
+    const origins = new Map<string, Set<string>>(tables.map((t) => [t.name, new Set<string>()]));
+    origins.get(start.name)!.add('start');
     /**
-     * Runs `pass` over the edges until nothing new is kept; an edge is tried again only when the
-     * key table it reads from grew in the previous round.
+     * Runs `pass` over the edges until nothing new is kept; an edge runs only when the key table it
+     * reads from grew since it last ran (and `needed` says it can find something).
      */
     const closure = async (
+      kind: 'child' | 'parent',
       from: (e: Edge) => PlannedTable,
       to: (e: Edge) => PlannedTable,
       pass: (e: Edge) => string,
+      needed: (e: Edge, index: number) => boolean = () => true,
     ) => {
-      let grown = new Set(tables.map((t) => t.name));
-      while (grown.size > 0) {
-        const next = new Set<string>();
-        for (const e of edges) {
-          if (!grown.has(from(e).name)) continue;
-          if ((await session.query(pass(e))).affectedRows > 0) next.add(to(e).name);
+      const seen = edges.map(() => 0);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const [index, e] of edges.entries()) {
+          const current = version.get(from(e).name)!;
+          if (current === seen[index]) continue;
+          seen[index] = current;
+          if (!needed(e, index)) continue;
+          if ((await session.query(pass(e))).affectedRows === 0) continue;
+          const target = to(e).name;
+          await analyze(to(e));
+          version.set(target, version.get(target)! + 1);
+          origins.get(target)!.add(`${kind}:${index}`);
+          grew = true;
         }
-        for (const name of next) await analyze(byName.get(name)!);
-        grown = next;
       }
     };
     // Children of kept rows, recursively.
     await closure(
+      'child',
       (e) => e.parent,
       (e) => e.child,
       (e) => {
-        const into = `INSERT INTO ${keyTable.get(e.child.name)} (${keyOf(e.child).map(q).join(', ')}) SELECT DISTINCT ${keyOf(
-          e.child,
-        )
+        const columns = direct(e);
+        // Joined on the parent key table's whole primary key, a child row matches at most once:
+        // no DISTINCT (a sort or hash of every new key) is needed.
+        const into = `INSERT INTO ${keyTable.get(e.child.name)} (${keyOf(e.child).map(q).join(', ')}) SELECT ${
+          columns ? '' : 'DISTINCT '
+        }${keyOf(e.child)
           .map((c) => `c.${q(c)}`)
           .join(', ')} FROM ${src(e.child.source)} c `;
-        const columns = direct(e);
         const join = columns
           ? `JOIN ${keyTable.get(e.parent.name)} k ON ${keyOf(e.parent)
               .map((k, i) => `k.${q(k)} = c.${q(columns[i]!)}`)
@@ -151,7 +186,10 @@ export async function computeSubset(input: {
       },
     );
     // Parents of kept rows, recursively; they do not bring their other children.
+    const ownParentsKept = (e: Edge, index: number) =>
+      [...origins.get(e.child.name)!].some((origin) => origin !== `child:${index}`);
     await closure(
+      'parent',
       (e) => e.child,
       (e) => e.parent,
       (e) => {
@@ -176,6 +214,7 @@ export async function computeSubset(input: {
           `WHERE ${notKept(e.parent, 'p')}`
         );
       },
+      ownParentsKept,
     );
     const counts = new Map<string, number>();
     for (const t of tables) {
@@ -191,5 +230,25 @@ export async function computeSubset(input: {
   } catch (error) {
     await drop();
     throw error;
+  }
+}
+
+/**
+ * Key tables of runs that are no longer queued or running (a process killed mid-run leaves its
+ * plain key tables behind; temporary ones go with the session): dropped before a new subset.
+ * Their names carry the first 8 characters of the run's id.
+ */
+async function dropLeftovers(
+  session: RowSession,
+  sql: SqlWriter,
+  leftoversSql: string,
+  liveRunIds: string[],
+): Promise<void> {
+  const live = new Set(liveRunIds.map((id) => id.slice(0, 8)));
+  const { rows } = await session.query(leftoversSql);
+  for (const { name } of rows as { name: string }[]) {
+    const run = /bridge_([0-9a-f]{8})_\d+$/.exec(name)?.[1];
+    if (run !== undefined && !live.has(run))
+      await session.query(`DROP TABLE IF EXISTS ${sql.quoteIdent(name)}`);
   }
 }

@@ -1,6 +1,9 @@
 // Bridge (API §9.3): copies between two connections of a project, through the one row pipeline.
+// The anonymization module's adapter is handed in here as the bridge's own small interface
+// (bridge-anonymize.ts): the service and the run know nothing of how configs are kept.
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
+import { createBridgeAnonymizer } from '../anonymize/bridge-transforms.ts';
 import type { Module, Shared } from '../module.ts';
 import { registerBridgeRoutes } from './bridge.routes.ts';
 import { createBridgeService } from './bridge.service.ts';
@@ -13,15 +16,16 @@ async function connectionOf(_db: Db, run: Run): Promise<string | undefined> {
 }
 
 export function bridgeModule(shared: Shared): Module {
-  const { db, audit, connections, gate, runs, snapshots, logger, now } = shared;
-  const bridge = createBridgeService({ db, audit, connections, gate, runs });
+  const { db, audit, box, connections, gate, runs, snapshots, logger, now } = shared;
+  const anonymizer = createBridgeAnonymizer({ db, box, connections });
+  const bridge = createBridgeService({ db, audit, connections, gate, runs, anonymizer });
   return {
     name: 'bridge',
     routes: (api) => registerBridgeRoutes(api, { bridge }),
     runKinds: [
       {
         kind: 'bridge_run',
-        handler: createBridgeRun({ db, connections, snapshots, logger, now }),
+        handler: createBridgeRun({ db, connections, snapshots, logger, now, anonymizer }),
         action: 'bridge.run',
         connectionOf,
         events: { succeeded: 'bridge.completed' },

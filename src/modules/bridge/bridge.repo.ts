@@ -15,6 +15,17 @@ export async function activeRunInto(db: Db, connectionId: string, exceptRunId?: 
   return query.executeTakeFirst();
 }
 
+/** Ids of the bridge runs queued or running now, on any connection. */
+export async function liveBridgeRunIds(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectFrom('runs')
+    .select('id')
+    .where('kind', '=', 'bridge_run')
+    .where('status', 'in', ['queued', 'running'])
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 export async function recordTableLoad(
   db: Db,
   load: { runId: string; table: string; rows: number; carriedOver: boolean; at: Date },

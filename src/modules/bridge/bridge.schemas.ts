@@ -68,7 +68,12 @@ export const BridgeRunBody = Type.Object(
       Nullable(
         Type.String({
           format: 'uuid',
-          description: 'Not available yet: any value other than null answers 422',
+          description:
+            'An anonymization config of this project (of any of its connections; 404 when unknown): its rules are ' +
+            "checked against the source's schema when the copy is asked for (422 naming what does not match; with " +
+            '`strict`, 409 naming personal columns of the source no rule covers) and applied in flight, so no ' +
+            'un-anonymised value is written to the target. `shuffle` permutes values within batches of about 1 MB ' +
+            'of rows. The approval binds the config (rules and key id)',
         }),
       ),
     ),

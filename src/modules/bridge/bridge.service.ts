@@ -21,6 +21,7 @@ import { requireProject } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { activeRunInto } from './bridge.repo.ts';
 import type { BridgeRunBody } from './bridge.schemas.ts';
+import type { BridgeAnonymizer } from './bridge-anonymize.ts';
 import { identityOf } from './bridge-run.ts';
 
 /** What the run works from: the request as checked, with its defaults filled in. */
@@ -32,6 +33,8 @@ export interface BridgeParams {
   filters?: Record<string, string>;
   subset?: { table: string; where?: string; percent?: number };
   create_tables: boolean;
+  /** The anonymization config applied in flight, and what of it the request was checked and approved with. */
+  anonymize?: { config_id: string; binding: string };
   source_schema_hash: string;
   target_schema_hash: string;
 }
@@ -52,8 +55,9 @@ export function createBridgeService(deps: {
   connections: Pick<ConnectionsService, 'withTarget'>;
   gate: Pick<ApprovalGate, 'gate'>;
   runs: Pick<RunsService, 'create' | 'enqueue'>;
+  anonymizer: Pick<BridgeAnonymizer, 'check'>;
 }) {
-  const { db, audit, connections, gate, runs } = deps;
+  const { db, audit, connections, gate, runs, anonymizer } = deps;
 
   /** A connection of the project, by a body field: 404 when invisible, 422 when of another project. */
   async function connectionIn(
@@ -130,12 +134,6 @@ export function createBridgeService(deps: {
     async run(actor: Actor, projectId: string, body: BridgeRunBody): Promise<Run> {
       // With the target, so that a just-in-time grant on that connection counts (it is what is written).
       await requireProject(db, actor, projectId, 'bridge.run', { connectionId: body.target_connection_id });
-      if (body.anonymize_config_id != null)
-        throw invalid(
-          ['body', 'anonymize_config_id'],
-          'anonymization configs are not available yet',
-          'not_available',
-        );
       const source = await connectionIn(actor, projectId, body.source_connection_id, 'source_connection_id');
       const target = await connectionIn(actor, projectId, body.target_connection_id, 'target_connection_id');
       if (source.id === target.id)
@@ -163,6 +161,17 @@ export function createBridgeService(deps: {
         );
       const problems = problemsOf(body, from.model, to.model);
       if (problems.length > 0) throw new AppError('validation', problems);
+      // A config of any connection of the project (API §9.3), checked against the source as it is.
+      const anonymize =
+        body.anonymize_config_id != null
+          ? {
+              config_id: body.anonymize_config_id,
+              binding: await anonymizer.check(actor, projectId, body.anonymize_config_id, {
+                connection: source,
+                model: from.model,
+              }),
+            }
+          : undefined;
 
       const params: BridgeParams = {
         source_connection_id: source.id,
@@ -172,10 +181,17 @@ export function createBridgeService(deps: {
         ...(body.filters !== undefined && { filters: body.filters }),
         ...(body.subset !== undefined && { subset: body.subset }),
         create_tables: body.create_tables === true,
+        ...(anonymize && { anonymize }),
         source_schema_hash: schemaHash(from.model),
         target_schema_hash: schemaHash(to.model),
       };
-      const request = { ...params, source_schema_hash: undefined, target_schema_hash: undefined };
+      // The request names the run's subject (a resume matches it); the bindings go into the approval.
+      const request = {
+        ...params,
+        anonymize: anonymize?.config_id,
+        source_schema_hash: undefined,
+        target_schema_hash: undefined,
+      };
       const subjectId = subjectOf(projectId, request);
       const run = await db.transaction().execute(async (trx) => {
         // One copy at a time into a target: the target's row locks the check against a concurrent one.
@@ -189,7 +205,14 @@ export function createBridgeService(deps: {
           writesTo: target,
           subjectId,
           contentHash: createHash('sha256')
-            .update(JSON.stringify([request, params.source_schema_hash, params.target_schema_hash]))
+            .update(
+              JSON.stringify([
+                request,
+                params.source_schema_hash,
+                params.target_schema_hash,
+                ...(anonymize ? [anonymize.binding] : []),
+              ]),
+            )
             .digest('hex'),
         });
         const created = await runs.create(trx, actor, {
@@ -212,6 +235,7 @@ export function createBridgeService(deps: {
             tables: params.tables ?? null,
             create_tables: params.create_tables,
             subset: params.subset ?? null,
+            anonymize_config_id: anonymize?.config_id ?? null,
           },
         });
         return created;

@@ -83,6 +83,23 @@ describe('addressRefusal', () => {
   });
 });
 
+describe('addressRefusal for webhooks (link-local follows the private switch)', () => {
+  it('refuses link-local with private addresses and metadata always', () => {
+    const policy = { linkLocalFollowsPrivate: true, switchName: 'unless WEBHOOK_ALLOW_PRIVATE=true' };
+    const open = { ...policy, blockPrivate: false };
+    const closed = { ...policy, blockPrivate: true };
+    for (const address of ['169.254.1.1', 'fe80::1', '10.1.2.3', '127.0.0.1']) {
+      expect(addressRefusal(address, open)).toBeNull();
+      expect(addressRefusal(address, closed)?.rule).toMatch(
+        /link-local addresses \(unless WEBHOOK_ALLOW_PRIVATE=true\)/,
+      );
+    }
+    for (const address of ['169.254.169.254', 'fd00:ec2::254']) {
+      expect(addressRefusal(address, open)?.rule).toMatch(/always refused/);
+    }
+  });
+});
+
 describe('createTargetGuard', () => {
   it('decides on every address a name resolves to', async () => {
     const dns = fakeDns();

@@ -88,6 +88,13 @@ export function addressKind(address: string): AddressKind {
 export interface GuardPolicy {
   /** BLOCK_PRIVATE_TARGETS: refuse private and loopback addresses too. */
   blockPrivate: boolean;
+  /**
+   * Whether link-local addresses follow `blockPrivate` (webhooks, API §11.1) instead of being
+   * always refused (database connections). Metadata addresses are refused either way.
+   */
+  linkLocalFollowsPrivate?: boolean;
+  /** The setting that switches `blockPrivate`, named in refusals. */
+  switchName?: string;
 }
 
 export function isMetadataHost(host: string): boolean {
@@ -101,11 +108,15 @@ export function addressRefusal(
 ): { kind: Exclude<AddressKind, 'public'>; rule: string } | null {
   const kind = addressKind(address);
   if (kind === 'public') return null;
-  if (kind === 'metadata' || kind === 'link_local') {
+  if (kind === 'metadata' || (kind === 'link_local' && !policy.linkLocalFollowsPrivate)) {
     return { kind, rule: 'connections to link-local and cloud metadata addresses are always refused' };
   }
   if (!policy.blockPrivate) return null;
-  return { kind, rule: 'this server refuses private and loopback addresses (BLOCK_PRIVATE_TARGETS=true)' };
+  const what = policy.linkLocalFollowsPrivate ? 'private, loopback and link-local' : 'private and loopback';
+  return {
+    kind,
+    rule: `this server refuses ${what} addresses (${policy.switchName ?? 'BLOCK_PRIVATE_TARGETS=true'})`,
+  };
 }
 
 /** Every address a host name resolves to (IPv4 and IPv6), as the system resolver answers. */

@@ -34,8 +34,11 @@ export type RunHandler = (run: Run, context: RunContext) => Promise<Record<strin
 export type RunHandlers = Partial<Record<RunKind, RunHandler>>;
 
 export class RunCancelled extends Error {
-  constructor() {
+  /** What the run had done when it stopped, when its handler says (rethrown with it). */
+  readonly result: Record<string, unknown> | undefined;
+  constructor(result?: Record<string, unknown>) {
     super('cancelled');
+    this.result = result;
   }
 }
 
@@ -111,7 +114,13 @@ export function createRunExecutor(deps: {
         const result = await handler(run, context);
         await finishRun(db, run.id, { status: 'succeeded', result }, now());
       } catch (error) {
-        if (error instanceof RunCancelled) await finishRun(db, run.id, { status: 'cancelled' }, now());
+        if (error instanceof RunCancelled)
+          await finishRun(
+            db,
+            run.id,
+            { status: 'cancelled', ...(error.result && { result: error.result }) },
+            now(),
+          );
         else if (error instanceof RunFailed)
           await finishRun(
             db,

@@ -11,10 +11,14 @@ import { createWebhooksService } from './webhooks.service.ts';
 export const WEBHOOK_SWEEP_SCHEDULE = 'webhook_sweep';
 
 export function webhooksModule({ config, db, box, audit, jobs, logger, now, resolveHost }: Shared): Module {
-  // The connections' guard, with the webhooks' own switch: private and loopback receivers only
-  // when WEBHOOK_ALLOW_PRIVATE=true; link-local and metadata addresses never.
+  // The connections' guard, with the webhooks' own switch: private, loopback and link-local
+  // receivers only when WEBHOOK_ALLOW_PRIVATE=true; metadata addresses never (API §11.1).
   const guard = createTargetGuard({
-    policy: { blockPrivate: !config.webhooks.allowPrivate },
+    policy: {
+      blockPrivate: !config.webhooks.allowPrivate,
+      linkLocalFollowsPrivate: true,
+      switchName: 'unless WEBHOOK_ALLOW_PRIVATE=true',
+    },
     timeoutMs: 5_000,
     resolve: resolveHost,
   });
@@ -43,6 +47,8 @@ export function webhooksModule({ config, db, box, audit, jobs, logger, now, reso
         retry: { limit: 3, delaySeconds: 10 },
         expireInSeconds: 120,
         pollingIntervalSeconds: 1,
+        // Deliveries wait on receivers (up to the 10 s timeout): many in flight per process.
+        batchSize: 20,
       },
     ],
     schedules: [

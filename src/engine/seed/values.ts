@@ -1,0 +1,357 @@
+// Generators compiled into value functions: the text the row pipeline writes for row `row` of a
+// column (null for NULL), a function of (seed, table, column, row, attempt) only. Dictionary
+// values come from the faker library's locale data (the anonymization engine's dictionaries),
+// picked by the hash; an explicit faker method runs on a faker instance reseeded once per block of
+// 1,000 rows from (seed, table, column, block), so a row's value does not depend on the batch it is
+// written in. Pure apart from that faker state, which is private to the compiled column.
+import { allLocales, Faker, type LocaleDefinition } from '@faker-js/faker';
+import { type Dictionary, dictionary } from '../anonymize/dictionaries.ts';
+import type { SeedColumn } from './column-kind.ts';
+import { index, permutation, streamKey, unit, word } from './hash.ts';
+import { fakerMethod } from './resolve.ts';
+import type { FakeValue, Resolved } from './resolved.ts';
+
+/** The text of `row`'s value; `values` holds the row's other columns (templates read them). */
+export type ValueFn = (row: number, attempt: number, values: (string | null)[]) => string | null;
+
+/** Rows a faker instance is reseeded for, once (issue 16: per value measured 16k rows/s). */
+export const FAKER_BLOCK = 1000;
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+export function dateText(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+export function timestampText(ms: number): string {
+  const d = new Date(ms);
+  return `${dateText(ms)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+function ascii(name: string): string {
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z]/g, '');
+}
+
+const LOREM: readonly string[] = (() => {
+  const words = (allLocales.en as { lorem?: { word?: unknown } }).lorem?.word;
+  const list = Array.isArray(words) ? words.filter((w): w is string => typeof w === 'string') : [];
+  return list.length > 0 ? list : ['alpha', 'beta', 'gamma', 'delta'];
+})();
+const WORDS: readonly string[] = (() => {
+  const word = (allLocales.en as { word?: Record<string, unknown> }).word ?? {};
+  const list = ['adjective', 'noun'].flatMap((k) => (Array.isArray(word[k]) ? (word[k] as string[]) : []));
+  return list.length > 0 ? list : LOREM;
+})();
+const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** Text cut to fit the column (length and CHECK length limits), padded when a CHECK wants more. */
+function fitter(seed: SeedColumn): (text: string) => string {
+  const max = Math.min(
+    seed.shape.maxLength ?? Number.POSITIVE_INFINITY,
+    seed.limits.maxLength ?? Number.POSITIVE_INFINITY,
+  );
+  const min = seed.limits.minLength ?? 0;
+  if (max === Number.POSITIVE_INFINITY && min === 0) return (t) => t;
+  return (t) => {
+    let out = [...t].length > max ? [...t].slice(0, max).join('') : t;
+    while ([...out].length < min) out += 'x';
+    return out;
+  };
+}
+
+/** A suffix that makes a text distinct per row: `-` and the row number in base 36. */
+const rowTag = (row: number, attempt: number) => `-${row.toString(36)}${attempt > 0 ? `.${attempt}` : ''}`;
+
+function fakeText(
+  fake: FakeValue,
+  d: Dictionary,
+  key: number,
+  row: number,
+  attempt: number,
+  maxLength: number | null,
+): string {
+  const pick = <T>(list: readonly T[], lane: number) =>
+    list[index(key, row, list.length, attempt, lane)] as T;
+  const digits = (pattern: string, lane: number) => {
+    let i = 0;
+    return pattern.replace(/[#!]/g, (c) => {
+      const n = word(key, row, attempt, lane + i++);
+      return String(c === '!' ? 2 + (n % 8) : n % 10);
+    });
+  };
+  switch (fake) {
+    case 'first_name':
+      return pick(d.firstNames, 0);
+    case 'last_name':
+      return pick(d.lastNames, 1);
+    case 'full_name':
+      return `${pick(d.firstNames, 0)} ${pick(d.lastNames, 1)}`;
+    case 'email':
+      return `${ascii(pick(d.firstNames, 0)) || 'user'}.${ascii(pick(d.lastNames, 1)) || 'x'}${word(key, row, attempt, 2) % 100}@example.com`;
+    case 'username':
+      return `${ascii(pick(d.firstNames, 0)) || 'user'}_${ascii(pick(d.lastNames, 1)).slice(0, 8)}${word(key, row, attempt, 2) % 1000}`;
+    case 'phone': {
+      const fitting =
+        maxLength === null ? d.phonePatterns : d.phonePatterns.filter((p) => p.length <= maxLength);
+      return digits(pick(fitting.length > 0 ? fitting : d.phonePatterns, 0), 10);
+    }
+    case 'city':
+      return pick(d.cities, 0);
+    case 'country':
+      return pick(d.countries, 0);
+    case 'company':
+      return `${pick(d.lastNames, 1)} ${pick(d.companySuffixes, 2)}`;
+    case 'url':
+      return `https://www.${ascii(pick(WORDS, 0)) || 'site'}${word(key, row, attempt, 1) % 1000}.example.com/`;
+    case 'street_address': {
+      const number = digits(pick(d.buildingNumbers, 1), 10);
+      const street = pick(d.streetNames, 0);
+      return d.streetFirst ? `${street} ${number}` : `${number} ${street}`;
+    }
+    case 'postal_code':
+      return digits(pick(d.postcodes, 0), 10).replace(
+        /\?/g,
+        (_, i: number) => ALNUM[word(key, row, attempt, 30 + i) % 24] as string,
+      );
+    case 'title': {
+      const n = 1 + (word(key, row, attempt, 9) % 3);
+      const words = Array.from({ length: n }, (_, i) => pick(WORDS, i));
+      return words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
+    }
+    case 'sentence': {
+      const n = 4 + (word(key, row, attempt, 9) % 9);
+      const words = Array.from({ length: n }, (_, i) => pick(LOREM, i));
+      const text = words.join(' ');
+      return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+    }
+    case 'code': {
+      const length = Math.min(maxLength ?? 8, 8);
+      let out = '';
+      for (let i = 0; i < length; i++) out += ALNUM[word(key, row, attempt, i) % ALNUM.length];
+      return out;
+    }
+    case 'word':
+      return pick(WORDS, 0);
+    case 'uuid': {
+      const h = Array.from({ length: 4 }, (_, i) =>
+        word(key, row, attempt, i).toString(16).padStart(8, '0'),
+      ).join('');
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[word(key, row, attempt, 5) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    }
+    case 'json':
+      return JSON.stringify({ [pick(WORDS, 0)]: pick(WORDS, 1), n: word(key, row, attempt, 2) % 100 });
+    case 'boolean':
+      return word(key, row, attempt, 0) & 1 ? 't' : 'f';
+  }
+}
+
+function fakerLocale(locale: string): LocaleDefinition[] {
+  const all = allLocales as unknown as Record<string, LocaleDefinition>;
+  return [...new Set([locale, locale.split('_')[0] as string, 'en', 'base'])].flatMap((l) =>
+    all[l] ? [all[l]] : [],
+  );
+}
+
+/** Whatever a faker method answered, as the column's text. */
+function fakerText(value: unknown, seed: SeedColumn): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date)
+    return seed.family === 'date' ? dateText(value.getTime()) : timestampText(value.getTime());
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+export interface CompileContext {
+  seed: number;
+  table: string;
+  locale: string;
+  rows: number;
+}
+
+/**
+ * The value function of one column, and whether its values are distinct by construction (a
+ * sequence, a permutation of a finite domain, a per-row tag): unique keys made only of such
+ * columns need no tracking.
+ */
+export function compileValue(
+  seed: SeedColumn,
+  generator: Resolved,
+  unique: boolean,
+  context: CompileContext,
+  columnIndex: (name: string) => number,
+): { fn: ValueFn; distinct: boolean } {
+  const name = seed.column.name;
+  const key = streamKey(context.seed, context.table, name);
+  const fitText = fitter(seed);
+  const maxChars = Math.min(
+    seed.shape.maxLength ?? Number.POSITIVE_INFINITY,
+    seed.limits.maxLength ?? Number.POSITIVE_INFINITY,
+  );
+  const distinctDomain = (n: number) => (unique && n >= context.rows ? permutation(key, n) : null);
+  switch (generator.kind) {
+    case 'null':
+    case 'default':
+    case 'key':
+    case 'reference':
+      // Keys and references are filled by the table's row producer; the others are not written.
+      return { fn: () => null, distinct: false };
+    case 'constant':
+      return { fn: () => generator.value, distinct: false };
+    case 'sequence':
+      return {
+        fn: (row) => String(generator.start + row * generator.step),
+        distinct: true,
+      };
+    case 'int': {
+      const n = generator.max - generator.min + 1;
+      const perm = distinctDomain(n);
+      if (perm)
+        return {
+          fn: (row, attempt) => String(generator.min + perm(row + attempt * context.rows)),
+          distinct: true,
+        };
+      return { fn: (row, attempt) => String(generator.min + index(key, row, n, attempt)), distinct: false };
+    }
+    case 'float': {
+      const { min, max, precision } = generator;
+      const scale = precision ?? null;
+      return {
+        fn: (row, attempt) => {
+          const v = min + unit(key, row, attempt) * (max - min);
+          return scale === null ? String(v) : v.toFixed(scale);
+        },
+        distinct: false,
+      };
+    }
+    case 'date':
+    case 'timestamp': {
+      const step = generator.kind === 'date' ? 86_400_000 : 1000;
+      const n = Math.floor((generator.to - generator.from) / step) + 1;
+      const format = generator.kind === 'date' || seed.family === 'date' ? dateText : timestampText;
+      const perm = distinctDomain(n);
+      if (perm)
+        return {
+          fn: (row, attempt) => format(generator.from + perm(row + attempt * context.rows) * step),
+          distinct: true,
+        };
+      return {
+        fn: (row, attempt) => format(generator.from + index(key, row, n, attempt) * step),
+        distinct: false,
+      };
+    }
+    case 'time':
+      return {
+        fn: (row, attempt) => {
+          const s = index(key, row, 86_400, attempt);
+          return `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
+        },
+        distinct: false,
+      };
+    case 'choice': {
+      const { values, weights } = generator;
+      if (weights) {
+        const total = weights.reduce((a, b) => a + b, 0);
+        const cumulative = weights.map(
+          (
+            (sum) => (w: number) =>
+              (sum += w / total)
+          )(0),
+        );
+        return {
+          fn: (row, attempt) => {
+            const u = unit(key, row, attempt);
+            const at = cumulative.findIndex((c) => u < c);
+            return values[at === -1 ? values.length - 1 : at] as string;
+          },
+          distinct: false,
+        };
+      }
+      const perm = distinctDomain(values.length);
+      if (perm)
+        return { fn: (row, attempt) => values[perm(row + attempt * context.rows)] as string, distinct: true };
+      return {
+        fn: (row, attempt) => values[index(key, row, values.length, attempt)] as string,
+        distinct: false,
+      };
+    }
+    case 'template': {
+      const parts = generator.template.split(/(\{[^{}]+\})/).map((part) => {
+        const m = /^\{([^{}]+)\}$/.exec(part);
+        return m ? columnIndex(m[1] as string) : part;
+      });
+      return {
+        fn: (row, attempt, values) => {
+          let out = '';
+          for (const part of parts) out += typeof part === 'number' ? (values[part] ?? '') : part;
+          return unique ? withTag(out, row, attempt, maxChars) : fitText(out);
+        },
+        distinct: unique,
+      };
+    }
+    case 'fake': {
+      const d = dictionary(context.locale);
+      const maxLength = seed.shape.maxLength;
+      const fake = generator.fake;
+      const tagged = unique && fake !== 'boolean' && fake !== 'uuid' && fake !== 'json';
+      return {
+        fn: (row, attempt) => {
+          const text = fakeText(fake, d, key, row, attempt, maxLength);
+          return tagged ? withTag(text, row, attempt, maxChars) : fitText(text);
+        },
+        distinct: tagged || fake === 'uuid',
+      };
+    }
+    case 'faker': {
+      const faker = new Faker({ locale: fakerLocale(context.locale) });
+      const method = fakerMethod(faker, generator.method)!;
+      const args = generator.args;
+      let block = -1;
+      let next = 0;
+      return {
+        fn: (row, attempt) => {
+          if (attempt > 0) {
+            // A redraw for a unique key: reseeded for this row and attempt alone (rare).
+            faker.seed(word(key, row, attempt, 3));
+            block = -1;
+            return fitText(fakerText(method(...args), seed) ?? '');
+          }
+          const wanted = Math.floor(row / FAKER_BLOCK);
+          const offset = row % FAKER_BLOCK;
+          if (wanted !== block || next > offset) {
+            faker.seed(streamKey(context.seed, context.table, name, `block:${wanted}`));
+            block = wanted;
+            next = 0;
+          }
+          // Rows are asked in order; a jump within the block draws the values in between.
+          while (next < offset) {
+            method(...args);
+            next++;
+          }
+          next++;
+          const text = fakerText(method(...args), seed);
+          return text === null ? null : fitText(text);
+        },
+        distinct: false,
+      };
+    }
+  }
+}
+
+/**
+ * `text` made distinct per row: the tag before an e-mail's `@`, at the end otherwise, the rest cut
+ * so that the whole fits `max` characters (the tag is never cut: it is what keeps values apart).
+ */
+function withTag(text: string, row: number, attempt: number, max: number): string {
+  const tag = rowTag(row, attempt);
+  const at = text.lastIndexOf('@');
+  const [head, tail] = at > 0 ? [text.slice(0, at), text.slice(at)] : [text, ''];
+  const room = Math.max(0, max - tag.length - tail.length);
+  const cut = [...head].length > room ? [...head].slice(0, room).join('') : head;
+  return room === 0 && tail !== '' ? `${tag.slice(1)}`.slice(0, max) : `${cut}${tag}${tail}`;
+}

@@ -1,0 +1,107 @@
+// Transforms run's batches on worker threads (transform-worker.ts), in order. The transformers are
+// CPU-bound (a keyed HMAC or two per value) and were what limited an anonymised copy, while the
+// database streams need little of the run's own thread: with the work spread over the cores, the
+// copy goes at the pace of the slower of the streams and the transforms. Batches keep their order
+// and boundaries (a shuffle permutes within a batch, so the output is the same as on one thread);
+// at most two batches per worker are in flight, so memory stays bounded.
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { RunPlan } from '../../engine/anonymize/run-plan.ts';
+import type { RowBatch } from '../../engine/rows/copy-text.ts';
+import type { TransformReply, TransformRequest } from './transform-worker.ts';
+
+/**
+ * Fields appended to each transformed row: the original values of the fields at `keyAt`, then,
+ * with `rank`, the row's rank in the stream (1, 2, …), for an in-place run's stage.
+ */
+export interface RowExtras {
+  keyAt: number[];
+  rank: boolean;
+}
+
+export interface TransformPool {
+  /** The batches of `table` (streamed with `columns`) transformed, in order. */
+  transform(
+    table: string,
+    columns: readonly string[],
+    extras?: RowExtras,
+  ): (batches: AsyncIterable<RowBatch>) => AsyncIterable<RowBatch>;
+  close(): Promise<void>;
+}
+
+/** One worker per core, at most four: beyond that the database servers on the machine starve. */
+export function poolSize(): number {
+  return Math.max(1, Math.min(4, os.availableParallelism()));
+}
+
+export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize()): TransformPool {
+  const workers = Array.from(
+    { length: size },
+    () =>
+      new Worker(new URL('./transform-worker.ts', import.meta.url), {
+        workerData: { plan, key: new Uint8Array(key) },
+      }),
+  );
+  const pending = new Map<number, { resolve(batch: RowBatch): void; reject(error: Error): void }>();
+  let failure: Error | undefined;
+  const failAll = (error: Error) => {
+    failure ??= error;
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  for (const worker of workers) {
+    worker.on('message', (reply: TransformReply) => {
+      const waiting = pending.get(reply.id);
+      if (!waiting) return;
+      pending.delete(reply.id);
+      if ('error' in reply) waiting.reject(new Error(`anonymization transform failed: ${reply.error}`));
+      else
+        waiting.resolve({
+          data: Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength),
+          rows: reply.rows,
+        });
+    });
+    worker.on('error', failAll);
+  }
+  let sequence = 0;
+  const submit = (
+    table: string,
+    columns: string[],
+    batch: RowBatch,
+    extras: TransformRequest['extras'],
+  ): Promise<RowBatch> => {
+    if (failure) return Promise.reject(failure);
+    const id = sequence++;
+    const done = new Promise<RowBatch>((resolve, reject) => pending.set(id, { resolve, reject }));
+    const request: TransformRequest = { id, table, columns, data: batch.data, ...(extras && { extras }) };
+    (workers[id % size] as Worker).postMessage(request);
+    return done;
+  };
+
+  return {
+    transform(table, columns, extras) {
+      const list = [...columns];
+      return async function* (batches) {
+        const inFlight: Promise<RowBatch>[] = [];
+        let rows = 0;
+        for await (const batch of batches) {
+          const done = submit(
+            table,
+            list,
+            batch,
+            extras && { keyAt: extras.keyAt, rankFrom: extras.rank ? rows : null },
+          );
+          rows += batch.rows;
+          // Awaited in order below; marked handled now so a failure does not surface twice.
+          done.catch(() => {});
+          inFlight.push(done);
+          if (inFlight.length >= size * 2) yield await (inFlight.shift() as Promise<RowBatch>);
+        }
+        while (inFlight.length > 0) yield await (inFlight.shift() as Promise<RowBatch>);
+      };
+    },
+    async close() {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// The run handler of `seed_run` (API §9.1): plans the scenario against the connection's schema as
+// it is now (a scenario that no longer fits fails the run naming why, nothing written), reads what
+// the plan needs of the target (seed-target.ts) and writes every table in one transaction
+// (seed-load.ts). Progress is in rows; a cancellation stops between batches and rolls back.
+import { AppError, notFound } from '../../core/errors.ts';
+import { TargetError } from '../../dialects/errors.ts';
+import { migrationDialects } from '../../dialects/index.ts';
+import { planSeed } from '../../engine/seed/plan.ts';
+import { SeedImpossible } from '../../engine/seed/table-rows.ts';
+import type { Db } from '../../store/db.ts';
+import type { Run } from '../../store/tables.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
+import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
+import { loadPlan, OrphanRows } from './seed-load.ts';
+import { populatedTables, readSeedInputs } from './seed-target.ts';
+import { findScenarioById } from './seeds.repo.ts';
+
+/** Progress is written at most this often. */
+const PROGRESS_EVERY_MS = 250;
+
+/** What the run works from (seeds.service.ts). */
+export interface SeedRunParams {
+  scenario_id: string;
+  connection_id: string;
+}
+
+export function createSeedRun(deps: {
+  db: Db;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+}) {
+  const { db, connections } = deps;
+  return async function seedRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
+    const params = run.params as unknown as SeedRunParams;
+    const scenario = await findScenarioById(db, params.scenario_id);
+    if (!scenario) throw new RunFailed('The seed scenario was deleted; nothing was written', {});
+    const connection = await connections.findById(scenario.connection_id);
+    if (!connection) throw notFound('Connection');
+    const empty = { tables: [], rows_total: 0 };
+    return connections.withTarget(connection, async (handle) => {
+      const dialect = migrationDialects[handle.dialect];
+      const session = await handle.rowSession();
+      try {
+        const model = await handle.introspect();
+        const populated = await populatedTables(handle);
+        const { problems, plan } = planSeed(model, scenario.definition, (key) => populated.has(key));
+        if (!plan)
+          throw new RunFailed(
+            `The scenario no longer fits the schema: ${problems.map((p) => p.msg).join('; ')}; nothing was written`,
+            empty,
+          );
+        const seeded = await readSeedInputs(session, handle, model, plan, Number(scenario.seed), populated);
+        const total =
+          plan.tables.reduce((n, t) => n + t.rows, 0) +
+          plan.tables.filter((t) => t.references.some((r) => r.deferred)).reduce((n, t) => n + t.rows, 0);
+        let done = 0;
+        let last = 0;
+        await context.progress(0, total);
+        const tables = await loadPlan({
+          session,
+          dialect,
+          plan,
+          seeded,
+          progress: {
+            async batch(rows) {
+              done += rows;
+              if (Date.now() - last >= PROGRESS_EVERY_MS) {
+                last = Date.now();
+                // Where a cancellation stops the run: between batches, everything rolls back.
+                await context.progress(done, total);
+              }
+            },
+          },
+        });
+        await context.progress(total, total);
+        return { tables, rows_total: tables.reduce((n, t) => n + t.rows, 0) };
+      } catch (error) {
+        if (error instanceof RunCancelled || error instanceof RunFailed) throw error;
+        if (error instanceof SeedImpossible)
+          throw new RunFailed(`${error.message}; nothing was written`, empty);
+        if (error instanceof TargetError || error instanceof AppError || error instanceof OrphanRows)
+          throw new RunFailed(`The seed run failed and wrote nothing: ${error.message}`, empty);
+        throw error;
+      } finally {
+        await session.close();
+      }
+    });
+  };
+}

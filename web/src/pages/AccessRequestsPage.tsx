@@ -1,0 +1,148 @@
+// Just-in-time access: request a role for a while (an approval decides it in the inbox), see the
+// requests with their remaining time, revoke an active grant.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { useParams } from 'react-router';
+import { api, call } from '../api/client.ts';
+import { Status } from '../components/Badge.tsx';
+import { ErrorText } from '../components/ErrorText.tsx';
+import { ScrollTable } from '../components/ScrollTable.tsx';
+import { QueryState } from '../components/States.tsx';
+import { remainingText } from '../lib/time.ts';
+import { useConnections } from '../shell/connections.ts';
+
+type Role = 'admin' | 'developer' | 'viewer';
+
+export function AccessRequestsPage() {
+  const { pid = '' } = useParams();
+  const queryClient = useQueryClient();
+  const connections = useConnections(pid);
+  const requests = useQuery({
+    queryKey: ['access-requests', pid],
+    queryFn: () => call(api.GET('/api/v1/projects/{pid}/access-requests', { params: { path: { pid } } })),
+    refetchInterval: 30_000,
+  });
+  const [role, setRole] = useState<Role>('developer');
+  const [minutes, setMinutes] = useState(60);
+  const [reason, setReason] = useState('');
+  const [connectionId, setConnectionId] = useState('');
+  const refresh = () => {
+    queryClient.invalidateQueries({ queryKey: ['access-requests', pid] });
+    queryClient.invalidateQueries({ queryKey: ['projects'] });
+  };
+  const create = useMutation({
+    mutationFn: () =>
+      call(
+        api.POST('/api/v1/projects/{pid}/access-requests', {
+          params: { path: { pid } },
+          body: {
+            role,
+            duration_minutes: minutes,
+            reason,
+            ...(connectionId && { connection_id: connectionId }),
+          },
+        }),
+      ),
+    onSuccess: () => {
+      setReason('');
+      refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) =>
+      call(api.POST('/api/v1/access-requests/{id}/revoke', { params: { path: { id } } })),
+    onSuccess: refresh,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <>
+      <h1>Access requests</h1>
+      <form className="card inline-form" onSubmit={submit} aria-label="Request access">
+        <label>
+          Role
+          <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+            <option value="viewer">viewer</option>
+            <option value="developer">developer</option>
+            <option value="admin">admin</option>
+          </select>
+        </label>
+        <label>
+          Only on connection
+          <select value={connectionId} onChange={(e) => setConnectionId(e.target.value)}>
+            <option value="">Whole project</option>
+            {connections.data?.items.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Minutes
+          <input
+            type="number"
+            min={1}
+            required
+            value={minutes}
+            onChange={(e) => setMinutes(Number(e.target.value))}
+          />
+        </label>
+        <label>
+          Reason
+          <input required value={reason} onChange={(e) => setReason(e.target.value)} />
+        </label>
+        <button type="submit" disabled={create.isPending}>
+          Request access
+        </button>
+        <ErrorText error={create.error} />
+      </form>
+      <QueryState
+        isLoading={requests.isLoading}
+        error={requests.error}
+        isEmpty={requests.data?.items.length === 0}
+        empty="No access requests."
+      >
+        <ScrollTable label="Access requests">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Role</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Status</th>
+                <th scope="col">Remaining</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {requests.data?.items.map((r) => (
+                <tr key={r.id} data-testid="access-request">
+                  <td>{r.role}</td>
+                  <td>{r.reason}</td>
+                  <td>
+                    <Status value={r.status} />
+                  </td>
+                  <td>
+                    {r.status === 'active' && r.expires_at ? remainingText(r.expires_at, new Date()) : '—'}
+                  </td>
+                  <td>
+                    {r.status === 'active' && (
+                      <button type="button" className="link danger" onClick={() => revoke.mutate(r.id)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
+      </QueryState>
+      <ErrorText error={revoke.error} />
+    </>
+  );
+}

@@ -1,0 +1,315 @@
+// Anonymization: configs per connection with rules picked from the live schema (table, column,
+// transformer and its options), the PII scan (what looks personal and whether a rule covers it),
+// a preview of values before and after, and the run in place with its progress.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { useParams } from 'react-router';
+import { api, call } from '../api/client.ts';
+import type { components } from '../api/schema';
+import { ErrorText } from '../components/ErrorText.tsx';
+import { RowsTable } from '../components/RowsTable.tsx';
+import { RunProgress } from '../components/RunProgress.tsx';
+import { ScrollTable } from '../components/ScrollTable.tsx';
+import { QueryState } from '../components/States.tsx';
+import { parseOptions } from '../lib/forms.ts';
+import { useConnections } from '../shell/connections.ts';
+
+type Config = components['schemas']['AnonymizeConfig'];
+type Transformer = Config['rules'][number]['transformer'];
+const TRANSFORMERS: Transformer[] = [
+  'fake',
+  'hash',
+  'mask',
+  'scramble',
+  'redact',
+  'null',
+  'constant',
+  'choice',
+  'noise',
+  'range',
+  'generalize',
+  'shuffle',
+  'json',
+];
+
+interface RuleDraft {
+  table: string;
+  column: string;
+  transformer: Transformer;
+  options: string;
+}
+
+export function AnonymizePage() {
+  const { pid = '' } = useParams();
+  const configs = useQuery({
+    queryKey: ['anonymize', pid],
+    queryFn: () => call(api.GET('/api/v1/anonymize/configs', { params: { query: { project_id: pid } } })),
+  });
+  const [selected, setSelected] = useState<string | undefined>();
+  const config = configs.data?.items.find((c) => c.id === selected);
+  return (
+    <>
+      <h1>Anonymization</h1>
+      <NewConfig projectId={pid} onCreated={setSelected} />
+      <QueryState
+        isLoading={configs.isLoading}
+        error={configs.error}
+        isEmpty={configs.data?.items.length === 0}
+        empty="No configs yet."
+      >
+        <ul className="list">
+          {configs.data?.items.map((c) => (
+            <li key={c.id} className="card row">
+              <strong>{c.name}</strong>
+              <span className="muted">{c.rules.length} rules</span>
+              <span className="spacer" />
+              <button
+                type="button"
+                className="secondary"
+                aria-pressed={selected === c.id}
+                onClick={() => setSelected(c.id)}
+              >
+                Open {c.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </QueryState>
+      {config && <ConfigDetail key={config.id} config={config} />}
+    </>
+  );
+}
+
+function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id: string) => void }) {
+  const queryClient = useQueryClient();
+  const connections = useConnections(projectId);
+  const [name, setName] = useState('');
+  const [connectionId, setConnectionId] = useState('');
+  const [rules, setRules] = useState<RuleDraft[]>([]);
+  const schema = useQuery({
+    queryKey: ['schema', connectionId],
+    queryFn: () =>
+      call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
+    enabled: connectionId !== '',
+  });
+  const tables = schema.data?.tables ?? [];
+  const tableName = (t: (typeof tables)[number]) => (t.schema ? `${t.schema}.${t.name}` : t.name);
+  const create = useMutation({
+    mutationFn: () =>
+      call(
+        api.POST('/api/v1/anonymize/configs', {
+          body: {
+            project_id: projectId,
+            connection_id: connectionId,
+            name,
+            rules: rules.map((r, index) => ({
+              table: r.table,
+              column: r.column,
+              transformer: r.transformer,
+              options: parseOptions(r.options, index),
+            })),
+          },
+        }),
+      ),
+    onSuccess: (created) => {
+      setName('');
+      setRules([]);
+      queryClient.invalidateQueries({ queryKey: ['anonymize', projectId] });
+      onCreated(created.id);
+    },
+  });
+  const change = (index: number, patch: Partial<RuleDraft>) =>
+    setRules(rules.map((rule, i) => (i === index ? { ...rule, ...patch } : rule)));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <form className="card stack" onSubmit={submit} aria-label="New anonymization config">
+      <div className="inline-form">
+        <label>
+          Config name
+          <input required value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Connection
+          <select required value={connectionId} onChange={(e) => setConnectionId(e.target.value)}>
+            <option value="">Choose…</option>
+            {connections.data?.items.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name} ({c.environment})
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {rules.map((rule, index) => {
+        const columns = tables.find((t) => tableName(t) === rule.table)?.columns ?? [];
+        return (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rules being edited have no identity yet
+          <fieldset key={index} className="inline-form" aria-label={`Rule ${index + 1}`}>
+            <legend>Rule {index + 1}</legend>
+            <label>
+              Table
+              <select
+                required
+                value={rule.table}
+                onChange={(e) => change(index, { table: e.target.value, column: '' })}
+              >
+                <option value="">Choose…</option>
+                {tables.map((t) => (
+                  <option key={tableName(t)} value={tableName(t)}>
+                    {tableName(t)}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Column
+              <select
+                required
+                value={rule.column}
+                onChange={(e) => change(index, { column: e.target.value })}
+              >
+                <option value="">Choose…</option>
+                {columns.map((c) => (
+                  <option key={c.name} value={c.name}>
+                    {c.name} ({c.type})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Transformer
+              <select
+                value={rule.transformer}
+                onChange={(e) => change(index, { transformer: e.target.value as Transformer })}
+              >
+                {TRANSFORMERS.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Options (JSON)
+              <input
+                value={rule.options}
+                placeholder='{"kind": "email"}'
+                onChange={(e) => change(index, { options: e.target.value })}
+              />
+            </label>
+            <button
+              type="button"
+              className="link danger"
+              onClick={() => setRules(rules.filter((_, i) => i !== index))}
+            >
+              Remove rule {index + 1}
+            </button>
+          </fieldset>
+        );
+      })}
+      <div className="actions">
+        <button
+          type="button"
+          className="secondary"
+          disabled={connectionId === ''}
+          onClick={() => setRules([...rules, { table: '', column: '', transformer: 'fake', options: '' }])}
+        >
+          Add rule
+        </button>
+        <button type="submit" disabled={create.isPending}>
+          Save config
+        </button>
+      </div>
+      <ErrorText error={schema.error ?? create.error} />
+    </form>
+  );
+}
+
+function ConfigDetail({ config }: { config: Config }) {
+  const [runId, setRunId] = useState<string | undefined>();
+  const scan = useMutation({
+    mutationFn: () =>
+      call(api.GET('/api/v1/anonymize/configs/{id}/pii-scan', { params: { path: { id: config.id } } })),
+  });
+  const preview = useMutation({
+    mutationFn: () =>
+      call(
+        api.POST('/api/v1/anonymize/configs/{id}/preview', {
+          params: { path: { id: config.id } },
+          body: { rows: 5 },
+        }),
+      ),
+  });
+  const run = useMutation({
+    mutationFn: () =>
+      call(api.POST('/api/v1/anonymize/configs/{id}/run', { params: { path: { id: config.id } } })),
+    onSuccess: (started) => setRunId(started.id),
+  });
+  return (
+    <section className="card stack" aria-label={`Config ${config.name}`}>
+      <h2>{config.name}</h2>
+      <ul className="compact">
+        {config.rules.map((r) => (
+          <li key={`${r.table}.${r.column}`}>
+            {r.table}.{r.column}: {r.transformer}{' '}
+            {Object.keys(r.options).length > 0 && <code>{JSON.stringify(r.options)}</code>}
+          </li>
+        ))}
+      </ul>
+      <div className="actions">
+        <button type="button" className="secondary" onClick={() => scan.mutate()} disabled={scan.isPending}>
+          Scan for personal data
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => preview.mutate()}
+          disabled={preview.isPending}
+        >
+          Preview
+        </button>
+        <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
+          Run anonymization
+        </button>
+      </div>
+      <ErrorText error={scan.error ?? preview.error ?? run.error} />
+      {scan.data && (
+        <ScrollTable label="Personal data found">
+          <table className="table" data-testid="pii-scan">
+            <thead>
+              <tr>
+                <th scope="col">Column</th>
+                <th scope="col">Looks like</th>
+                <th scope="col">Found by</th>
+                <th scope="col">Covered by a rule</th>
+              </tr>
+            </thead>
+            <tbody>
+              {scan.data.columns.map((c) => (
+                <tr key={`${c.table}.${c.column}`} className={c.covered ? '' : 'uncovered'}>
+                  <td>
+                    {c.table}.{c.column}
+                  </td>
+                  <td>{c.category.replace(/_/g, ' ')}</td>
+                  <td>{c.evidence}</td>
+                  <td>{c.covered ? 'yes' : 'no'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
+      )}
+      {preview.data?.samples.map((sample) => (
+        <RowsTable
+          key={`${sample.table}.${sample.column}`}
+          caption={`${sample.table}.${sample.column}`}
+          rows={sample.before.map((before, i) => ({ before, after: sample.after[i] }))}
+        />
+      ))}
+      {runId && <RunProgress key={runId} runId={runId} />}
+    </section>
+  );
+}

@@ -1,0 +1,131 @@
+// API keys: create with scopes, the secret shown once with a copy button, revoke.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { api, call } from '../api/client.ts';
+import type { CreatedApiKey, Scope } from '../api/types.ts';
+import { ErrorText } from '../components/ErrorText.tsx';
+import { ScrollTable } from '../components/ScrollTable.tsx';
+import { QueryState } from '../components/States.tsx';
+
+const SCOPES: Scope[] = ['read', 'write', 'admin'];
+
+export function ApiKeysPage() {
+  const queryClient = useQueryClient();
+  const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => call(api.GET('/api/v1/api-keys')) });
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(['read']);
+  const [created, setCreated] = useState<CreatedApiKey | undefined>();
+  const [copied, setCopied] = useState(false);
+
+  const create = useMutation({
+    mutationFn: () => call(api.POST('/api/v1/api-keys', { body: { name, scopes } })),
+    onSuccess: (key) => {
+      setCreated(key);
+      setCopied(false);
+      setName('');
+      queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => call(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const copy = async () => {
+    if (!created) return;
+    await navigator.clipboard.writeText(created.secret);
+    setCopied(true);
+  };
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <form onSubmit={submit} className="card inline-form" aria-label="New API key">
+        <label>
+          Name
+          <input required value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <fieldset>
+          <legend>Scopes</legend>
+          {SCOPES.map((scope) => (
+            <label key={scope} className="checkbox">
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) =>
+                  setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))
+                }
+              />
+              {scope}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={create.isPending || scopes.length === 0}>
+          Create key
+        </button>
+        <ErrorText error={create.error} />
+      </form>
+      {created && (
+        <section className="card secret" aria-label="New key secret">
+          <p>
+            The secret of <strong>{created.name}</strong> is shown only now. Copy it to a safe place.
+          </p>
+          <code data-testid="api-key-secret">{created.secret}</code>
+          <div className="actions">
+            <button type="button" onClick={copy}>
+              {copied ? 'Copied' : 'Copy secret'}
+            </button>
+            <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
+              Done, hide it
+            </button>
+          </div>
+        </section>
+      )}
+      <QueryState
+        isLoading={keys.isLoading}
+        error={keys.error}
+        isEmpty={keys.data?.items.length === 0}
+        empty="No API keys."
+      >
+        <ScrollTable label="API keys">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data?.items.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>ak_{key.prefix}_…</code>
+                  </td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
+                  <td>
+                    {key.revoked_at ? (
+                      'revoked'
+                    ) : (
+                      <button type="button" className="link danger" onClick={() => revoke.mutate(key.id)}>
+                        Revoke {key.name}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
+      </QueryState>
+      <ErrorText error={revoke.error} />
+    </>
+  );
+}

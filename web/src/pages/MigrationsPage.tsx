@@ -1,0 +1,106 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, call } from '../api/client.ts';
+import { Status } from '../components/Badge.tsx';
+import { ErrorText } from '../components/ErrorText.tsx';
+import { ScrollTable } from '../components/ScrollTable.tsx';
+import { QueryState } from '../components/States.tsx';
+import { useConnections } from '../shell/connections.ts';
+
+export function MigrationsPage() {
+  const { pid = '' } = useParams();
+  const navigate = useNavigate();
+  const connections = useConnections(pid);
+  const migrations = useQuery({
+    queryKey: ['migrations', pid],
+    queryFn: () => call(api.GET('/api/v1/projects/{pid}/migrations', { params: { path: { pid } } })),
+  });
+  const [source, setSource] = useState('');
+  const [target, setTarget] = useState('');
+  const compare = useMutation({
+    mutationFn: () =>
+      call(
+        api.POST('/api/v1/projects/{pid}/migrations/compare', {
+          params: { path: { pid } },
+          body: { source_connection_id: source, target_connection_id: target, online: false },
+        }),
+      ),
+    onSuccess: (migration) => navigate(`/projects/${pid}/migrations/${migration.id}`),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    compare.mutate();
+  };
+  const name = (id: string) => connections.data?.items.find((c) => c.id === id)?.name ?? id.slice(0, 8);
+  const options = connections.data?.items.map((c) => (
+    <option key={c.id} value={c.id}>
+      {c.name} ({c.environment})
+    </option>
+  ));
+
+  return (
+    <>
+      <h1>Migrations</h1>
+      <form onSubmit={submit} className="card inline-form" aria-label="Compare schemas">
+        <label>
+          Source (the reference)
+          <select required value={source} onChange={(e) => setSource(e.target.value)}>
+            <option value="">Choose…</option>
+            {options}
+          </select>
+        </label>
+        <label>
+          Target (to change)
+          <select required value={target} onChange={(e) => setTarget(e.target.value)}>
+            <option value="">Choose…</option>
+            {options}
+          </select>
+        </label>
+        <button type="submit" disabled={compare.isPending}>
+          {compare.isPending ? 'Comparing…' : 'Compare'}
+        </button>
+        <ErrorText error={compare.error} />
+      </form>
+      <QueryState
+        isLoading={migrations.isLoading}
+        error={migrations.error}
+        isEmpty={migrations.data?.items.length === 0}
+        empty="No migrations yet: compare two connections above."
+      >
+        <ScrollTable label="Migrations">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Source → target</th>
+                <th scope="col">Statements</th>
+                <th scope="col">Warnings</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {migrations.data?.items.map((m) => (
+                <tr key={m.id}>
+                  <td>
+                    <Link to={`/projects/${pid}/migrations/${m.id}`}>
+                      {new Date(m.created_at).toLocaleString()}
+                    </Link>
+                  </td>
+                  <td>
+                    {name(m.source_connection_id)} → {name(m.target_connection_id)}
+                  </td>
+                  <td>{m.statements.length}</td>
+                  <td>{m.lint_warnings.length}</td>
+                  <td>
+                    <Status value={m.status} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
+      </QueryState>
+    </>
+  );
+}

@@ -1,0 +1,188 @@
+// Seed scenarios: tables picked from the live schema with a row count each (the service infers a
+// generator for every column from its name and type), a seed for repeatable output, a preview of the
+// rows, and the run with its progress.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { useParams } from 'react-router';
+import { api, call } from '../api/client.ts';
+import type { components } from '../api/schema';
+import { ErrorText } from '../components/ErrorText.tsx';
+import { RowsTable } from '../components/RowsTable.tsx';
+import { RunProgress } from '../components/RunProgress.tsx';
+import { QueryState } from '../components/States.tsx';
+import { useConnections } from '../shell/connections.ts';
+
+type Scenario = components['schemas']['SeedScenario'];
+
+export function SeedsPage() {
+  const { pid = '' } = useParams();
+  const scenarios = useQuery({
+    queryKey: ['seeds', pid],
+    queryFn: () => call(api.GET('/api/v1/seed/scenarios', { params: { query: { project_id: pid } } })),
+  });
+  const [selected, setSelected] = useState<string | undefined>();
+  const scenario = scenarios.data?.items.find((s) => s.id === selected);
+  return (
+    <>
+      <h1>Seed scenarios</h1>
+      <NewScenario projectId={pid} onCreated={setSelected} />
+      <QueryState
+        isLoading={scenarios.isLoading}
+        error={scenarios.error}
+        isEmpty={scenarios.data?.items.length === 0}
+        empty="No scenarios yet."
+      >
+        <ul className="list">
+          {scenarios.data?.items.map((s) => (
+            <li key={s.id} className="card row">
+              <strong>{s.name}</strong>
+              <span className="muted">
+                {s.definition.tables.map((t) => `${t.table} × ${t.rows}`).join(', ')} · seed {s.seed}
+              </span>
+              <span className="spacer" />
+              <button
+                type="button"
+                className="secondary"
+                aria-pressed={selected === s.id}
+                onClick={() => setSelected(s.id)}
+              >
+                Open {s.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </QueryState>
+      {scenario && <ScenarioDetail key={scenario.id} scenario={scenario} />}
+    </>
+  );
+}
+
+function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (id: string) => void }) {
+  const queryClient = useQueryClient();
+  const connections = useConnections(projectId);
+  const [name, setName] = useState('');
+  const [connectionId, setConnectionId] = useState('');
+  const [seed, setSeed] = useState(1);
+  const [tables, setTables] = useState<{ table: string; rows: number }[]>([]);
+  const schema = useQuery({
+    queryKey: ['schema', connectionId],
+    queryFn: () =>
+      call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
+    enabled: connectionId !== '',
+  });
+  const names = schema.data?.tables.map((t) => (t.schema ? `${t.schema}.${t.name}` : t.name)) ?? [];
+  const create = useMutation({
+    mutationFn: () =>
+      call(
+        api.POST('/api/v1/seed/scenarios', {
+          body: { project_id: projectId, connection_id: connectionId, name, seed, definition: { tables } },
+        }),
+      ),
+    onSuccess: (created) => {
+      setName('');
+      setTables([]);
+      queryClient.invalidateQueries({ queryKey: ['seeds', projectId] });
+      onCreated(created.id);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const setRows = (table: string, rows: number) =>
+    setTables(
+      rows > 0
+        ? [...tables.filter((t) => t.table !== table), { table, rows }]
+        : tables.filter((t) => t.table !== table),
+    );
+  return (
+    <form className="card stack" onSubmit={submit} aria-label="New seed scenario">
+      <div className="inline-form">
+        <label>
+          Scenario name
+          <input required value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Connection
+          <select
+            required
+            value={connectionId}
+            onChange={(e) => {
+              setConnectionId(e.target.value);
+              setTables([]);
+            }}
+          >
+            <option value="">Choose…</option>
+            {connections.data?.items.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name} ({c.environment})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Seed
+          <input type="number" required value={seed} onChange={(e) => setSeed(Number(e.target.value))} />
+        </label>
+      </div>
+      {names.length > 0 && (
+        <fieldset>
+          <legend>Rows per table (0: not seeded)</legend>
+          {names.map((table) => (
+            <label key={table} className="inline">
+              {table}
+              <input
+                type="number"
+                min={0}
+                value={tables.find((t) => t.table === table)?.rows ?? 0}
+                onChange={(e) => setRows(table, Number(e.target.value))}
+              />
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <div className="actions">
+        <button type="submit" disabled={create.isPending || tables.length === 0}>
+          Save scenario
+        </button>
+      </div>
+      <ErrorText error={schema.error ?? create.error} />
+    </form>
+  );
+}
+
+function ScenarioDetail({ scenario }: { scenario: Scenario }) {
+  const [runId, setRunId] = useState<string | undefined>();
+  const preview = useMutation({
+    mutationFn: () =>
+      call(api.POST('/api/v1/seed/scenarios/{id}/preview', { params: { path: { id: scenario.id } } })),
+  });
+  const run = useMutation({
+    mutationFn: () =>
+      call(api.POST('/api/v1/seed/scenarios/{id}/run', { params: { path: { id: scenario.id } } })),
+    onSuccess: (started) => setRunId(started.id),
+  });
+  return (
+    <section className="card stack" aria-label={`Scenario ${scenario.name}`}>
+      <h2>{scenario.name}</h2>
+      <div className="actions">
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => preview.mutate()}
+          disabled={preview.isPending}
+        >
+          Preview rows
+        </button>
+        <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
+          Run seed
+        </button>
+      </div>
+      <ErrorText error={preview.error ?? run.error} />
+      {preview.data?.tables.map((t) => (
+        <RowsTable key={t.table} caption={t.table} rows={t.rows} />
+      ))}
+      {runId && <RunProgress key={runId} runId={runId} />}
+    </section>
+  );
+}
