@@ -1,12 +1,13 @@
 # dbops: one image for every process (API, worker, migrate step, operator commands).
 # The build and start steps are scripts/image.sh, which the tests run without a container runtime.
-# Node 24 comes from the base image: `npm ci --omit=dev` leaves out the `node` devDependency that
-# pins it for development.
+# Node 24 comes from the base image: the production install leaves out the `node` devDependency
+# that pins it for development.
 
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY . .
-# web/ may not exist yet (HOOK(web) in scripts/image.sh); its node_modules are not needed at run time.
+# HOOK(web) in scripts/image.sh: the web app is built here; its sources stay beside the build (the
+# server checks the build against their hash).
 RUN mkdir -p web && scripts/image.sh build && rm -rf web/node_modules
 
 FROM node:24-bookworm-slim
@@ -20,7 +21,7 @@ COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/src ./src
 COPY --from=build /app/scripts ./scripts
-# HOOK(web): the web app and its build; an empty directory until web/ exists (scripts/image.sh).
+# HOOK(web): the web app and its build (web/dist), made by the build stage.
 COPY --from=build /app/web ./web
 RUN mkdir -p /var/lib/dbops && chown node:node /var/lib/dbops
 USER node

@@ -2,8 +2,8 @@
 # The container image's steps, kept in one script so that what the image does is tested without a
 # container runtime (test/e2e/image-script.test.ts runs it in a clean copy of the repository):
 #
-#   scripts/image.sh build            production dependencies (no devDependencies: Node itself comes
-#                                     from the base image) and the web app's build
+#   scripts/image.sh build            the web app's build, then production dependencies only (Node
+#                                     itself comes from the base image)
 #   scripts/image.sh start [command]  checks the build, then runs `node src/main.ts <command>`
 #                                     (`serve` by default; `worker`, `migrate`, any operator command)
 #   scripts/image.sh health           exit 0 when this container's /readyz answers 200 (HEALTHCHECK)
@@ -24,13 +24,20 @@ need_node_24() {
 
 build() {
   need_node_24
-  npm ci --omit=dev --no-audit --no-fund
-  # HOOK(web): the web application (web/, React + Vite, DESIGN §1) is built here once it exists;
-  # the server serves web/dist. Until then there is nothing to build.
+  # Everything first: the web app is built with Vite, a development dependency.
+  npm ci --no-audit --no-fund
+  # HOOK(web): the web application (web/, an npm workspace) is built here with the server's own
+  # build function, which stamps the build with its sources' hash; the server then finds it fresh
+  # and never needs Vite at run time.
   if [ -f web/package.json ]; then
-    (cd web && npm ci --no-audit --no-fund && npm run build)
+    node --input-type=module -e '
+      const { ensureWebBuild } = await import("./src/web/web-build.ts");
+      const outcome = await ensureWebBuild({ log: (line) => console.log(line) });
+      if (outcome === "unavailable") process.exit(1);'
     [ -f web/dist/index.html ] || fail "the web build finished without web/dist/index.html"
   fi
+  # What runs needs no development dependency (Node itself comes from the base image).
+  npm prune --omit=dev --no-audit --no-fund
 }
 
 start() {
