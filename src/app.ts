@@ -13,6 +13,7 @@ import { corsOptions } from './http/cors.ts';
 import { registerDeniedAudit } from './http/denied-audit.ts';
 import { registerErrorHandlers } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
+import { registerNulGuard } from './http/nul-guard.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
@@ -60,6 +61,7 @@ export async function buildApp(composition: Composition, appOptions: BuildAppOpt
     reply.header('x-request-id', request.id);
   });
   acceptOnlyJson(app);
+  registerNulGuard(app);
   app.addSchema(ErrorBody);
   app.addSchema(ValidationErrorBody);
 
@@ -79,7 +81,7 @@ export async function buildApp(composition: Composition, appOptions: BuildAppOpt
     async (api) => {
       const limiter = createRateLimiter({ store: composition.rateLimitStore, now });
       registerAuthentication(api, {
-        credentials: createCredentialLookup({ db, now }),
+        credentials: createCredentialLookup({ db, now, epoch: composition.credentialEpoch }),
         secretKey,
         limitRate: limiter.limitApiRequest,
       });

@@ -17,6 +17,7 @@ import { createMailer } from './mail/mailer.ts';
 import { createApprovalGate } from './modules/approvals/approval-gate.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createAuthService } from './modules/auth/auth.service.ts';
+import { type CredentialEpoch, createCredentialEpoch } from './modules/auth/credential-epoch.ts';
 import { createTwoFactorService } from './modules/auth/two-factor.service.ts';
 import { createTargetAccess } from './modules/connections/target-access.ts';
 import type { Resolver } from './modules/connections/target-guard.ts';
@@ -90,6 +91,8 @@ export interface Composition extends Shared {
   store: Store;
   modules: readonly Module[];
   rateLimitStore: RateLimitStore;
+  /** What cached credentials are checked against on every request (src/modules/auth/credentials.ts). */
+  credentialEpoch: CredentialEpoch;
   /** pg-boss, when this process has a queue. */
   queue: Jobs | undefined;
   close(): Promise<void>;
@@ -114,14 +117,28 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     if (options.migrate !== false) await migrateToLatest(store.db);
     const db = store.db;
 
+    const credentialEpoch = await createCredentialEpoch(store);
+    closers.push(() => credentialEpoch.close());
+
     const rateLimitStore = options.rateLimitStore ?? (await rateLimitStoreOf(config, logger, now));
     closers.push(() => rateLimitStore.close());
 
+    // Registered before the queue so that it runs after the queue has stopped: the worker's lock
+    // (src/jobs/worker-liveness.ts) must outlive the runs that finish during a graceful stop.
+    let stopWorking: (() => Promise<void>) | undefined;
+    closers.push(() => stopWorking?.());
     let queue: Jobs | undefined;
+    // Stopping the queue lets the running jobs finish: it comes first on close, while the target
+    // pools, the mailer and the modules they use are still open (once, whoever asks first).
+    let queueStopped: Promise<void> | undefined;
+    const stopQueue = () => {
+      queueStopped ??= queue?.stop() ?? Promise.resolve();
+      return queueStopped;
+    };
     if (options.jobs !== 'none') {
       queue = createJobs({ store, logger, tuning: options.jobsTuning });
       await queue.start();
-      closers.push(() => queue?.stop());
+      closers.push(() => stopQueue());
     }
     const sender = queue ? jobSender(queue) : noQueue;
     const jobs = options.wrapSender ? options.wrapSender(sender) : sender;
@@ -191,8 +208,9 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     }
 
     if (queue && options.jobs === 'work') {
-      const stopHeartbeat = await workJobs(queue, {
+      stopWorking = await workJobs(queue, {
         db,
+        store,
         logger,
         now,
         modules,
@@ -202,7 +220,6 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
         schedules: options.schedules ?? true,
         pollingIntervalSeconds: options.pollingIntervalSeconds,
       });
-      closers.push(stopHeartbeat);
     }
 
     return {
@@ -211,8 +228,12 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       store,
       modules,
       rateLimitStore,
+      credentialEpoch,
       queue,
-      close: () => closeAll(closers),
+      close: async () => {
+        await stopQueue();
+        await closeAll(closers);
+      },
     };
   } catch (error) {
     await closeAll(closers);

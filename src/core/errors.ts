@@ -15,6 +15,8 @@ const STATUS = {
   rate_limited: 429,
   internal: 500,
   target_unavailable: 502,
+  /** The service's own store is down or unreachable: transient, the client retries (Retry-After). */
+  store_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type AppErrorCode = keyof typeof STATUS;

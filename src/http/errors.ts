@@ -3,10 +3,17 @@
 // Framework errors (validation, JSON, body size, media type) are translated here to the same shapes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, conflict } from '../core/errors.ts';
-import { isUniqueViolation } from '../store/errors.ts';
+import { isStoreUnavailable, isUniqueViolation } from '../store/errors.ts';
 import { validationItems } from './validation.ts';
 
+/** Seconds a client waits before retrying while the store is unavailable (API §2). */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
 function asAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {
+  if (isStoreUnavailable(error))
+    return new AppError('store_unavailable', 'The service store is unavailable: retry later', {
+      'retry-after': String(STORE_RETRY_AFTER_SECONDS),
+    });
   // Services check for duplicates first; the unique index settles the race between two requests.
   if (isUniqueViolation(error)) return conflict('Conflict with an existing resource');
   if (error.validation) {

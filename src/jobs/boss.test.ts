@@ -153,8 +153,9 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     });
     cleanups.push(() => composition.close());
     const modules = MODULES.map((module) => module({ ...composition, logger: deps.logger, now }));
-    await workJobs(jobs, {
+    const stop = await workJobs(jobs, {
       db: deps.db,
+      store: deps.store,
       logger: deps.logger,
       now,
       modules,
@@ -162,6 +163,7 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
       schedules: true,
       pollingIntervalSeconds: 0.5,
     });
+    cleanups.push(stop);
   }
 
   async function started(): Promise<{

@@ -2,15 +2,15 @@
 // runs is declared by the modules (their run kinds, schedules and queues, src/modules/module.ts);
 // this registers each with pg-boss, in every process that works jobs (`serve` in the single-process
 // default, `worker`). Idempotent across processes and restarts: each registers the same.
-import { hostname } from 'node:os';
 import type { EventsService } from '../modules/events/events.service.ts';
 import type { Logger, Module } from '../modules/module.ts';
 import type { RunKinds } from '../modules/runs/run-kinds.ts';
 import { createRunExecutor, type RunHandlers } from '../modules/runs/runs.executor.ts';
-import type { Db } from '../store/db.ts';
+import type { Db, Store } from '../store/db.ts';
 import type { Jobs } from './boss.ts';
 import { registerRunWorker } from './run-queue.ts';
 import { registerQueueWorker, registerSchedule } from './schedule.ts';
+import { createWorkerLiveness, newWorkerId } from './worker-liveness.ts';
 
 export { createJobs, type Jobs, type JobsLogger, type JobsTuning, jobSender } from './boss.ts';
 export { createRunQueue, RUN_QUEUE } from './run-queue.ts';
@@ -20,6 +20,8 @@ const RUN_STALE_AFTER_MS = 60_000;
 
 export interface WorkOptions {
   db: Db;
+  /** The store: its kind decides how a dead worker is told apart (./worker-liveness.ts). */
+  store: Store;
   logger: Logger;
   now: () => Date;
   modules: readonly Module[];
@@ -34,9 +36,13 @@ export interface WorkOptions {
   events?: EventsService;
 }
 
-/** Starts working runs, queues and schedules; returns what stops the run heartbeat. */
-export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => void> {
+/** Starts working runs, queues and schedules; returns what stops the heartbeat and frees the lock. */
+export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => Promise<void>> {
   const { db, logger, now, modules, pollingIntervalSeconds } = options;
+  const workerId = newWorkerId();
+  const liveness = await createWorkerLiveness(options.store, workerId, (error) =>
+    logger.error({ err: error }, 'the worker lock session failed; it is taken again at the next sweep'),
+  );
   const handlers: RunHandlers =
     options.runHandlers ??
     Object.fromEntries(modules.flatMap((m) => m.runKinds ?? []).map((r) => [r.kind, r.handler]));
@@ -46,7 +52,8 @@ export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => 
     handlers,
     logger,
     now,
-    workerId: `${hostname()}:${process.pid}`,
+    workerId,
+    liveness,
     staleAfterMs: RUN_STALE_AFTER_MS,
     events: options.events,
   });
@@ -57,5 +64,8 @@ export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => 
   if (options.schedules)
     for (const schedule of modules.flatMap((m) => m.schedules ?? []))
       await registerSchedule(jobs, schedule, logger, pollingIntervalSeconds);
-  return stopHeartbeat;
+  return async () => {
+    stopHeartbeat();
+    await liveness.close();
+  };
 }

@@ -39,6 +39,11 @@ export async function openStore(location: StoreLocation): Promise<Store> {
     // event on the pool, which would end the process without a listener. The pool has already dropped
     // that connection and opens a new one for the next query, so there is nothing else to do.
     pool.on('error', () => {});
+    // A connection that dies under a query (the server restarted, the network cut) rejects the query
+    // and then also emits 'error' on its client, which the pool leaves without a listener while the
+    // client is checked out: unheard, it would end the process. The query's own rejection is what
+    // reports it (503, src/http/errors.ts); the pool drops the dead client when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return storeOf(db, undefined, location.url, async () => {});
   }

@@ -4,3 +4,32 @@
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
+
+/**
+ * Node's socket errors and the SQLSTATEs of a server that is gone, shutting down, starting up or out
+ * of connections (class 08, 57P01–57P03, 53300): the store is unavailable, not the request wrong.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
+
+export function isStoreUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  // An AggregateError wraps the refusals of each address of a host name. (A socket closed under a
+  // query in flight has no code in node-postgres: that request answers 500; the next ones 503.)
+  const errors = (error as { errors?: unknown }).errors;
+  return Array.isArray(errors) && errors.some(isStoreUnavailable);
+}

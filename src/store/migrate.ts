@@ -24,6 +24,7 @@ import * as auditChain from './migrations/0019_audit_chain.ts';
 import * as auditSinks from './migrations/0020_audit_sinks.ts';
 import * as billing from './migrations/0021_billing.ts';
 import * as seeds from './migrations/0022_seeds.ts';
+import * as credentialEpoch from './migrations/0023_credential_epoch.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '0020_audit_sinks': auditSinks,
   '0021_billing': billing,
   '0022_seeds': seeds,
+  '0023_credential_epoch': credentialEpoch,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

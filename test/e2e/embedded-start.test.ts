@@ -1,71 +1,32 @@
 // The embedded default end to end (DESIGN §6): the real process on PGlite in a temporary DATA_DIR,
 // driven over real HTTP, with the CLI beside it. One process owns the store at a time; a second one
 // must stop at once with one clear line, and nothing may be lost or corrupted across restarts.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Response } from '../support/app.ts';
+import {
+  freePort,
+  groupAlive,
+  killAll,
+  runToEnd,
+  type ServiceProcess,
+  scrubbedEnv,
+  startProcess,
+  tempDir,
+} from '../support/server-process.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const PASSWORD = 'a long enough password';
-const STARTUP_MS = 45_000;
 
-/** Settings of the outer environment that would change what the child does. */
-const SCRUBBED = [
-  'DATABASE_URL',
-  'SECRET_KEY',
-  'REDIS_URL',
-  'SMTP_URL',
-  'ADMIN_EMAIL',
-  'ADMIN_PASSWORD',
-  'ADMIN_ORG',
-  'HOST',
-  'CORS_ORIGINS',
-  'TRUSTED_PROXIES',
-  'NODE_OPTIONS',
-];
+afterAll(killAll);
 
-const children = new Set<ChildProcess>();
-const tempDirs: string[] = [];
+const tempDataDir = () => path.join(tempDir('dbops-e2e-'), 'data');
 
-afterAll(() => {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }
-  }
-  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dbops-e2e-'));
-  tempDirs.push(dir);
-  return path.join(dir, 'data');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
+/** The child environment of these tests: the scrubbed one, this DATA_DIR and PORT, cheap hashes. */
 function childEnv(dataDir: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of SCRUBBED) delete env[name];
   return {
-    ...env,
+    ...scrubbedEnv(),
     DATA_DIR: dataDir,
     PORT: String(port),
     ARGON2_MEMORY_KIB: '1024',
@@ -76,38 +37,8 @@ function childEnv(dataDir: string, port: number, extra: Record<string, string> =
   };
 }
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** Runs a command to its end, killing its whole process group when it outlives `timeoutMs`. */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Finished> {
-  const started = Date.now();
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      process.kill(-child.pid!, 'SIGKILL');
-      reject(new Error(`${args.join(' ')} did not finish within ${timeoutMs} ms\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
+const run = (command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number) =>
+  runToEnd(command, args, { env, timeoutMs });
 
 /** Lines a program wrote, without npm's own warnings about the machine's configuration. */
 const ownLines = (text: string) =>
@@ -115,13 +46,6 @@ const ownLines = (text: string) =>
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('npm warn'));
-
-interface Server {
-  child: ChildProcess;
-  base: string;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
 
 /**
  * `node src/main.ts serve` on the Node that runs this test (or `npm start`, as the README says);
@@ -131,73 +55,25 @@ async function startServer(
   dataDir: string,
   extra: Record<string, string> = {},
   via: 'node' | 'npm' = 'node',
-): Promise<Server> {
-  const port = await freePort();
-  const [command, args] = via === 'npm' ? ['npm', ['start']] : [process.execPath, ['src/main.ts', 'serve']];
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: childEnv(dataDir, port, extra),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+): Promise<ServiceProcess> {
+  const server = await startProcess({
+    ...(via === 'npm' && { command: 'npm', args: ['start'] }),
+    env: { DATA_DIR: dataDir, ...extra },
   });
-  children.add(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + STARTUP_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(
-        `the server exited during start-up (${child.exitCode ?? child.signalCode}):\n${output}`,
-      );
-    }
-    const ready = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(1_000) }).catch(
-      () => undefined,
-    );
-    if (ready?.status === 200) break;
-    if (Date.now() > deadline)
-      throw new Error(`the server was not ready within ${STARTUP_MS} ms:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, base, output: () => output, exited };
-}
-
-/** Whether any process of the group `pgid` still runs. */
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  await server.ready();
+  return server;
 }
 
 /** Sends SIGTERM and waits (bounded) for the process to end. */
-async function stopServer(server: Server): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  server.child.kill('SIGTERM');
-  const timeout = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error(`no exit within 15 s of SIGTERM:\n${server.output()}`)), 15_000),
-  );
-  return Promise.race([server.exited, timeout]);
+async function stopServer(
+  server: ServiceProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const { code, signal } = await server.terminate(15_000);
+  return { code, signal };
 }
 
-/** Waits (bounded) until the server's output contains `text`. */
-async function waitForOutput(server: Server, text: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!server.output().includes(text)) {
-    if (Date.now() > deadline)
-      throw new Error(`"${text}" not printed within ${timeoutMs} ms:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const waitForOutput = (server: ServiceProcess, text: string, timeoutMs = 5_000) =>
+  server.waitForOutput(text, timeoutMs);
 
 interface Session {
   cookie: string;

@@ -11,6 +11,7 @@ export interface LiveSession {
   org_role: OrgRole;
   email: string;
   last_seen_at: Date;
+  expires_at: Date;
   plan: Plan;
   rate_limit_per_minute: number | null;
   rate_limit_per_hour: number | null;
@@ -33,6 +34,7 @@ export async function findLiveSession(
       'u.org_role',
       'u.email',
       's.last_seen_at',
+      's.expires_at',
       'o.plan',
       'o.rate_limit_per_minute',
       'o.rate_limit_per_hour',

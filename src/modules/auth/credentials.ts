@@ -1,6 +1,10 @@
-// The principal behind a session cookie or an API key, read from the store on every request so that
-// a revocation, a demotion or a deactivation takes effect at once. The HTTP layer parses the
-// credential (src/http/auth.ts) and asks here; only hashes of secrets are stored and compared.
+// The principal behind a session cookie or an API key. The HTTP layer parses the credential
+// (src/http/auth.ts) and asks here; only hashes of secrets are stored and compared.
+//
+// A principal found in the store is cached, tagged with the credential epoch read before the lookup
+// (./credential-epoch.ts), and used again only while the request's epoch is the same: any
+// revocation, demotion, deactivation or plan change bumps the epoch in its own transaction, so it
+// takes effect at once in every process. Expiry is checked on every use against the clock.
 import type { Principal } from '../../core/actors.ts';
 import { unauthenticated } from '../../core/errors.ts';
 import type { CredentialLookup } from '../../http/auth.ts';
@@ -8,9 +12,12 @@ import { safeEqual, sha256 } from '../../security/tokens.ts';
 import type { Db } from '../../store/db.ts';
 import { findKeyByPrefix, touchKey } from '../api-keys/api-keys.repo.ts';
 import { findLiveSession, touchSession } from './auth.repo.ts';
+import type { CredentialEpoch } from './credential-epoch.ts';
 
 /** last_used_at and last_seen_at are written at most this often, to keep writes off the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
+/** Cached credentials per process; the oldest entry makes room when full. */
+const CACHE_ENTRIES = 10_000;
 
 /** What a session or a key row tells of its user and organization. */
 interface OwnerRow {
@@ -21,6 +28,15 @@ interface OwnerRow {
   plan: Principal['plan'];
   rate_limit_per_minute: number | null;
   rate_limit_per_hour: number | null;
+}
+
+interface Cached {
+  epoch: string;
+  principal: Principal;
+  /** The stored hash the presented secret must match (keys; sessions are cached by their hash). */
+  secretHash: string;
+  expiresAt: Date | null;
+  touchedAt: Date | null;
 }
 
 function principalOf(
@@ -38,27 +54,100 @@ function principalOf(
   };
 }
 
-export function createCredentialLookup({ db, now }: { db: Db; now: () => Date }): CredentialLookup {
+const touchDue = (touchedAt: Date | null, at: Date) =>
+  !touchedAt || at.getTime() - touchedAt.getTime() > TOUCH_INTERVAL_MS;
+
+export function createCredentialLookup({
+  db,
+  now,
+  epoch,
+}: {
+  db: Db;
+  now: () => Date;
+  epoch: CredentialEpoch;
+}): CredentialLookup {
+  const cache = new Map<string, Cached>();
+
+  function remember(id: string, entry: Cached): void {
+    cache.delete(id);
+    if (cache.size >= CACHE_ENTRIES) {
+      const oldest = cache.keys().next();
+      if (!oldest.done) cache.delete(oldest.value);
+    }
+    cache.set(id, entry);
+  }
+
+  /** The cached entry if it is of this epoch; a stale one is dropped. */
+  function cached(id: string, current: string): Cached | undefined {
+    const entry = cache.get(id);
+    if (entry?.epoch === current) return entry;
+    if (entry) cache.delete(id);
+    return undefined;
+  }
+
   return {
     async session(token) {
+      const tokenHash = sha256(token);
+      const id = `s:${tokenHash}`;
+      const current = await epoch.read();
       const at = now();
-      const session = await findLiveSession(db, sha256(token), at);
-      if (!session) throw unauthenticated('Session expired or revoked');
-      if (at.getTime() - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS)
-        await touchSession(db, session.id, at);
-      return principalOf(session, { via: 'session', scopes: null, sessionId: session.id, apiKeyId: null });
+      let entry = cached(id, current);
+      if (!entry) {
+        const session = await findLiveSession(db, tokenHash, at);
+        if (!session) throw unauthenticated('Session expired or revoked');
+        entry = {
+          epoch: current,
+          principal: principalOf(session, {
+            via: 'session',
+            scopes: null,
+            sessionId: session.id,
+            apiKeyId: null,
+          }),
+          secretHash: tokenHash,
+          expiresAt: session.expires_at,
+          touchedAt: session.last_seen_at,
+        };
+        remember(id, entry);
+      }
+      if (entry.expiresAt && entry.expiresAt <= at) throw unauthenticated('Session expired or revoked');
+      if (touchDue(entry.touchedAt, at)) {
+        entry.touchedAt = at;
+        await touchSession(db, entry.principal.sessionId ?? '', at);
+      }
+      return entry.principal;
     },
 
     async apiKey(prefix, secret) {
-      const key = await findKeyByPrefix(db, prefix);
-      if (!key || !safeEqual(key.secret_hash, sha256(secret))) throw unauthenticated('Invalid API key');
+      const secretHash = sha256(secret);
+      const id = `k:${prefix}`;
+      const current = await epoch.read();
       const at = now();
-      if (key.revoked_at) throw unauthenticated('API key revoked');
-      if (key.expires_at && key.expires_at <= at) throw unauthenticated('API key expired');
-      if (!key.owner_can_sign_in) throw unauthenticated('API key owner is deactivated');
-      if (!key.last_used_at || at.getTime() - key.last_used_at.getTime() > TOUCH_INTERVAL_MS)
-        await touchKey(db, key.id, at);
-      return principalOf(key, { via: 'api_key', scopes: key.scopes, sessionId: null, apiKeyId: key.id });
+      let entry = cached(id, current);
+      if (!entry || !safeEqual(entry.secretHash, secretHash)) {
+        const key = await findKeyByPrefix(db, prefix);
+        if (!key || !safeEqual(key.secret_hash, secretHash)) throw unauthenticated('Invalid API key');
+        if (key.revoked_at) throw unauthenticated('API key revoked');
+        if (!key.owner_can_sign_in) throw unauthenticated('API key owner is deactivated');
+        entry = {
+          epoch: current,
+          principal: principalOf(key, {
+            via: 'api_key',
+            scopes: key.scopes,
+            sessionId: null,
+            apiKeyId: key.id,
+          }),
+          secretHash: key.secret_hash,
+          expiresAt: key.expires_at,
+          touchedAt: key.last_used_at,
+        };
+        remember(id, entry);
+      }
+      if (entry.expiresAt && entry.expiresAt <= at) throw unauthenticated('API key expired');
+      if (touchDue(entry.touchedAt, at)) {
+        entry.touchedAt = at;
+        await touchKey(db, entry.principal.apiKeyId ?? '', at);
+      }
+      return entry.principal;
     },
   };
 }

@@ -2,6 +2,7 @@
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
+import { createMigrationInterrupted } from './migration-interrupted.ts';
 import { createMigrationRunHandlers } from './migration-runs.ts';
 import { findMigration } from './migrations.repo.ts';
 import { registerMigrationsRoutes } from './migrations.routes.ts';
@@ -21,6 +22,7 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
     now,
     statementTimeoutMs: config.targets.statementTimeoutMs,
   });
+  const interrupted = createMigrationInterrupted({ db, connections, now });
   return {
     name: 'migrations',
     routes: (api) => registerMigrationsRoutes(api, { migrations }),
@@ -31,6 +33,7 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
         action: 'migration.apply',
         connectionOf: targetOf,
         events: { succeeded: 'migration.applied', failed: 'migration.failed' },
+        interrupted: interrupted.apply,
       },
       {
         kind: 'migration_rollback',
@@ -38,6 +41,7 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
         action: 'migration.rollback',
         connectionOf: targetOf,
         events: { succeeded: 'migration.rolled_back' },
+        interrupted: interrupted.rollback,
       },
     ],
     events: ['migration.applied', 'migration.failed', 'migration.rolled_back', 'run.failed'],

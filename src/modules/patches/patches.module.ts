@@ -5,6 +5,7 @@ import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
 import { createSnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
 import { BACKUP_RETENTION_JOB, createBackupRetention } from './backup-retention.ts';
+import { createPatchInterrupted } from './patch-interrupted.ts';
 import { createPatchRunHandlers } from './patch-runs.ts';
 import { findPatch } from './patches.repo.ts';
 import { registerPatchesRoutes } from './patches.routes.ts';
@@ -20,6 +21,7 @@ export function patchesModule(shared: Shared): Module {
   const { config, db, audit, connections, snapshots, gate, runs, logger, now } = shared;
   const statementTimeoutMs = config.targets.statementTimeoutMs;
   const patches = createPatchesService({ db, audit, connections, gate, runs, now, statementTimeoutMs });
+  const interrupted = createPatchInterrupted({ db, connections, now });
   const handlers = createPatchRunHandlers({
     db,
     connections,
@@ -37,6 +39,7 @@ export function patchesModule(shared: Shared): Module {
         action: 'patch.execute',
         connectionOf,
         events: { succeeded: 'patch.executed', failed: 'patch.failed' },
+        interrupted: interrupted.execute,
       },
       {
         kind: 'patch_rollback',
@@ -44,6 +47,7 @@ export function patchesModule(shared: Shared): Module {
         action: 'patch.rollback',
         connectionOf,
         events: { succeeded: 'patch.rolled_back' },
+        interrupted: interrupted.rollback,
       },
     ],
     events: ['patch.executed', 'patch.failed', 'patch.rolled_back', 'run.failed'],

@@ -20,6 +20,12 @@ export interface RunKindRegistration {
   connectionOf(db: Db, run: Run): Promise<string | undefined>;
   /** The domain events of its end (API §11.1); `run.failed` is emitted for every kind besides. */
   events?: { succeeded?: EventType; failed?: EventType };
+  /**
+   * Called once the sweep has failed a run of this kind as interrupted (its process died mid-run):
+   * puts the subject back in a state a new run can start from, after finding out from the target
+   * what the dead run did.
+   */
+  interrupted?: (run: Run) => Promise<void>;
 }
 
 export interface RunKinds {

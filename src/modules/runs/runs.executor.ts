@@ -18,6 +18,7 @@ import {
   findRunById,
   heartbeat,
   isCancelRequested,
+  runningWorkerIds,
   setProgress,
   staleQueuedRuns,
 } from './runs.repo.ts';
@@ -69,6 +70,8 @@ export function createRunExecutor(deps: {
   workerId: string;
   /** A running run whose worker has not beaten for this long is failed as interrupted. */
   staleAfterMs: number;
+  /** Tells the workers that are provably gone, whose runs are failed at once (src/jobs/worker-liveness.ts). */
+  liveness?: { alive(workerIds: readonly string[]): Promise<Set<string>> };
   /** The event outbox: a run's end emits its events in the transaction that records it. */
   events?: EventsService;
 }) {
@@ -138,9 +141,12 @@ export function createRunExecutor(deps: {
      */
     async sweep(): Promise<string[]> {
       const staleBefore = new Date(now().getTime() - deps.staleAfterMs);
+      const working = await runningWorkerIds(db);
+      const alive = deps.liveness ? await deps.liveness.alive(working) : new Set(working);
+      const gone = working.filter((id) => !alive.has(id));
       // Failed and announced (run.failed) in one transaction, like any other end of a run.
       const interrupted = await db.transaction().execute(async (trx) => {
-        const ids = await failInterruptedRuns(trx, staleBefore, now());
+        const ids = await failInterruptedRuns(trx, staleBefore, now(), gone);
         const { events } = deps;
         if (events)
           for (const id of ids) {
@@ -151,6 +157,17 @@ export function createRunExecutor(deps: {
       });
       if (interrupted.length > 0)
         logger.info({ runs: interrupted }, 'runs of a stopped process failed as interrupted');
+      for (const id of interrupted) {
+        const run = await findRunById(db, id);
+        const recover = run && deps.kinds.get(run.kind)?.interrupted;
+        if (run && recover)
+          await recover(run).catch((error: unknown) =>
+            logger.error(
+              { err: error, run_id: id },
+              'the subject of an interrupted run could not be recovered',
+            ),
+          );
+      }
       return staleQueuedRuns(db, new Date(now().getTime() - deps.staleAfterMs));
     },
   };

@@ -227,13 +227,39 @@ export async function heartbeat(db: Executor, workerId: string, now: Date): Prom
     .execute();
 }
 
-/** Fails running runs whose worker stopped beating before `staleBefore`; returns their ids. */
-export async function failInterruptedRuns(db: Executor, staleBefore: Date, now: Date): Promise<string[]> {
+/** The workers of the running runs. */
+export async function runningWorkerIds(db: Executor): Promise<string[]> {
+  const rows = await db
+    .selectFrom('runs')
+    .select('worker_id')
+    .distinct()
+    .where('status', '=', 'running')
+    .where('worker_id', 'is not', null)
+    .execute();
+  return rows.flatMap((r) => (r.worker_id === null ? [] : [r.worker_id]));
+}
+
+/**
+ * Fails running runs whose worker stopped beating before `staleBefore` or is known to be gone;
+ * returns their ids.
+ */
+export async function failInterruptedRuns(
+  db: Executor,
+  staleBefore: Date,
+  now: Date,
+  goneWorkers: readonly string[] = [],
+): Promise<string[]> {
   const rows = await db
     .updateTable('runs')
     .set({ status: 'failed', error: 'interrupted: the process working this run stopped', finished_at: now })
     .where('status', '=', 'running')
-    .where((eb) => eb.or([eb('heartbeat_at', 'is', null), eb('heartbeat_at', '<', staleBefore)]))
+    .where((eb) =>
+      eb.or([
+        eb('heartbeat_at', 'is', null),
+        eb('heartbeat_at', '<', staleBefore),
+        ...(goneWorkers.length > 0 ? [eb('worker_id', 'in', [...goneWorkers])] : []),
+      ]),
+    )
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
