@@ -23,7 +23,9 @@ import { buildApp } from '../src/app.ts';
 import { compose } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
 import type { App } from '../src/http/types.ts';
+import { billingModule } from '../src/modules/billing/billing.module.ts';
 import { updateOrgPlan } from '../src/modules/billing/billing.repo.ts';
+import { MODULES } from '../src/modules/index.ts';
 import { createAdmin } from '../src/modules/orgs/first-admin.ts';
 import { visibleProjectsQuery } from '../src/modules/projects/projects.repo.ts';
 import { createPasswordHasher } from '../src/security/passwords.ts';
@@ -99,7 +101,11 @@ function describe(node: RootOperationNode): string {
   return node.kind;
 }
 
-export async function startServer(store: Store): Promise<Server> {
+/**
+ * The service on `store`, with every module, or without the billing module's usage metering (the
+ * one thing it adds to every request), for the metering bench.
+ */
+export async function startServer(store: Store, options: { metering?: boolean } = {}): Promise<Server> {
   await migrateToLatest(store.db);
   const queries = new QueryCounter();
   const db = store.db.withPlugin(queries);
@@ -112,6 +118,7 @@ export async function startServer(store: Store): Promise<Server> {
     migrate: false,
     secretKey: randomBytes(32),
     passwords,
+    modules: options.metering === false ? MODULES.filter((factory) => factory !== billingModule) : MODULES,
   });
   const app = await buildApp(composition);
   app.addHook('onClose', () => composition.close());

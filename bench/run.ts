@@ -112,6 +112,8 @@ interface Row {
   /** (b): the API's store queries, through the same driver, on a bare route. */
   storeOnly: Measure;
   api: Measure;
+  /** The API route of a second service on a fresh store, without usage metering (issue 18). */
+  unmetered?: Measure;
   ratio: number;
   ratioOfQueries: number;
   queries: Map<string, number>;
@@ -217,15 +219,35 @@ async function benchStore(name: string, store: Store): Promise<Row> {
   }
 }
 
+/** The API route without the billing module's metering, on a fresh store opened by `open`. */
+async function unmeteredApi(name: string, store: Store): Promise<Measure> {
+  const server = await startServer(store, { metering: false });
+  try {
+    console.error(`[${name}] ${API_PATH} without usage metering …`);
+    return await measure(`${server.baseUrl}${API_PATH}`, { authorization: server.bearer });
+  } finally {
+    await server.app.close();
+  }
+}
+
 async function onPglite(): Promise<Row> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'dbops-bench-'));
   const location: StoreLocation = { kind: 'pglite', dataDir };
   const store = await openStore(location);
+  const bareDir = await mkdtemp(path.join(os.tmpdir(), 'dbops-bench-'));
   try {
-    return await benchStore('PGlite (DATA_DIR)', store);
+    const row = await benchStore('PGlite (DATA_DIR)', store);
+    const bare = await openStore({ kind: 'pglite', dataDir: bareDir });
+    try {
+      row.unmetered = await unmeteredApi(row.store, bare);
+    } finally {
+      await bare.close();
+    }
+    return row;
   } finally {
     await store.close();
     await rm(dataDir, { recursive: true, force: true });
+    await rm(bareDir, { recursive: true, force: true });
   }
 }
 
@@ -234,11 +256,25 @@ async function onPostgres(): Promise<Row | string> {
   if (!database) return `PostgreSQL skipped: no server at ${redactUrl(testPgUrl)} (set TEST_PG_URL to one).`;
   try {
     const store = await openStore({ kind: 'postgres', url: database.url });
+    let row: Row;
     try {
-      return await benchStore('PostgreSQL', store);
+      row = await benchStore('PostgreSQL', store);
     } finally {
       await store.close();
     }
+    const bareDatabase = await createTestPgDatabase();
+    if (!bareDatabase) return row;
+    try {
+      const bare = await openStore({ kind: 'postgres', url: bareDatabase.url });
+      try {
+        row.unmetered = await unmeteredApi(row.store, bare);
+      } finally {
+        await bare.close();
+      }
+    } finally {
+      await bareDatabase.drop();
+    }
+    return row;
   } finally {
     await database.drop();
   }
@@ -356,6 +392,14 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
     lines.push(
       "- PostgreSQL: plus 1 read of the credential epoch per request (a warm key's revocation check, src/modules/auth/credential-epoch.ts; a precompiled query the counter above does not see). The embedded store needs none.",
     );
+  for (const r of rows) {
+    if (!r.unmetered) continue;
+    // Metering is an in-memory count per request (issue 18: under 5 % of the API's throughput).
+    const cost = 1 - r.api.rps / r.unmetered.rps;
+    lines.push(
+      `- ${r.store}, usage metering: ${fmt(r.api.rps)} req/s with it, ${fmt(r.unmetered.rps)} req/s without (a second service on a fresh store, measured after): ${cost > 0 ? `costs ${pct(cost)}` : 'no measurable cost'} (target < 5 %; runs minutes apart on a shared machine differ by more than that)`,
+    );
+  }
   for (const note of notes) lines.push(`- ${note}`);
   if (profiling) lines.push('- BENCH_PROFILE=1: the API runs were profiled, which slows them.');
   for (const r of rows) {
