@@ -42,8 +42,10 @@ export function translateTable(table: TableModel, ctx: TranslateContext): TableM
     const generatedKey =
       column.identity !== null || column.auto_increment || (column.default ?? '').includes('nextval(');
     const inKey = table.primary_key?.columns.includes(column.name) ?? false;
+    // Checks are left out across dialects (as the table's are), and storage is PostgreSQL's own.
+    const { check: _check, storage: _storage, compression: _compression, ...portable } = column;
     return {
-      ...column,
+      ...portable,
       type,
       default: null,
       default_normalized: null,

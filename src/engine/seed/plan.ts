@@ -63,6 +63,8 @@ const referencedKey = (table: TableModel, fk: ForeignKeyModel) =>
 function limitsOf(table: TableModel): Map<string, ColumnLimits> {
   const out = new Map<string, ColumnLimits>();
   for (const check of table.check_constraints) readCheck(check.expression, out);
+  // MariaDB keeps a CHECK declared with its column on the column.
+  for (const column of table.columns) if (column.check) readCheck(column.check, out);
   return out;
 }
 
