@@ -55,8 +55,21 @@ export function minimumLength(kind: FakeKind, locale = 'en'): number {
 /** Kinds whose values stay distinct for distinct inputs (a keyed tag of 60 bits or more). */
 export const DISTINCT_FAKE_KINDS: ReadonlySet<FakeKind> = new Set(['email', 'iban', 'uuid']);
 
+// The names come from a finite dictionary: each is folded once, not once per value (a normalize and
+// two regexes per e-mail were a visible part of its cost).
+const folded = new Map<string, string>();
+
 /** Lowercase ASCII letters of a name, for e-mails and user names ("Zoë" → "zoe"). */
 function asciiWord(name: string): string {
+  let word = folded.get(name);
+  if (word === undefined) {
+    word = foldToAscii(name);
+    folded.set(name, word);
+  }
+  return word;
+}
+
+function foldToAscii(name: string): string {
   return name
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')

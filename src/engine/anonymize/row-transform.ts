@@ -3,6 +3,8 @@
 // (the same, then the shuffled columns permuted within the batch by a keyed order of the rows' keys).
 // The bridge calls these in flight; an in-place run calls them between the row stream out and the
 // staging table. Rows are plain objects keyed by column name; a row is never changed in place.
+
+import type { FieldTransform } from '../rows/transform.ts';
 import { compileTransformer, type ValueTransformer } from './compile.ts';
 import { canonicalJson } from './keyed.ts';
 import type { RunPlan } from './run-plan.ts';
@@ -14,6 +16,10 @@ export interface TableTransform {
   table: string;
   /** The columns whose values change. */
   columns: string[];
+  /** Each column's rule but shuffle, as a function of one value. */
+  perValue: ReadonlyMap<string, ValueTransformer>;
+  /** The shuffled columns (permuted within a batch, so never a function of one value). */
+  shuffled: readonly string[];
   /** Every rule but shuffle, on one row. */
   row(row: Row): Row;
   /** row() on each, then the shuffled columns permuted among the batch's rows. */
@@ -53,7 +59,14 @@ export function compileTableTransforms(plan: RunPlan, key: Buffer): Map<string, 
         }
         return done;
       };
-      out.set(table.table, { table: table.table, columns: table.columns.map((c) => c.column), row, batch });
+      out.set(table.table, {
+        table: table.table,
+        columns: table.columns.map((c) => c.column),
+        perValue: new Map(perValue),
+        shuffled,
+        row,
+        batch,
+      });
     }
   }
   return out;
@@ -116,4 +129,22 @@ export function positionalBatchTransform(
       return out;
     });
   };
+}
+
+/**
+ * The table's rules as per-field transforms of the row pipeline's text, by the field's position in
+ * `columns`; null when a shuffled column is among them (a shuffle needs the whole batch: use
+ * positionalBatchTransform). Fields without a rule are absent, so they pass on undecoded.
+ */
+export function positionalFieldTransforms(
+  transform: TableTransform,
+  columns: readonly string[],
+): Map<number, FieldTransform> | null {
+  if (transform.shuffled.some((c) => columns.includes(c))) return null;
+  const fields = new Map<number, FieldTransform>();
+  columns.forEach((column, at) => {
+    const apply = transform.perValue.get(column);
+    if (apply) fields.set(at, (value) => asText(apply(value)));
+  });
+  return fields;
 }

@@ -24,7 +24,19 @@ export interface MaskOptions {
  * Every character but the first `keep_start` and last `keep_end` replaced by `char`. A value too
  * short to hide anything while keeping both ends is masked whole: a mask that reveals all is none.
  */
+// A UTF-16 surrogate: where a character is two code units, so string indexes are not characters.
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 export function maskText(text: string, { keep_start, keep_end, char }: MaskOptions): string {
+  if (!SURROGATE.test(text)) {
+    // One code unit per character (nearly every value): slice the string, no array of characters.
+    if (text.length <= keep_start + keep_end) return char.repeat(text.length);
+    return (
+      text.slice(0, keep_start) +
+      char.repeat(text.length - keep_start - keep_end) +
+      text.slice(text.length - keep_end)
+    );
+  }
   const chars = Array.from(text);
   if (chars.length <= keep_start + keep_end) return char.repeat(chars.length);
   const hidden = chars.length - keep_start - keep_end;

@@ -167,7 +167,11 @@ async function rewriteGroup(
     for (const [i, planned] of group.tables.entries()) {
       const table = tables.get(planned.table) as TableModel;
       const transformed = planned.columns.map((c) => c.column);
-      const columns = table.columns.filter((c) => !c.generated).map((c) => c.name);
+      // Only what the write-back reads: the key (to find each row) and the transformed columns.
+      // Streaming, transforming and staging the other columns too cost as much again on wide rows.
+      const columns = table.columns
+        .filter((c) => !c.generated && (planned.key.includes(c.name) || transformed.includes(c.name)))
+        .map((c) => c.name);
       const kinds = columns.map((name) =>
         dialect.rows.valueKind((table.columns.find((c) => c.name === name) as { type: string }).type),
       );

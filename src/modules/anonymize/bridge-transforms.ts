@@ -97,8 +97,9 @@ export function createBridgeAnonymizer(deps: {
       const columnsOf = new Map(
         plan.groups.flatMap((g) => g.tables.map((t) => [t.table, t.columns.map((c) => c.column)] as const)),
       );
-      // The transforms run on worker threads, started when a copied table first needs them.
-      let pool: TransformPool | undefined;
+      // The transforms run on worker threads, started now: each loads and compiles its modules, which
+      // then overlaps with the bridge's own preparation of the target instead of delaying the first table.
+      let pool: TransformPool | undefined = columnsOf.size > 0 ? createTransformPool(plan, key) : undefined;
       return {
         forTable(table: string, columns: readonly string[]) {
           if (!columnsOf.get(table)?.some((c) => columns.includes(c))) return null;

@@ -1,5 +1,5 @@
 // How an in-place run (anonymize-run.ts) stages a table's transformed rows and writes them back.
-// The stage is a session-private table with the table's written columns, plus a copy of each row's
+// The stage is a session-private table with the rows' key and transformed columns, plus a copy of each row's
 // original key when the key itself is transformed (the row is found by what it held), plus the
 // row's rank when a transformed column belongs to a unique key (engine/anonymize/unique-swap.ts:
 // such columns pass through temporary values made from the rank, so no row collides with another
@@ -23,7 +23,7 @@ const keyCopy = (i: number) => `dbops_key_${i}`;
 export interface Stage {
   /** Unquoted: the row stream writes into it by name. */
   name: string;
-  /** What the row stream writes, in order: the table's columns, then the key copies and the rank. */
+  /** What the row stream writes, in order: the key and transformed columns (in the table's order), then the key copies and the rank. */
   columns: string[];
   kinds: ValueKind[];
   /** The fields appended to each streamed row: its original key (when transformed), then its rank (when swapping). */

@@ -80,6 +80,29 @@ describe('the transform pool', () => {
     expect(rows.every((r) => r[1] !== r[3])).toBe(true);
   });
 
+  it('transforms only the ruled fields when no shuffled column is streamed, extras included', async () => {
+    // Without `score` (the shuffled column) the workers take the field-only path: same rows as one thread.
+    const columns = ['id', 'email'];
+    async function* twoFields(): AsyncGenerator<RowBatch> {
+      for await (const batch of batches(3, 4)) {
+        const lines = batch.data.toString().split('\n').slice(0, -1);
+        const text = lines.map((l) => encodeRow(decodeRow(l).slice(0, 2))).join('');
+        yield { data: Buffer.from(text), rows: batch.rows };
+      }
+    }
+    pool = createTransformPool(PLAN, KEY, 2);
+    const one = positionalBatchTransform(compileTableTransforms(PLAN, KEY).get('public.people')!, columns);
+    const expected = await collect(transformRowBatches(twoFields(), one));
+    const got = await collect(
+      pool.transform('public.people', columns, { keyAt: [1], rank: true })(twoFields()),
+    );
+    const rows = got.flatMap((b) => b.values);
+    expect(rows.map((r) => r.slice(0, 2))).toEqual(expected.flatMap((b) => b.values));
+    expect(rows.map((r) => r[2])).toEqual(Array.from({ length: 12 }, (_, i) => `p${i}@mail.org`));
+    expect(rows.map((r) => r[3])).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
+    expect(rows.every((r) => r[1]!.endsWith('@example.net'))).toBe(true);
+  });
+
   it('fails the stream when a batch cannot be transformed', async () => {
     pool = createTransformPool(PLAN, KEY, 2);
     await expect(collect(pool.transform('public.nobody', COLUMNS)(batches(2, 3)))).rejects.toThrow(

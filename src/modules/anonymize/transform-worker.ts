@@ -5,10 +5,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import {
   compileTableTransforms,
   positionalBatchTransform,
+  positionalFieldTransforms,
   type TextRow,
 } from '../../engine/anonymize/row-transform.ts';
 import type { RunPlan } from '../../engine/anonymize/run-plan.ts';
-import { transformBatch } from '../../engine/rows/transform.ts';
+import type { RowBatch } from '../../engine/rows/copy-text.ts';
+import { type FieldTransform, transformBatch, transformFields } from '../../engine/rows/transform.ts';
 
 export interface TransformRequest {
   id: number;
@@ -23,23 +25,30 @@ export type TransformReply = { id: number; data: Uint8Array; rows: number } | { 
 
 const { plan, key } = workerData as { plan: RunPlan; key: Uint8Array };
 const transforms = compileTableTransforms(plan, Buffer.from(key));
-const compiled = new Map<string, (rows: TextRow[]) => TextRow[]>();
+type Extras = NonNullable<TransformRequest['extras']>;
+/** A table's transform of one batch: by field when no shuffle is involved (other fields stay bytes), else by whole rows. */
+type Compiled = (data: Buffer, extras: Extras | undefined) => RowBatch;
+const compiled = new Map<string, Compiled>();
 const port = parentPort;
 
-port?.on('message', (request: TransformRequest) => {
-  try {
-    const name = `${request.table}\u0000${request.columns.join('\u0000')}`;
-    let transform = compiled.get(name);
-    if (!transform) {
-      const table = transforms.get(request.table);
-      if (!table) throw new Error(`no transform for ${request.table}`);
-      transform = positionalBatchTransform(table, request.columns);
-      compiled.set(name, transform);
-    }
-    const data = Buffer.from(request.data.buffer, request.data.byteOffset, request.data.byteLength);
-    const { extras } = request;
-    const rows = transform;
-    const done = transformBatch(
+function byFields(fields: Map<number, FieldTransform>): Compiled {
+  return (data, extras) =>
+    transformFields(
+      data,
+      fields,
+      extras &&
+        ((raw, row) => {
+          // The original key fields as they arrived: already in the neutral format.
+          let out = '';
+          for (const k of extras.keyAt) out += `\t${raw[k] ?? '\\N'}`;
+          return extras.rankFrom === null ? out : `${out}\t${extras.rankFrom + row + 1}`;
+        }),
+    );
+}
+
+function byRows(rows: (rows: TextRow[]) => TextRow[]): Compiled {
+  return (data, extras) =>
+    transformBatch(
       data,
       extras
         ? (originals) =>
@@ -48,9 +57,27 @@ port?.on('message', (request: TransformRequest) => {
               ...extras.keyAt.map((k) => originals[i]?.[k] ?? null),
               ...(extras.rankFrom === null ? [] : [String(extras.rankFrom + i + 1)]),
             ])
-        : transform,
+        : rows,
     );
-    port.postMessage({ id: request.id, data: done.data, rows: done.rows } satisfies TransformReply);
+}
+
+port?.on('message', (request: TransformRequest) => {
+  try {
+    const name = `${request.table}\u0000${request.columns.join('\u0000')}`;
+    let transform = compiled.get(name);
+    if (!transform) {
+      const table = transforms.get(request.table);
+      if (!table) throw new Error(`no transform for ${request.table}`);
+      const fields = positionalFieldTransforms(table, request.columns);
+      transform = fields ? byFields(fields) : byRows(positionalBatchTransform(table, request.columns));
+      compiled.set(name, transform);
+    }
+    const data = Buffer.from(request.data.buffer, request.data.byteOffset, request.data.byteLength);
+    const done = transform(data, request.extras);
+    const reply = { id: request.id, data: done.data, rows: done.rows } satisfies TransformReply;
+    // A batch that owns its whole memory is handed over rather than copied (a pooled small one is not).
+    const owned = done.data.byteOffset === 0 && done.data.byteLength === done.data.buffer.byteLength;
+    port.postMessage(reply, owned ? [done.data.buffer as ArrayBuffer] : []);
   } catch (error) {
     port.postMessage({
       id: request.id,

@@ -1,0 +1,39 @@
+// transformFields against the decode-everything path (transformBatch): the same rows out for the
+// same per-field rule, the untouched fields passed on byte for byte (escapes as they came), NULL
+// handed to the rule as null, and the appended text after each row.
+import { describe, expect, it } from 'vitest';
+import { encodeRow } from './copy-text.ts';
+import { transformBatch, transformFields } from './transform.ts';
+
+const upper = (value: string | null) => (value === null ? 'was null' : value.toUpperCase());
+
+describe('transformFields', () => {
+  it('applies the rule to its field only and matches the decoded path', () => {
+    const rows = [
+      ['1', 'tab\there', 'a\\b'],
+      ['2', null, 'line\nbreak'],
+      ['3', 'plain', null],
+    ];
+    const data = Buffer.from(rows.map(encodeRow).join(''));
+    const fast = transformFields(data, new Map([[1, upper]]));
+    const slow = transformBatch(data, (decoded) =>
+      decoded.map((r) => r.map((v, i) => (i === 1 ? upper(v) : v))),
+    );
+    expect(fast.rows).toBe(3);
+    expect(fast.data.toString()).toBe(slow.data.toString());
+    expect(fast.data.toString()).toBe('1\tTAB\\tHERE\ta\\\\b\n2\twas null\tline\\nbreak\n3\tPLAIN\t\\N\n');
+  });
+
+  it('passes untouched fields on as they arrived, escapes included', () => {
+    // \b is PostgreSQL's escape for a backspace: re-encoding would write the raw byte instead.
+    const data = Buffer.from('x\\b\ty\n');
+    expect(transformFields(data, new Map([[1, upper]])).data.toString()).toBe('x\\b\tY\n');
+  });
+
+  it('appends the extra text from the original fields and the row index', () => {
+    const data = Buffer.from('7\tsecret\n8\tother\n');
+    const out = transformFields(data, new Map([[1, () => 'masked']]), (raw, row) => `\t${raw[1]}\t${row}`);
+    expect(out.data.toString()).toBe('7\tmasked\tsecret\t0\n8\tmasked\tother\t1\n');
+    expect(out.rows).toBe(2);
+  });
+});
