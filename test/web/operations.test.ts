@@ -89,8 +89,8 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await target?.drop();
   });
 
-  it('adds a connection through the form, tests it, and browses its live schema', async () => {
-    const { page } = ownerPage;
+  it('adds a connection through the form, tests it, browses its live schema, and edits it', async () => {
+    const { page, problems } = ownerPage;
     await page.getByRole('link', { name: 'Billing' }).click();
     await page.getByRole('heading', { name: 'Connections' }).waitFor();
     await page.getByRole('button', { name: 'Add connection' }).click();
@@ -125,10 +125,43 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await broken.getByRole('button', { name: 'Test' }).click();
     await expect.poll(() => broken.getByRole('alert').textContent()).toMatch(/^unknown database/);
     await captureBothWidths(page, 'connections');
-    // Out of the way of the drift page, which would rightly answer 502 for it.
+
+    // Mended after saving: renamed, pointed at the right database, the (write-only) password kept.
     const brokenId = (await owner.get(`/api/v1/connections?project_id=${projectId}`)).body.items.find(
       (c: { name: string }) => c.name === 'broken',
     ).id;
+    await owner.patch(`/api/v1/connections/${brokenId}`, { password: 'kept-secret' });
+    await broken.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit connection broken' });
+    expect(await edit.getByLabel('Database').inputValue()).toBe('no_such_database_here');
+    expect(await edit.getByLabel('Password').inputValue()).toBe('');
+    expect(await edit.getByLabel('Engine').isDisabled()).toBe(true);
+    await edit.getByLabel('Name', { exact: true }).fill('mended');
+    await edit.getByLabel('Database').fill(source.name);
+    await edit.getByLabel('Environment').selectOption('staging');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    const mended = page.getByTestId('connection-mended');
+    await mended.getByText('staging').waitFor();
+    await mended.getByRole('button', { name: 'Test' }).click();
+    await expect.poll(() => mended.getByRole('status').textContent()).toMatch(/^Connected in \d+ ms/);
+    const saved = (await owner.get(`/api/v1/connections/${brokenId}`)).body;
+    expect([saved.name, saved.database, saved.environment, saved.has_password]).toEqual([
+      'mended',
+      source.name,
+      'staging',
+      true,
+    ]);
+    // A wrong port is refused with the API's detail next to the form, which stays open.
+    await mended.getByRole('button', { name: 'Edit' }).click();
+    const again = page.getByRole('form', { name: 'Edit connection mended' });
+    await again.getByLabel('Host').fill('');
+    await again.getByLabel('Host').fill('169.254.169.254');
+    await again.getByRole('button', { name: 'Save changes' }).click();
+    await again.getByRole('alert').waitFor();
+    await again.getByRole('button', { name: 'Cancel' }).click();
+    expect(problems.filter((p) => !/status of 4\d\d/.test(p))).toEqual([]);
+    problems.length = 0;
+    // Out of the way of the drift page and the pickers.
     expect((await owner.delete(`/api/v1/connections/${brokenId}`)).status).toBe(204);
   });
 
@@ -382,6 +415,16 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await section.getByRole('button', { name: 'Acknowledge' }).click();
     await section.getByText(/Acknowledged/).waitFor();
     await expect.poll(() => badge.count()).toBe(0);
+
+    // The snapshots, newest first: the acknowledged report's snapshot is now the only baseline.
+    await section.getByRole('button', { name: 'Snapshots' }).click();
+    const snapshots = section.getByRole('region', { name: 'Snapshots of target' });
+    const rows = snapshots.locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBeGreaterThanOrEqual(2);
+    expect(await rows.first().locator('td').nth(2).textContent()).toBe('baseline');
+    expect(await snapshots.getByRole('cell', { name: 'baseline', exact: true }).count()).toBe(1);
+    await captureBothWidths(page, 'drift-snapshots');
     expect(problems).toEqual([]);
   });
 });
