@@ -186,4 +186,38 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     await captureBothWidths(page, 'audit');
     expect(problems).toEqual([]);
   });
+  it('adds a project member, changes the role, and removes the member', async () => {
+    const { page, problems } = ownerPage;
+    const grace = await owner.post('/api/v1/users', {
+      email: `grace-${crypto.randomUUID()}@example.com`,
+      name: 'Grace Hopper',
+      password: 'a long enough password',
+      org_role: 'member',
+    });
+    expect(grace.status, JSON.stringify(grace.body)).toBe(201);
+    const members = async () =>
+      (await owner.get(`/api/v1/projects/${projectId}/members`)).body.items as {
+        user_id: string;
+        role: string;
+      }[];
+    await page.getByRole('link', { name: 'Members' }).click();
+    const form = page.getByRole('form', { name: 'Add member' });
+    await form.getByLabel('User').selectOption({ label: `Grace Hopper (${grace.body.email})` });
+    await form.getByLabel('Role').selectOption('developer');
+    await form.getByRole('button', { name: 'Add member' }).click();
+    const row = page.getByTestId(`member-${grace.body.email}`);
+    await row.waitFor();
+    expect((await members()).find((m) => m.user_id === grace.body.id)?.role).toBe('developer');
+
+    await row.getByLabel('Project role of Grace Hopper').selectOption('viewer');
+    await expect
+      .poll(async () => (await members()).find((m) => m.user_id === grace.body.id)?.role)
+      .toBe('viewer');
+    await captureBothWidths(page, 'members');
+
+    await row.getByRole('button', { name: 'Remove Grace Hopper' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    expect((await members()).some((m) => m.user_id === grace.body.id)).toBe(false);
+    expect(problems).toEqual([]);
+  });
 });
