@@ -5,6 +5,7 @@ import { detailText } from './errors.ts';
 import { parseOptions, rowsOf } from './forms.ts';
 import { blockingWarnings, destructiveStatements, warningsByStatement } from './lint.ts';
 import { isActiveRun, percentDone, pollInterval } from './poll.ts';
+import { generatorColumns } from './seed-columns.ts';
 import { remainingText } from './time.ts';
 
 const statement = (sql: string, destructive = false): MigrationStatement => ({
@@ -121,5 +122,26 @@ describe('form parsing', () => {
     expect(rows).toHaveLength(7);
     expect(rows.find((r) => r.operation === 'bridge_run')?.required_approvals).toBe(2);
     expect(rows.find((r) => r.operation === 'patch_execute')?.environments).toEqual([]);
+  });
+});
+
+describe('seed generators per column', () => {
+  it('keeps only the columns given a kind, with their options', () => {
+    expect(
+      generatorColumns('public.people', {
+        id: { kind: '', options: '' },
+        age: { kind: 'int', options: '{"min": 18, "max": 99}' },
+        note: { kind: 'null', options: '' },
+      }),
+    ).toEqual({ age: { kind: 'int', min: 18, max: 99 }, note: { kind: 'null' } });
+    expect(generatorColumns('t', { id: { kind: '', options: '{"x": 1}' } })).toBeUndefined();
+  });
+  it('names the column whose options are not a JSON object', () => {
+    expect(() => generatorColumns('t', { a: { kind: 'int', options: '{min: 1' } })).toThrow(
+      /^t\.a: .*not valid JSON/,
+    );
+    expect(() => generatorColumns('t', { a: { kind: 'choice', options: '[1]' } })).toThrow(
+      /^t\.a: .*JSON object/,
+    );
   });
 });
