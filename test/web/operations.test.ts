@@ -375,6 +375,14 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await form.getByLabel('Connection').selectOption(ids.source!);
     await form.getByLabel('Seed', { exact: true }).fill('7');
     await form.getByLabel('public.people').fill('25');
+    // One column's generator chosen by hand; the others stay inferred. Bad options are named.
+    await form.getByLabel('Generator of first_name').selectOption('constant');
+    await form.getByLabel('Options of first_name (JSON)').fill('{value: Zed}');
+    await form.getByRole('button', { name: 'Save scenario' }).click();
+    expect(await form.getByRole('alert').textContent()).toMatch(
+      /^public\.people\.first_name: .*not valid JSON/,
+    );
+    await form.getByLabel('Options of first_name (JSON)').fill('{"value": "Zed"}');
     await form.getByRole('button', { name: 'Save scenario' }).click();
     const detail = page.getByRole('region', { name: 'Scenario people' });
     await detail.getByRole('button', { name: 'Preview rows' }).click();
@@ -385,6 +393,11 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
     const counted = await onTarget<{ count: string }>(source.url, 'select count(*) from people');
     expect(Number(counted[0]?.count)).toBe(25);
+    const names = await onTarget<{ first_name: string }>(
+      source.url,
+      'select distinct first_name from people',
+    );
+    expect(names).toEqual([{ first_name: 'Zed' }]);
     expect(problems).toEqual([]);
   });
 
