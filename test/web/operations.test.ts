@@ -320,6 +320,20 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
       { id: 2, name: 'two' },
       { id: 3, name: 'drei' },
     ]);
+
+    // Which rows: a filter on the ticked table, then a subset started from one row.
+    const copiedIds = async () =>
+      (await onTarget<{ id: number }>(source.url, 'select id from items order by id')).map((r) => r.id);
+    await form.getByLabel('Filter of public.items').fill('id <> 2');
+    await form.getByRole('button', { name: 'Start copy' }).click();
+    await expect.poll(copiedIds, { timeout: 20_000 }).toEqual([1, 3]);
+    await form.getByLabel('Filter of public.items').fill('');
+    await form.getByLabel('Start table').selectOption('public.items');
+    await form.getByLabel('Start rows where').fill('id = 2');
+    await form.getByLabel('Percent of them').fill('100');
+    await form.getByRole('button', { name: 'Start copy' }).click();
+    await expect.poll(copiedIds, { timeout: 20_000 }).toEqual([2]);
+    await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
     expect(problems).toEqual([]);
   });
 
@@ -360,6 +374,25 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     expect(rows.map((r) => r.email)).not.toContain('ann@corp.example');
     expect(rows.every((r) => /@/.test(r.email))).toBe(true);
     expect(rows.map((r) => r.full_name)).toEqual(['Ann Lee', 'Bob Stone']);
+
+    // The saved rules edited afterwards: one more column covered, the first rule kept as it was.
+    await detail.getByRole('button', { name: 'Edit rules' }).click();
+    const edit = detail.getByRole('form', { name: 'Rules of mask customers' });
+    expect(
+      await edit.getByRole('group', { name: 'Rule 1' }).getByLabel('Options (JSON)').inputValue(),
+    ).toMatch(/"kind":"email"/);
+    await edit.getByRole('button', { name: 'Add rule' }).click();
+    const added = edit.getByRole('group', { name: 'Rule 2' });
+    await added.getByLabel('Table').selectOption('public.customers');
+    await added.getByLabel('Column').selectOption('full_name');
+    await added.getByLabel('Transformer').selectOption('redact');
+    await edit.getByRole('button', { name: 'Save rules' }).click();
+    await detail.getByText(/customers\.full_name: redact/).waitFor();
+    const configId = (await owner.get(`/api/v1/anonymize/configs?project_id=${projectId}`)).body.items[0].id;
+    const saved = (await owner.get(`/api/v1/anonymize/configs/${configId}`)).body.rules;
+    expect(saved.map((r: { column: string; transformer: string }) => `${r.column}:${r.transformer}`)).toEqual(
+      ['email:fake', 'full_name:redact'],
+    );
     expect(problems).toEqual([]);
   });
 
