@@ -65,6 +65,8 @@ function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id
   const [rules, setRules] = useState<RuleDraft[]>([]);
   const schema = useQuery({
     queryKey: ['schema', connectionId],
+    // Live: a table created a moment ago must be pickable at once.
+    staleTime: 0,
     queryFn: () =>
       call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
     enabled: connectionId !== '',

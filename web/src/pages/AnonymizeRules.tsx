@@ -157,6 +157,8 @@ export function ConfigRulesForm({ config, onDone }: { config: Config; onDone: ()
   const [rules, setRules] = useState(() => draftsOf(config));
   const schema = useQuery({
     queryKey: ['schema', config.connection_id],
+    // Live: a table created a moment ago must be pickable at once.
+    staleTime: 0,
     queryFn: () =>
       call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: config.connection_id } } })),
   });

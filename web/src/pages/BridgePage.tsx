@@ -31,6 +31,8 @@ export function BridgePage() {
   const [result, setResult] = useState<CopyResult | undefined>();
   const schema = useQuery({
     queryKey: ['schema', source],
+    // Live: a table created a moment ago must be pickable at once.
+    staleTime: 0,
     queryFn: () => call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: source } } })),
     enabled: source !== '',
   });

@@ -67,6 +67,8 @@ function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (
   const [tables, setTables] = useState<{ table: string; rows: number }[]>([]);
   const schema = useQuery({
     queryKey: ['schema', connectionId],
+    // Live: a table created a moment ago must be pickable at once.
+    staleTime: 0,
     queryFn: () =>
       call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
     enabled: connectionId !== '',
