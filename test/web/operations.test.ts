@@ -208,6 +208,22 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
       "select indexname from pg_indexes where tablename = 'items'",
     );
     expect(indexes.map((i) => i.indexname)).toContain('items_name_idx');
+
+    // Rolled back from the same page: the dropped column returns, the added index goes.
+    await page.getByRole('button', { name: 'Roll back' }).click();
+    await expect.poll(() => run(page).locator('strong').textContent()).toBe('migration rollback');
+    await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
+    await expect.poll(() => page.locator('.page-head .status').textContent()).toBe('rolled back');
+    const restored = await onTarget<{ column_name: string }>(
+      target.url,
+      "select column_name from information_schema.columns where table_name = 'items' order by 1",
+    );
+    expect(restored.map((c) => c.column_name)).toEqual(['id', 'legacy', 'name']);
+    expect(
+      (await onTarget(target.url, "select 1 from pg_indexes where indexname = 'items_name_idx'")).length,
+    ).toBe(0);
+    // Back to the shape the tests after this one expect.
+    await onTarget(target.url, 'alter table items drop column legacy');
     expect(problems).toEqual([]);
   });
 
@@ -237,8 +253,17 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
       (await onTarget<{ name: string }>(target.url, 'select name from items order by id')).map((r) => r.name),
     ).toEqual(['ONE', 'TWO', 'three']);
 
+    // A row changed after the patch: the rollback refuses and names it; forcing restores anyway.
+    await onTarget(target.url, "update items set name = 'changed' where id = 1");
     await page.getByRole('button', { name: 'Roll back' }).click();
     await expect.poll(() => run(page).locator('strong').textContent()).toBe('patch rollback');
+    const conflicts = page.getByRole('region', { name: 'Rollback conflicts' });
+    await conflicts.getByText(/items: .*"id":1/).waitFor({ timeout: 20_000 });
+    expect(
+      (await onTarget<{ name: string }>(target.url, 'select name from items order by id')).map((r) => r.name),
+    ).toEqual(['changed', 'TWO', 'three']);
+    await conflicts.getByRole('button', { name: 'Force the rollback' }).click();
+    await expect.poll(() => conflicts.count()).toBe(0);
     await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
     expect(
       (await onTarget<{ name: string }>(target.url, 'select name from items order by id')).map((r) => r.name),
