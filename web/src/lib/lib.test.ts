@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LintWarning, MigrationStatement } from '../api/types.ts';
+import { changedFields, initialForm } from './connection-form.ts';
 import { readCookie } from './cookies.ts';
 import { detailText } from './errors.ts';
 import { parseOptions, rowsOf } from './forms.ts';
@@ -143,5 +144,26 @@ describe('seed generators per column', () => {
     expect(() => generatorColumns('t', { a: { kind: 'choice', options: '[1]' } })).toThrow(
       /^t\.a: .*JSON object/,
     );
+  });
+});
+
+describe('editing a connection', () => {
+  const saved = {
+    ...initialForm(),
+    id: 'c1',
+    name: 'orders',
+    database: 'orders',
+    username: 'app',
+  } as unknown as Parameters<typeof changedFields>[0];
+  it('sends only the fields that changed, never the engine', () => {
+    const form = { ...initialForm(saved), name: 'orders-eu', dialect: 'mysql' as const };
+    expect(changedFields(saved, form)).toEqual({ name: 'orders-eu' });
+    expect(changedFields(saved, initialForm(saved))).toEqual({});
+  });
+  it('starts with an empty password and sends one only when typed', () => {
+    expect(initialForm(saved).password).toBe('');
+    expect(changedFields(saved, { ...initialForm(saved), password: 's3cret' })).toEqual({
+      password: 's3cret',
+    });
   });
 });

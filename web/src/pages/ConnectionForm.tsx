@@ -3,41 +3,13 @@ import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
 import type { Connection } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { changedFields, initialForm } from '../lib/connection-form.ts';
 
 type Dialect = Connection['dialect'];
 type Environment = Connection['environment'];
 type SslMode = Connection['ssl_mode'];
 
 const DEFAULT_PORT: Record<Dialect, number> = { postgresql: 5432, mysql: 3306 };
-
-type FormState = ReturnType<typeof initialForm>;
-
-function initialForm(connection?: Connection) {
-  return {
-    name: connection?.name ?? '',
-    dialect: connection?.dialect ?? ('postgresql' as Dialect),
-    host: connection?.host ?? '127.0.0.1',
-    port: connection?.port ?? 5432,
-    database: connection?.database ?? '',
-    username: connection?.username ?? '',
-    // Write-only: never returned, so an edit starts empty and an empty field keeps the stored one.
-    password: '',
-    ssl_mode: connection?.ssl_mode ?? ('disable' as SslMode),
-    environment: connection?.environment ?? ('development' as Environment),
-    protected: connection?.protected ?? false,
-  };
-}
-
-/** Only the fields that differ from the saved connection: PATCH changes exactly what it is given. */
-export function changedFields(saved: Connection, form: FormState) {
-  const { dialect: _fixed, password, ...editable } = form;
-  const changes: Partial<Omit<FormState, 'dialect'>> = {};
-  for (const key of Object.keys(editable) as (keyof typeof editable)[]) {
-    if (editable[key] !== saved[key]) Object.assign(changes, { [key]: editable[key] });
-  }
-  if (password !== '') changes.password = password;
-  return changes;
-}
 
 /**
  * A connection: where it is, how to sign in, its environment and whether it is protected. Without
