@@ -490,7 +490,7 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(4);
     expect(await page.getByTestId('runs-indicator').textContent()).toBe('No runs active');
-    await page.getByRole('link', { name: 'migration apply' }).click();
+    await page.getByRole('link', { name: 'migration apply' }).first().click();
     await page.getByRole('heading', { name: 'Result' }).waitFor();
     await captureBothWidths(page, 'run');
   });
