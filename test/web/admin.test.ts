@@ -1,6 +1,6 @@
 // More screens in Chromium: a webhook (secret once, a test event delivered to a local receiver,
 // redeliver), a just-in-time access request approved in the inbox and revoked, and the audit log
-// with its filters.
+// with its filters; project members; audit export sinks; the SCIM token and group mappings.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';

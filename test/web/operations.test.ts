@@ -1,8 +1,9 @@
-// The operational screens in Chromium against real PostgreSQL targets: a connection added and tested
-// through the form, its live schema; a migration compared, edited, applied with the double
-// confirmation; a patch dry-run, executed and rolled back; an approval granted by a second user
-// while the requester watches the run; the drift badge after an out-of-band ALTER TABLE and a check,
-// gone after acknowledge.
+// The operational screens in Chromium against real PostgreSQL targets: a connection added, tested,
+// edited after saving; a migration compared, edited, applied with the double confirmation, and an
+// additive one rolled back; a patch dry-run, executed, refused on rollback after a concurrent change
+// and forced; an approval granted by a second user while the requester watches the run; copies with
+// a filter and a subset; anonymization rules edited after saving; a seed with a chosen generator;
+// the drift badge after an out-of-band ALTER TABLE and a check, gone after acknowledge; snapshots.
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,6 @@
 // Drift per connection: the baseline and latest report, the diff by table with severity colours,
-// a check on demand, and acknowledge with a comment (the badge in the sidebar counts open reports).
+// a check on demand, acknowledge with a comment (the badge in the sidebar counts open reports), and
+// the connection's snapshots.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
