@@ -1,6 +1,6 @@
 // More screens in Chromium: a webhook (secret once, a test event delivered to a local receiver,
 // redeliver), a just-in-time access request approved in the inbox and revoked, and the audit log
-// with its filters.
+// with its filters; project members; audit export sinks; the SCIM token and group mappings.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
@@ -184,6 +184,86 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     await page.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => rows.count()).toBeGreaterThan(1);
     await captureBothWidths(page, 'audit');
+    expect(problems).toEqual([]);
+  });
+  it('adds a project member, changes the role, and removes the member', async () => {
+    const { page, problems } = ownerPage;
+    const grace = await owner.post('/api/v1/users', {
+      email: `grace-${crypto.randomUUID()}@example.com`,
+      name: 'Grace Hopper',
+      password: 'a long enough password',
+      org_role: 'member',
+    });
+    expect(grace.status, JSON.stringify(grace.body)).toBe(201);
+    const members = async () =>
+      (await owner.get(`/api/v1/projects/${projectId}/members`)).body.items as {
+        user_id: string;
+        role: string;
+      }[];
+    await page.goto(`/projects/${projectId}/members`);
+    const form = page.getByRole('form', { name: 'Add member' });
+    await form.getByLabel('User').selectOption({ label: `Grace Hopper (${grace.body.email})` });
+    await form.getByLabel('Role').selectOption('developer');
+    await form.getByRole('button', { name: 'Add member' }).click();
+    const row = page.getByTestId(`member-${grace.body.email}`);
+    await row.waitFor();
+    expect((await members()).find((m) => m.user_id === grace.body.id)?.role).toBe('developer');
+
+    await row.getByLabel('Project role of Grace Hopper').selectOption('viewer');
+    await expect
+      .poll(async () => (await members()).find((m) => m.user_id === grace.body.id)?.role)
+      .toBe('viewer');
+    await captureBothWidths(page, 'members');
+
+    await row.getByRole('button', { name: 'Remove Grace Hopper' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    expect((await members()).some((m) => m.user_id === grace.body.id)).toBe(false);
+    expect(problems).toEqual([]);
+  });
+  it('adds an audit sink with its secret shown once, tests it, and shows its lag', async () => {
+    const { page, problems } = ownerPage;
+    await page.goto('/organization');
+    const { port } = receiver.address() as AddressInfo;
+    const form = page.getByRole('form', { name: 'New audit sink' });
+    await form.getByLabel('Sink URL').fill(`http://127.0.0.1:${port}/audit`);
+    await form.getByRole('button', { name: 'Add sink' }).click();
+    expect(await page.getByTestId('sink-secret').textContent()).toMatch(/^whsec_/);
+    const sink = page.getByTestId('audit-sink');
+    expect(await sink.getByTestId('sink-lag').textContent()).toMatch(/^lag \d+$/);
+    const before = received.length;
+    await sink.getByRole('button', { name: 'Test sink' }).click();
+    await expect.poll(() => sink.getByRole('status').textContent()).toBe('Accepted (HTTP 204)');
+    expect(received.length).toBeGreaterThan(before);
+    await page
+      .getByRole('region', { name: 'Sink signing secret' })
+      .getByRole('button', { name: 'Done, hide it' })
+      .click();
+    expect(await page.getByTestId('sink-secret').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('makes a SCIM token shown once and saves group mappings to roles', async () => {
+    const { page, problems } = ownerPage;
+    await page.goto('/organization');
+    const scim = page.getByRole('region', { name: 'SCIM provisioning' });
+    await scim.getByRole('button', { name: 'Make token' }).click();
+    const token = (await scim.getByTestId('scim-token').textContent()) ?? '';
+    expect(token.length).toBeGreaterThan(20);
+    await expect.poll(() => scim.getByTestId('scim-token-state').textContent()).toMatch(/^Token made/);
+    await scim.getByRole('button', { name: 'Add group' }).click();
+    const mapping = scim.getByTestId('group-mapping');
+    await mapping.getByLabel('Group name').fill('dba');
+    await mapping.getByLabel('Organization role').selectOption('member');
+    await mapping.getByLabel('Role in Events').selectOption('developer');
+    await scim.getByRole('button', { name: 'Save mappings' }).click();
+    await scim.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await owner.get('/api/v1/admin/scim')).body.group_mappings).toEqual([
+      { group: 'dba', org_role: 'member', projects: [{ project_id: projectId, role: 'developer' }] },
+    ]);
+    // The token works on /scim/v2 only, as the identity provider will use it.
+    const users = await fetch(`${web.base}/scim/v2/Users`, { headers: { authorization: `Bearer ${token}` } });
+    expect(users.status).toBe(200);
+    await captureBothWidths(page, 'organization');
     expect(problems).toEqual([]);
   });
 });

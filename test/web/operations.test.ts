@@ -1,8 +1,9 @@
-// The operational screens in Chromium against real PostgreSQL targets: a connection added and tested
-// through the form, its live schema; a migration compared, edited, applied with the double
-// confirmation; a patch dry-run, executed and rolled back; an approval granted by a second user
-// while the requester watches the run; the drift badge after an out-of-band ALTER TABLE and a check,
-// gone after acknowledge.
+// The operational screens in Chromium against real PostgreSQL targets: a connection added, tested,
+// edited after saving; a migration compared, edited, applied with the double confirmation, and an
+// additive one rolled back; a patch dry-run, executed, refused on rollback after a concurrent change
+// and forced; an approval granted by a second user while the requester watches the run; copies with
+// a filter and a subset; anonymization rules edited after saving; a seed with a chosen generator;
+// the drift badge after an out-of-band ALTER TABLE and a check, gone after acknowledge; snapshots.
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,8 +90,8 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await target?.drop();
   });
 
-  it('adds a connection through the form, tests it, and browses its live schema', async () => {
-    const { page } = ownerPage;
+  it('adds a connection through the form, tests it, browses its live schema, and edits it', async () => {
+    const { page, problems } = ownerPage;
     await page.getByRole('link', { name: 'Billing' }).click();
     await page.getByRole('heading', { name: 'Connections' }).waitFor();
     await page.getByRole('button', { name: 'Add connection' }).click();
@@ -125,10 +126,43 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await broken.getByRole('button', { name: 'Test' }).click();
     await expect.poll(() => broken.getByRole('alert').textContent()).toMatch(/^unknown database/);
     await captureBothWidths(page, 'connections');
-    // Out of the way of the drift page, which would rightly answer 502 for it.
+
+    // Mended after saving: renamed, pointed at the right database, the (write-only) password kept.
     const brokenId = (await owner.get(`/api/v1/connections?project_id=${projectId}`)).body.items.find(
       (c: { name: string }) => c.name === 'broken',
     ).id;
+    await owner.patch(`/api/v1/connections/${brokenId}`, { password: 'kept-secret' });
+    await broken.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: 'Edit connection broken' });
+    expect(await edit.getByLabel('Database').inputValue()).toBe('no_such_database_here');
+    expect(await edit.getByLabel('Password').inputValue()).toBe('');
+    expect(await edit.getByLabel('Engine').isDisabled()).toBe(true);
+    await edit.getByLabel('Name', { exact: true }).fill('mended');
+    await edit.getByLabel('Database').fill(source.name);
+    await edit.getByLabel('Environment').selectOption('staging');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    const mended = page.getByTestId('connection-mended');
+    await mended.getByText('staging').waitFor();
+    await mended.getByRole('button', { name: 'Test' }).click();
+    await expect.poll(() => mended.getByRole('status').textContent()).toMatch(/^Connected in \d+ ms/);
+    const saved = (await owner.get(`/api/v1/connections/${brokenId}`)).body;
+    expect([saved.name, saved.database, saved.environment, saved.has_password]).toEqual([
+      'mended',
+      source.name,
+      'staging',
+      true,
+    ]);
+    // A wrong port is refused with the API's detail next to the form, which stays open.
+    await mended.getByRole('button', { name: 'Edit' }).click();
+    const again = page.getByRole('form', { name: 'Edit connection mended' });
+    await again.getByLabel('Host').fill('');
+    await again.getByLabel('Host').fill('169.254.169.254');
+    await again.getByRole('button', { name: 'Save changes' }).click();
+    await again.getByRole('alert').waitFor();
+    await again.getByRole('button', { name: 'Cancel' }).click();
+    expect(problems.filter((p) => !/status of 4\d\d/.test(p))).toEqual([]);
+    problems.length = 0;
+    // Out of the way of the drift page and the pickers.
     expect((await owner.delete(`/api/v1/connections/${brokenId}`)).status).toBe(204);
   });
 
@@ -175,6 +209,48 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
       "select indexname from pg_indexes where tablename = 'items'",
     );
     expect(indexes.map((i) => i.indexname)).toContain('items_name_idx');
+
+    expect(problems).toEqual([]);
+  });
+
+  it('applies an additive migration and rolls it back from its page', async () => {
+    const { page, problems } = ownerPage;
+    // The source gains a column (and the index the last migration gave the target): one additive statement.
+    await onTarget(
+      source.url,
+      'alter table items add column note text; create index items_name_idx on items (name)',
+    );
+    await page.getByRole('link', { name: 'Migrations' }).click();
+    await page.getByLabel('Source (the reference)').selectOption(ids.source!);
+    await page.getByLabel('Target (to change)').selectOption(ids.target!);
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await page.waitForURL(/\/migrations\/[0-9a-f-]{36}$/);
+    await expect
+      .poll(() => page.locator('.statements code').allTextContents())
+      .toEqual([expect.stringMatching(/ADD COLUMN "note"/i)]);
+    await page.getByRole('button', { name: 'Apply…' }).click();
+    await page
+      .getByRole('form', { name: 'Confirm apply' })
+      .getByRole('button', { name: 'Apply migration' })
+      .click();
+    await expect
+      .poll(() => page.locator('.page-head .status').textContent(), { timeout: 20_000 })
+      .toBe('applied');
+    const columns = async () =>
+      (
+        await onTarget<{ column_name: string }>(
+          target.url,
+          "select column_name from information_schema.columns where table_name = 'items' order by 1",
+        )
+      ).map((c) => c.column_name);
+    expect(await columns()).toEqual(['id', 'name', 'note']);
+
+    await page.getByRole('button', { name: 'Roll back' }).click();
+    await expect.poll(() => run(page).locator('strong').textContent()).toBe('migration rollback');
+    await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
+    await expect.poll(() => page.locator('.page-head .status').textContent()).toBe('rolled back');
+    expect(await columns()).toEqual(['id', 'name']);
+    await onTarget(source.url, 'alter table items drop column note; drop index items_name_idx');
     expect(problems).toEqual([]);
   });
 
@@ -204,8 +280,17 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
       (await onTarget<{ name: string }>(target.url, 'select name from items order by id')).map((r) => r.name),
     ).toEqual(['ONE', 'TWO', 'three']);
 
+    // A row changed after the patch: the rollback refuses and names it; forcing restores anyway.
+    await onTarget(target.url, "update items set name = 'changed' where id = 1");
     await page.getByRole('button', { name: 'Roll back' }).click();
     await expect.poll(() => run(page).locator('strong').textContent()).toBe('patch rollback');
+    const conflicts = page.getByRole('region', { name: 'Rollback conflicts' });
+    await conflicts.getByText(/items: .*"id":1/).waitFor({ timeout: 20_000 });
+    expect(
+      (await onTarget<{ name: string }>(target.url, 'select name from items order by id')).map((r) => r.name),
+    ).toEqual(['changed', 'TWO', 'three']);
+    await conflicts.getByRole('button', { name: 'Force the rollback' }).click();
+    await expect.poll(() => conflicts.count()).toBe(0);
     await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
     expect(
       (await onTarget<{ name: string }>(target.url, 'select name from items order by id')).map((r) => r.name),
@@ -287,6 +372,20 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
       { id: 2, name: 'two' },
       { id: 3, name: 'drei' },
     ]);
+
+    // Which rows: a filter on the ticked table, then a subset started from one row.
+    const copiedIds = async () =>
+      (await onTarget<{ id: number }>(source.url, 'select id from items order by id')).map((r) => r.id);
+    await form.getByLabel('Filter of public.items').fill('id <> 2');
+    await form.getByRole('button', { name: 'Start copy' }).click();
+    await expect.poll(copiedIds, { timeout: 20_000 }).toEqual([1, 3]);
+    await form.getByLabel('Filter of public.items').fill('');
+    await form.getByLabel('Start table').selectOption('public.items');
+    await form.getByLabel('Start rows where').fill('id = 2');
+    await form.getByLabel('Percent of them').fill('100');
+    await form.getByRole('button', { name: 'Start copy' }).click();
+    await expect.poll(copiedIds, { timeout: 20_000 }).toEqual([2]);
+    await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
     expect(problems).toEqual([]);
   });
 
@@ -327,6 +426,25 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     expect(rows.map((r) => r.email)).not.toContain('ann@corp.example');
     expect(rows.every((r) => /@/.test(r.email))).toBe(true);
     expect(rows.map((r) => r.full_name)).toEqual(['Ann Lee', 'Bob Stone']);
+
+    // The saved rules edited afterwards: one more column covered, the first rule kept as it was.
+    await detail.getByRole('button', { name: 'Edit rules' }).click();
+    const edit = detail.getByRole('form', { name: 'Rules of mask customers' });
+    expect(
+      await edit.getByRole('group', { name: 'Rule 1' }).getByLabel('Options (JSON)').inputValue(),
+    ).toMatch(/"kind":"email"/);
+    await edit.getByRole('button', { name: 'Add rule' }).click();
+    const added = edit.getByRole('group', { name: 'Rule 2' });
+    await added.getByLabel('Table').selectOption('public.customers');
+    await added.getByLabel('Column').selectOption('full_name');
+    await added.getByLabel('Transformer').selectOption('redact');
+    await edit.getByRole('button', { name: 'Save rules' }).click();
+    await detail.getByText(/customers\.full_name: redact/).waitFor();
+    const configId = (await owner.get(`/api/v1/anonymize/configs?project_id=${projectId}`)).body.items[0].id;
+    const saved = (await owner.get(`/api/v1/anonymize/configs/${configId}`)).body.rules;
+    expect(saved.map((r: { column: string; transformer: string }) => `${r.column}:${r.transformer}`)).toEqual(
+      ['email:fake', 'full_name:redact'],
+    );
     expect(problems).toEqual([]);
   });
 
@@ -342,6 +460,14 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await form.getByLabel('Connection').selectOption(ids.source!);
     await form.getByLabel('Seed', { exact: true }).fill('7');
     await form.getByLabel('public.people').fill('25');
+    // One column's generator chosen by hand; the others stay inferred. Bad options are named.
+    await form.getByLabel('Generator of first_name').selectOption('constant');
+    await form.getByLabel('Options of first_name (JSON)').fill('{value: Zed}');
+    await form.getByRole('button', { name: 'Save scenario' }).click();
+    expect(await form.getByRole('alert').textContent()).toMatch(
+      /^public\.people\.first_name: .*not valid JSON/,
+    );
+    await form.getByLabel('Options of first_name (JSON)').fill('{"value": "Zed"}');
     await form.getByRole('button', { name: 'Save scenario' }).click();
     const detail = page.getByRole('region', { name: 'Scenario people' });
     await detail.getByRole('button', { name: 'Preview rows' }).click();
@@ -352,6 +478,11 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
     const counted = await onTarget<{ count: string }>(source.url, 'select count(*) from people');
     expect(Number(counted[0]?.count)).toBe(25);
+    const names = await onTarget<{ first_name: string }>(
+      source.url,
+      'select distinct first_name from people',
+    );
+    expect(names).toEqual([{ first_name: 'Zed' }]);
     expect(problems).toEqual([]);
   });
 
@@ -360,7 +491,7 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
     await expect.poll(() => page.locator('tbody tr').count()).toBeGreaterThanOrEqual(4);
     expect(await page.getByTestId('runs-indicator').textContent()).toBe('No runs active');
-    await page.getByRole('link', { name: 'migration apply' }).click();
+    await page.getByRole('link', { name: 'migration apply' }).first().click();
     await page.getByRole('heading', { name: 'Result' }).waitFor();
     await captureBothWidths(page, 'run');
   });
@@ -382,6 +513,16 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await section.getByRole('button', { name: 'Acknowledge' }).click();
     await section.getByText(/Acknowledged/).waitFor();
     await expect.poll(() => badge.count()).toBe(0);
+
+    // The snapshots, newest first: the acknowledged report's snapshot is now the only baseline.
+    await section.getByRole('button', { name: 'Snapshots' }).click();
+    const snapshots = section.getByRole('region', { name: 'Snapshots of target' });
+    const rows = snapshots.locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBeGreaterThanOrEqual(2);
+    expect(await rows.first().locator('td').nth(2).textContent()).toBe('baseline');
+    expect(await snapshots.getByRole('cell', { name: 'baseline', exact: true }).count()).toBe(1);
+    await captureBothWidths(page, 'drift-snapshots');
     expect(problems).toEqual([]);
   });
 });

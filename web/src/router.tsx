@@ -11,6 +11,7 @@ import { BridgePage } from './pages/BridgePage.tsx';
 import { ConnectionsPage } from './pages/ConnectionsPage.tsx';
 import { DriftPage } from './pages/DriftPage.tsx';
 import { HomePage } from './pages/HomePage.tsx';
+import { MembersPage } from './pages/MembersPage.tsx';
 import { MigrationsPage } from './pages/MigrationsPage.tsx';
 import { NotFoundPage } from './pages/NotFoundPage.tsx';
 import { OrganizationPage } from './pages/OrganizationPage.tsx';
@@ -53,6 +54,7 @@ export const router = createBrowserRouter([
       { path: '/projects/:pid/webhooks', element: <WebhooksPage /> },
       { path: '/projects/:pid/bridge', element: <BridgePage /> },
       { path: '/projects/:pid/policy', element: <PolicyPage /> },
+      { path: '/projects/:pid/members', element: <MembersPage /> },
       { path: '/projects/:pid/anonymize', element: <AnonymizePage /> },
       { path: '/projects/:pid/seeds', element: <SeedsPage /> },
       { path: '/projects/:pid/runs/:runId', element: <RunPage /> },

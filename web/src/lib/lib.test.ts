@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { LintWarning, MigrationStatement } from '../api/types.ts';
+import { changedFields, initialForm } from './connection-form.ts';
 import { readCookie } from './cookies.ts';
 import { detailText } from './errors.ts';
 import { parseOptions, rowsOf } from './forms.ts';
 import { blockingWarnings, destructiveStatements, warningsByStatement } from './lint.ts';
 import { isActiveRun, percentDone, pollInterval } from './poll.ts';
+import { generatorColumns } from './seed-columns.ts';
 import { remainingText } from './time.ts';
 
 const statement = (sql: string, destructive = false): MigrationStatement => ({
@@ -121,5 +123,47 @@ describe('form parsing', () => {
     expect(rows).toHaveLength(7);
     expect(rows.find((r) => r.operation === 'bridge_run')?.required_approvals).toBe(2);
     expect(rows.find((r) => r.operation === 'patch_execute')?.environments).toEqual([]);
+  });
+});
+
+describe('seed generators per column', () => {
+  it('keeps only the columns given a kind, with their options', () => {
+    expect(
+      generatorColumns('public.people', {
+        id: { kind: '', options: '' },
+        age: { kind: 'int', options: '{"min": 18, "max": 99}' },
+        note: { kind: 'null', options: '' },
+      }),
+    ).toEqual({ age: { kind: 'int', min: 18, max: 99 }, note: { kind: 'null' } });
+    expect(generatorColumns('t', { id: { kind: '', options: '{"x": 1}' } })).toBeUndefined();
+  });
+  it('names the column whose options are not a JSON object', () => {
+    expect(() => generatorColumns('t', { a: { kind: 'int', options: '{min: 1' } })).toThrow(
+      /^t\.a: .*not valid JSON/,
+    );
+    expect(() => generatorColumns('t', { a: { kind: 'choice', options: '[1]' } })).toThrow(
+      /^t\.a: .*JSON object/,
+    );
+  });
+});
+
+describe('editing a connection', () => {
+  const saved = {
+    ...initialForm(),
+    id: 'c1',
+    name: 'orders',
+    database: 'orders',
+    username: 'app',
+  } as unknown as Parameters<typeof changedFields>[0];
+  it('sends only the fields that changed, never the engine', () => {
+    const form = { ...initialForm(saved), name: 'orders-eu', dialect: 'mysql' as const };
+    expect(changedFields(saved, form)).toEqual({ name: 'orders-eu' });
+    expect(changedFields(saved, initialForm(saved))).toEqual({});
+  });
+  it('starts with an empty password and sends one only when typed', () => {
+    expect(initialForm(saved).password).toBe('');
+    expect(changedFields(saved, { ...initialForm(saved), password: 's3cret' })).toEqual({
+      password: 's3cret',
+    });
   });
 });

@@ -11,33 +11,10 @@ import { RowsTable } from '../components/RowsTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
 import { QueryState } from '../components/States.tsx';
-import { parseOptions } from '../lib/forms.ts';
 import { useConnections } from '../shell/connections.ts';
+import { ConfigRulesForm, type RuleDraft, RulesEditor, rulesOf } from './AnonymizeRules.tsx';
 
 type Config = components['schemas']['AnonymizeConfig'];
-type Transformer = Config['rules'][number]['transformer'];
-const TRANSFORMERS: Transformer[] = [
-  'fake',
-  'hash',
-  'mask',
-  'scramble',
-  'redact',
-  'null',
-  'constant',
-  'choice',
-  'noise',
-  'range',
-  'generalize',
-  'shuffle',
-  'json',
-];
-
-interface RuleDraft {
-  table: string;
-  column: string;
-  transformer: Transformer;
-  options: string;
-}
 
 export function AnonymizePage() {
   const { pid = '' } = useParams();
@@ -88,12 +65,13 @@ function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id
   const [rules, setRules] = useState<RuleDraft[]>([]);
   const schema = useQuery({
     queryKey: ['schema', connectionId],
+    // Live: a table created a moment ago must be pickable at once.
+    staleTime: 0,
     queryFn: () =>
       call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
     enabled: connectionId !== '',
   });
   const tables = schema.data?.tables ?? [];
-  const tableName = (t: (typeof tables)[number]) => (t.schema ? `${t.schema}.${t.name}` : t.name);
   const create = useMutation({
     mutationFn: () =>
       call(
@@ -102,12 +80,7 @@ function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id
             project_id: projectId,
             connection_id: connectionId,
             name,
-            rules: rules.map((r, index) => ({
-              table: r.table,
-              column: r.column,
-              transformer: r.transformer,
-              options: parseOptions(r.options, index),
-            })),
+            rules: rulesOf(rules),
           },
         }),
       ),
@@ -118,8 +91,6 @@ function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id
       onCreated(created.id);
     },
   });
-  const change = (index: number, patch: Partial<RuleDraft>) =>
-    setRules(rules.map((rule, i) => (i === index ? { ...rule, ...patch } : rule)));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
@@ -143,82 +114,8 @@ function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id
           </select>
         </label>
       </div>
-      {rules.map((rule, index) => {
-        const columns = tables.find((t) => tableName(t) === rule.table)?.columns ?? [];
-        return (
-          // biome-ignore lint/suspicious/noArrayIndexKey: rules being edited have no identity yet
-          <fieldset key={index} className="inline-form" aria-label={`Rule ${index + 1}`}>
-            <legend>Rule {index + 1}</legend>
-            <label>
-              Table
-              <select
-                required
-                value={rule.table}
-                onChange={(e) => change(index, { table: e.target.value, column: '' })}
-              >
-                <option value="">Choose…</option>
-                {tables.map((t) => (
-                  <option key={tableName(t)} value={tableName(t)}>
-                    {tableName(t)}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Column
-              <select
-                required
-                value={rule.column}
-                onChange={(e) => change(index, { column: e.target.value })}
-              >
-                <option value="">Choose…</option>
-                {columns.map((c) => (
-                  <option key={c.name} value={c.name}>
-                    {c.name} ({c.type})
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Transformer
-              <select
-                value={rule.transformer}
-                onChange={(e) => change(index, { transformer: e.target.value as Transformer })}
-              >
-                {TRANSFORMERS.map((t) => (
-                  <option key={t} value={t}>
-                    {t}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Options (JSON)
-              <input
-                value={rule.options}
-                placeholder='{"kind": "email"}'
-                onChange={(e) => change(index, { options: e.target.value })}
-              />
-            </label>
-            <button
-              type="button"
-              className="link danger"
-              onClick={() => setRules(rules.filter((_, i) => i !== index))}
-            >
-              Remove rule {index + 1}
-            </button>
-          </fieldset>
-        );
-      })}
+      <RulesEditor rules={rules} onChange={setRules} tables={tables} disabled={connectionId === ''} />
       <div className="actions">
-        <button
-          type="button"
-          className="secondary"
-          disabled={connectionId === ''}
-          onClick={() => setRules([...rules, { table: '', column: '', transformer: 'fake', options: '' }])}
-        >
-          Add rule
-        </button>
         <button type="submit" disabled={create.isPending}>
           Save config
         </button>
@@ -230,6 +127,7 @@ function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id
 
 function ConfigDetail({ config }: { config: Config }) {
   const [runId, setRunId] = useState<string | undefined>();
+  const [editing, setEditing] = useState(false);
   const scan = useMutation({
     mutationFn: () =>
       call(api.GET('/api/v1/anonymize/configs/{id}/pii-scan', { params: { path: { id: config.id } } })),
@@ -274,7 +172,16 @@ function ConfigDetail({ config }: { config: Config }) {
         <button type="button" onClick={() => run.mutate()} disabled={run.isPending}>
           Run anonymization
         </button>
+        <button
+          type="button"
+          className="secondary"
+          aria-expanded={editing}
+          onClick={() => setEditing(!editing)}
+        >
+          Edit rules
+        </button>
       </div>
+      {editing && <ConfigRulesForm config={config} onDone={() => setEditing(false)} />}
       <ErrorText error={scan.error ?? preview.error ?? run.error} />
       {scan.data && (
         <ScrollTable label="Personal data found">

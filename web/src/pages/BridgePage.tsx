@@ -1,6 +1,6 @@
 // Bridge: copy tables from one connection to another, with the tables picked from the source's live
-// schema, the mode, and the option to create missing tables; the run's progress in rows, then the
-// rows per table.
+// schema, the mode, the option to create missing tables, and which rows (filters, subset); the run's
+// progress in rows, then the rows per table.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
@@ -10,6 +10,7 @@ import { ErrorText } from '../components/ErrorText.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
 import { useConnections } from '../shell/connections.ts';
+import { CopyRowOptions, NO_ROW_OPTIONS, type RowOptions, rowOptionsBody } from './CopyRowOptions.tsx';
 
 type Mode = 'replace' | 'append' | 'upsert';
 interface CopyResult {
@@ -25,10 +26,13 @@ export function BridgePage() {
   const [mode, setMode] = useState<Mode>('replace');
   const [createTables, setCreateTables] = useState(false);
   const [tables, setTables] = useState<string[]>([]);
+  const [rowOptions, setRowOptions] = useState<RowOptions>(NO_ROW_OPTIONS);
   const [runId, setRunId] = useState<string | undefined>();
   const [result, setResult] = useState<CopyResult | undefined>();
   const schema = useQuery({
     queryKey: ['schema', source],
+    // Live: a table created a moment ago must be pickable at once.
+    staleTime: 0,
     queryFn: () => call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: source } } })),
     enabled: source !== '',
   });
@@ -44,6 +48,13 @@ export function BridgePage() {
             mode,
             create_tables: createTables,
             ...(tables.length > 0 && { tables }),
+            ...rowOptionsBody({
+              ...rowOptions,
+              // Only the ticked tables' filters: unticking a table drops its condition.
+              filters: Object.fromEntries(
+                Object.entries(rowOptions.filters).filter(([t]) => tables.includes(t)),
+              ),
+            }),
           },
         }),
       ),
@@ -74,6 +85,7 @@ export function BridgePage() {
               onChange={(e) => {
                 setSource(e.target.value);
                 setTables([]);
+                setRowOptions(NO_ROW_OPTIONS);
               }}
             >
               <option value="">Choose…</option>
@@ -120,6 +132,9 @@ export function BridgePage() {
               </label>
             ))}
           </fieldset>
+        )}
+        {names.length > 0 && (
+          <CopyRowOptions tables={names} filtered={tables} value={rowOptions} onChange={setRowOptions} />
         )}
         <ErrorText error={schema.error} />
         <div className="actions">

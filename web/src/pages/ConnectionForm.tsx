@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
 import type { Connection } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { changedFields, initialForm } from '../lib/connection-form.ts';
 
 type Dialect = Connection['dialect'];
 type Environment = Connection['environment'];
@@ -10,26 +11,34 @@ type SslMode = Connection['ssl_mode'];
 
 const DEFAULT_PORT: Record<Dialect, number> = { postgresql: 5432, mysql: 3306 };
 
-/** A new connection: where it is, how to sign in, its environment and whether it is protected. */
-export function ConnectionForm({ projectId, onDone }: { projectId: string; onDone: () => void }) {
+/**
+ * A connection: where it is, how to sign in, its environment and whether it is protected. Without
+ * `connection` it creates one; with it, it edits that one (the engine of a connection is fixed).
+ */
+export function ConnectionForm({
+  projectId,
+  connection,
+  onDone,
+}: {
+  projectId: string;
+  connection?: Connection;
+  onDone: () => void;
+}) {
   const queryClient = useQueryClient();
-  const [form, setForm] = useState({
-    name: '',
-    dialect: 'postgresql' as Dialect,
-    host: '127.0.0.1',
-    port: 5432,
-    database: '',
-    username: '',
-    password: '',
-    ssl_mode: 'disable' as SslMode,
-    environment: 'development' as Environment,
-    protected: false,
-  });
+  const [form, setForm] = useState(() => initialForm(connection));
   const set = <K extends keyof typeof form>(key: K, value: (typeof form)[K]) =>
     setForm({ ...form, [key]: value });
 
-  const create = useMutation({
-    mutationFn: () => call(api.POST('/api/v1/connections', { body: { ...form, project_id: projectId } })),
+  const save = useMutation({
+    mutationFn: () =>
+      connection
+        ? call(
+            api.PATCH('/api/v1/connections/{id}', {
+              params: { path: { id: connection.id } },
+              body: changedFields(connection, form),
+            }),
+          )
+        : call(api.POST('/api/v1/connections', { body: { ...form, project_id: projectId } })),
     onSuccess: () => {
       queryClient.invalidateQueries({ queryKey: ['connections', projectId] });
       onDone();
@@ -37,11 +46,15 @@ export function ConnectionForm({ projectId, onDone }: { projectId: string; onDon
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    save.mutate();
   };
 
   return (
-    <form onSubmit={submit} className="card grid-form" aria-label="New connection">
+    <form
+      onSubmit={submit}
+      className="card grid-form"
+      aria-label={connection ? `Edit connection ${connection.name}` : 'New connection'}
+    >
       <label>
         Name
         <input required value={form.name} onChange={(e) => set('name', e.target.value)} />
@@ -50,6 +63,7 @@ export function ConnectionForm({ projectId, onDone }: { projectId: string; onDon
         Engine
         <select
           value={form.dialect}
+          disabled={connection !== undefined}
           onChange={(e) => {
             const dialect = e.target.value as Dialect;
             setForm({ ...form, dialect, port: DEFAULT_PORT[dialect] });
@@ -87,6 +101,7 @@ export function ConnectionForm({ projectId, onDone }: { projectId: string; onDon
         <input
           type="password"
           autoComplete="new-password"
+          placeholder={connection ? 'unchanged' : undefined}
           value={form.password}
           onChange={(e) => set('password', e.target.value)}
         />
@@ -105,7 +120,9 @@ export function ConnectionForm({ projectId, onDone }: { projectId: string; onDon
           value={form.environment}
           onChange={(e) => {
             const environment = e.target.value as Environment;
-            setForm({ ...form, environment, protected: environment === 'production' });
+            // Production protects by default; leaving production keeps the flag as it is.
+            const protect = environment === 'production' || (connection !== undefined && form.protected);
+            setForm({ ...form, environment, protected: protect });
           }}
         >
           <option value="development">development</option>
@@ -122,14 +139,14 @@ export function ConnectionForm({ projectId, onDone }: { projectId: string; onDon
         Protected (every write needs another person's approval)
       </label>
       <div className="actions">
-        <button type="submit" disabled={create.isPending}>
-          Save connection
+        <button type="submit" disabled={save.isPending}>
+          {connection ? 'Save changes' : 'Save connection'}
         </button>
         <button type="button" className="secondary" onClick={onDone}>
           Cancel
         </button>
       </div>
-      <ErrorText error={create.error} />
+      <ErrorText error={save.error} />
     </form>
   );
 }

@@ -43,6 +43,7 @@ export function ConnectionsPage() {
 
 function ConnectionRow({ connection }: { connection: Connection }) {
   const [showSchema, setShowSchema] = useState(false);
+  const [editing, setEditing] = useState(false);
   const test = useMutation({
     mutationFn: () =>
       call(api.POST('/api/v1/connections/{id}/test', { params: { path: { id: connection.id } } })),
@@ -65,6 +66,14 @@ function ConnectionRow({ connection }: { connection: Connection }) {
         <button
           type="button"
           className="secondary"
+          aria-expanded={editing}
+          onClick={() => setEditing(!editing)}
+        >
+          Edit
+        </button>
+        <button
+          type="button"
+          className="secondary"
           aria-expanded={showSchema}
           onClick={() => setShowSchema(!showSchema)}
         >
@@ -82,6 +91,13 @@ function ConnectionRow({ connection }: { connection: Connection }) {
           </p>
         ))}
       <ErrorText error={test.error} />
+      {editing && (
+        <ConnectionForm
+          projectId={connection.project_id}
+          connection={connection}
+          onDone={() => setEditing(false)}
+        />
+      )}
       {showSchema && <SchemaBrowser connectionId={connection.id} />}
     </li>
   );

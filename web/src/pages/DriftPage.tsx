@@ -1,5 +1,6 @@
 // Drift per connection: the baseline and latest report, the diff by table with severity colours,
-// a check on demand, and acknowledge with a comment (the badge in the sidebar counts open reports).
+// a check on demand, acknowledge with a comment (the badge in the sidebar counts open reports), and
+// the connection's snapshots.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
@@ -9,6 +10,7 @@ import { Severity, Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { QueryState } from '../components/States.tsx';
 import { useConnections } from '../shell/connections.ts';
+import { SnapshotsList } from './SnapshotsList.tsx';
 
 export function DriftPage() {
   const { pid = '' } = useParams();
@@ -44,9 +46,14 @@ function ConnectionDrift({ connection }: { connection: Connection }) {
   const check = useMutation({
     mutationFn: () =>
       call(api.POST('/api/v1/connections/{cid}/drift/check', { params: { path: { cid: connection.id } } })),
-    onSuccess: refresh,
+    onSuccess: () => {
+      refresh();
+      // A check takes a snapshot, so an open list shows it.
+      queryClient.invalidateQueries({ queryKey: ['snapshots', connection.id] });
+    },
   });
   const report = overview.data?.latest_report;
+  const [showSnapshots, setShowSnapshots] = useState(false);
   return (
     <section className="card" aria-label={`Drift of ${connection.name}`}>
       <div className="row">
@@ -61,7 +68,16 @@ function ConnectionDrift({ connection }: { connection: Connection }) {
         <button type="button" className="secondary" onClick={() => check.mutate()} disabled={check.isPending}>
           {check.isPending ? 'Checking…' : 'Check now'}
         </button>
+        <button
+          type="button"
+          className="secondary"
+          aria-expanded={showSnapshots}
+          onClick={() => setShowSnapshots(!showSnapshots)}
+        >
+          Snapshots
+        </button>
       </div>
+      {showSnapshots && <SnapshotsList connectionId={connection.id} connectionName={connection.name} />}
       {check.data && !check.data.drift && (
         <p className="ok" role="status">
           No drift from the baseline.

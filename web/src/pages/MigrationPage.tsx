@@ -148,7 +148,7 @@ export function MigrationPage() {
               pending={apply.isPending}
             />
           )}
-          {runId && <RunProgress runId={runId} onEnd={refresh} />}
+          {runId && <RunProgress key={runId} runId={runId} onEnd={refresh} />}
         </>
       )}
     </QueryState>

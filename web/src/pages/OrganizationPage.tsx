@@ -1,5 +1,5 @@
 // Organization admin: users and their roles (add, change the role, deactivate), the plan and this
-// month's usage.
+// month's usage, audit export sinks, and SCIM provisioning.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
@@ -7,6 +7,8 @@ import type { User } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
 import { QueryState } from '../components/States.tsx';
+import { AuditSinksSection } from './AuditSinksSection.tsx';
+import { ScimSection } from './ScimSection.tsx';
 
 type OrgRole = User['org_role'];
 
@@ -149,6 +151,8 @@ export function OrganizationPage() {
         </ScrollTable>
       </QueryState>
       <ErrorText error={update.error} />
+      <AuditSinksSection />
+      <ScimSection />
     </>
   );
 }

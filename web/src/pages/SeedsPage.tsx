@@ -10,6 +10,7 @@ import { ErrorText } from '../components/ErrorText.tsx';
 import { RowsTable } from '../components/RowsTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { QueryState } from '../components/States.tsx';
+import { type ColumnChoice, GENERATOR_KINDS, generatorColumns } from '../lib/seed-columns.ts';
 import { useConnections } from '../shell/connections.ts';
 
 type Scenario = components['schemas']['SeedScenario'];
@@ -66,21 +67,39 @@ function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (
   const [tables, setTables] = useState<{ table: string; rows: number }[]>([]);
   const schema = useQuery({
     queryKey: ['schema', connectionId],
+    // Live: a table created a moment ago must be pickable at once.
+    staleTime: 0,
     queryFn: () =>
       call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
     enabled: connectionId !== '',
   });
-  const names = schema.data?.tables.map((t) => (t.schema ? `${t.schema}.${t.name}` : t.name)) ?? [];
+  const tableName = (t: { schema?: string | null; name: string }) =>
+    t.schema ? `${t.schema}.${t.name}` : t.name;
+  const names = schema.data?.tables.map(tableName) ?? [];
+  // Per table and column: the generator chosen in the form ('' = inferred by the service).
+  const [choices, setChoices] = useState<Record<string, Record<string, ColumnChoice>>>({});
+  const choose = (table: string, column: string, change: Partial<ColumnChoice>) => {
+    const current = choices[table]?.[column] ?? { kind: '', options: '' };
+    setChoices({ ...choices, [table]: { ...choices[table], [column]: { ...current, ...change } } });
+  };
   const create = useMutation({
-    mutationFn: () =>
-      call(
-        api.POST('/api/v1/seed/scenarios', {
-          body: { project_id: projectId, connection_id: connectionId, name, seed, definition: { tables } },
+    mutationFn: () => {
+      const definition = {
+        tables: tables.map((t) => {
+          const columns = generatorColumns(t.table, choices[t.table] ?? {});
+          return columns ? { ...t, columns } : t;
         }),
-      ),
+      };
+      return call(
+        api.POST('/api/v1/seed/scenarios', {
+          body: { project_id: projectId, connection_id: connectionId, name, seed, definition },
+        }),
+      );
+    },
     onSuccess: (created) => {
       setName('');
       setTables([]);
+      setChoices({});
       queryClient.invalidateQueries({ queryKey: ['seeds', projectId] });
       onCreated(created.id);
     },
@@ -141,6 +160,42 @@ function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (
           ))}
         </fieldset>
       )}
+      {tables.map(({ table }) => (
+        <fieldset key={table} className="grid-form">
+          <legend>Generators of {table} (empty: inferred from the name and type)</legend>
+          {schema.data?.tables
+            .find((t) => tableName(t) === table)
+            ?.columns.map((column) => {
+              const choice = choices[table]?.[column.name] ?? { kind: '', options: '' };
+              return (
+                <div key={column.name} className="inline-form">
+                  <label>
+                    Generator of {column.name}
+                    <select
+                      value={choice.kind}
+                      onChange={(e) => choose(table, column.name, { kind: e.target.value })}
+                    >
+                      <option value="">inferred</option>
+                      {GENERATOR_KINDS.map((kind) => (
+                        <option key={kind}>{kind}</option>
+                      ))}
+                    </select>
+                  </label>
+                  {choice.kind && (
+                    <label>
+                      Options of {column.name} (JSON)
+                      <input
+                        value={choice.options}
+                        placeholder='{"min": 1, "max": 100}'
+                        onChange={(e) => choose(table, column.name, { options: e.target.value })}
+                      />
+                    </label>
+                  )}
+                </div>
+              );
+            })}
+        </fieldset>
+      ))}
       <div className="actions">
         <button type="submit" disabled={create.isPending || tables.length === 0}>
           Save scenario

@@ -88,6 +88,7 @@ function SignedInLayout({ name }: { name: string }) {
             </NavLink>
             <NavLink to={`/projects/${project.id}/access-requests`}>Access requests</NavLink>
             <NavLink to={`/projects/${project.id}/policy`}>Policy</NavLink>
+            <NavLink to={`/projects/${project.id}/members`}>Members</NavLink>
             <NavLink to={`/projects/${project.id}/runs`}>Runs</NavLink>
             <NavLink to={`/projects/${project.id}/webhooks`}>Webhooks</NavLink>
           </nav>
