@@ -390,7 +390,7 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
   );
   if (rows.some((r) => r.store === 'PostgreSQL'))
     lines.push(
-      "- PostgreSQL: plus 1 read of the credential epoch per request (a warm key's revocation check, src/modules/auth/credential-epoch.ts; a precompiled query the counter above does not see). The embedded store needs none.",
+      "- PostgreSQL: a warm key's revocation check (the credential epoch, src/modules/auth/credential-epoch.ts) is a column of the projects query itself (src/http/confirmed-read.ts), so (b) reads it too; every data statement is a named prepared statement (src/store/prepared-statements.ts), for (b) as for the API. The embedded store counts its epoch in memory.",
     );
   for (const r of rows) {
     if (!r.unmetered) continue;

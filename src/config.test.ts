@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       dataDir: path.resolve('var/data'),
       databaseUrl: undefined,
+      storePreparedStatements: true,
       redisUrl: undefined,
       secretKey: undefined,
       corsOrigins: [],

@@ -12,6 +12,8 @@ export interface Config {
   dataDir: string;
   /** A PostgreSQL server for the store; undefined means the embedded PGlite store. */
   databaseUrl: string | undefined;
+  /** Named prepared statements on a PostgreSQL store (src/store/prepared-statements.ts). */
+  storePreparedStatements: boolean;
   redisUrl: string | undefined;
   /** 32-byte key for AES-256-GCM and HMACs; undefined means "generate into DATA_DIR". */
   secretKey: Buffer | undefined;
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: read('HOST') ?? '127.0.0.1',
     dataDir: path.resolve(read('DATA_DIR') ?? 'var/data'),
     databaseUrl,
+    storePreparedStatements: boolean('STORE_PREPARED_STATEMENTS', true),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     secretKey,
     corsOrigins,

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../core/actors.ts';
 import { AppError, forbidden, unauthenticated } from '../core/errors.ts';
-import { decide } from '../security/policy.ts';
+import { type Action, decide } from '../security/policy.ts';
 import { hmac, randomToken, safeEqual } from '../security/tokens.ts';
 
 export const SESSION_COOKIE = 'session';
@@ -38,8 +38,24 @@ function isCsrfTokenOf(secretKey: Buffer, sessionId: string, token: string): boo
  * sign in.
  */
 export interface CredentialLookup {
-  session(token: string): Promise<Principal>;
-  apiKey(prefix: string, secret: string): Promise<Principal>;
+  session(token: string, options?: LookupOptions): Promise<Identified>;
+  apiKey(prefix: string, secret: string, options?: LookupOptions): Promise<Identified>;
+}
+
+export interface LookupOptions {
+  /** The route reads the credential epoch with its data: a cached principal may come unconfirmed. */
+  deferEpoch?: boolean;
+}
+
+/** A principal, and what a route that confirms it itself needs (src/http/confirmed-read.ts). */
+export interface Identified {
+  principal: Principal;
+  /** The epoch a cached principal was cached under, still to be compared; null when confirmed. */
+  unconfirmedEpoch: string | null;
+  /** Reads the epoch on its own (when the route's query returned no row to carry it). */
+  readEpoch(): Promise<string>;
+  /** The principal looked up again in the store (throws `unauthenticated` when it is no more). */
+  refresh(): Promise<Principal>;
 }
 
 export interface AuthDeps {
@@ -51,14 +67,17 @@ export interface AuthDeps {
 
 export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('identified', null);
 
   app.addHook('onRequest', async (request, reply) => {
     const { auth, action } = request.routeOptions.config;
     // Who calls: a credential failure is held back until the request has been counted (per client
     // IP, like any anonymous call), so that guessing keys or replaying dead sessions is limited too.
-    const { principal, failure } =
-      auth === 'public' && !action ? { principal: null, failure: null } : await identify(request, deps);
+    const { identified, failure } =
+      auth === 'public' && !action ? { identified: null, failure: null } : await identify(request, deps);
+    const principal = identified?.principal ?? null;
     request.principal = principal;
+    request.identified = identified;
     await deps.limitRate(request, reply);
     // An unknown route answers 404 whatever the credentials.
     if (request.is404) return;
@@ -72,37 +91,42 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): vo
     if (auth === 'session' && principal.via !== 'session') {
       throw forbidden('This endpoint needs a signed-in session, not an API key');
     }
-    if (action) {
-      const decision = decide(principal, action);
-      if (!decision.allowed)
-        throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
-    }
+    enforceAction(principal, action);
   });
+}
+
+/** The scope and organization-role part of the route's declared action (403, or 404 where hidden). */
+export function enforceAction(principal: Principal, action: Action | undefined): void {
+  if (!action) return;
+  const decision = decide(principal, action);
+  if (!decision.allowed)
+    throw new AppError(decision.status === 404 ? 'not_found' : 'forbidden', decision.reason);
 }
 
 async function identify(
   request: FastifyRequest,
   deps: AuthDeps,
-): Promise<{ principal: Principal | null; failure: AppError | null }> {
+): Promise<{ identified: Identified | null; failure: AppError | null }> {
   try {
-    return { principal: await authenticate(request, deps), failure: null };
+    return { identified: await authenticate(request, deps), failure: null };
   } catch (error) {
-    if (error instanceof AppError) return { principal: null, failure: error };
+    if (error instanceof AppError) return { identified: null, failure: error };
     throw error;
   }
 }
 
-async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Principal | null> {
+async function authenticate(request: FastifyRequest, deps: AuthDeps): Promise<Identified | null> {
+  const options = { deferEpoch: request.routeOptions.config.epochInQuery === true };
   const header = request.headers.authorization;
   if (header !== undefined) {
     const [scheme, credential = ''] = header.split(' ', 2);
     const match = scheme?.toLowerCase() === 'bearer' ? API_KEY.exec(credential) : null;
     if (!match) throw unauthenticated('Invalid API key');
     const [, prefix = '', secret = ''] = match;
-    return deps.credentials.apiKey(prefix, secret);
+    return deps.credentials.apiKey(prefix, secret, options);
   }
   const token = request.cookies[SESSION_COOKIE];
-  return token ? deps.credentials.session(token) : null;
+  return token ? deps.credentials.session(token, options) : null;
 }
 
 function checkCsrf(request: FastifyRequest, principal: Principal, secretKey: Buffer): void {

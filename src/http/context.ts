@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Actor, AnonymousActor, Principal } from '../core/actors.ts';
 import { unauthenticated } from '../core/errors.ts';
 import type { Action } from '../security/policy.ts';
+import type { Identified } from './auth.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -11,9 +12,16 @@ declare module 'fastify' {
     action?: Action;
     /** `public`: no credentials needed; `session`: only a signed-in session (never an API key). */
     auth?: 'public' | 'session';
+    /**
+     * The handler reads the credential epoch in its own store query and confirms the principal
+     * through `confirmedRead` (./confirmed-read.ts): one round trip instead of two. Read-only routes.
+     */
+    epochInQuery?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** How the principal was found; null when anonymous. */
+    identified: Identified | null;
   }
 }
 

@@ -6,12 +6,17 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { preparingPool } from './prepared-statements.ts';
 import type { Database } from './tables.ts';
 
 export type Db = Kysely<Database>;
 
 export type StoreLocation =
-  | { kind: 'postgres'; url: string }
+  /**
+   * `preparedStatements`: name each data statement (./prepared-statements.ts), default on;
+   * `poolSize`: connections of this process, default 10.
+   */
+  | { kind: 'postgres'; url: string; preparedStatements?: boolean; poolSize?: number }
   | { kind: 'pglite'; dataDir: string }
   /** In memory, for tests without a PostgreSQL server. */
   | { kind: 'pglite-memory' };
@@ -26,15 +31,23 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export function storeLocation(config: { databaseUrl: string | undefined; dataDir: string }): StoreLocation {
+export function storeLocation(config: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  storePreparedStatements: boolean;
+}): StoreLocation {
   return config.databaseUrl
-    ? { kind: 'postgres', url: config.databaseUrl }
+    ? { kind: 'postgres', url: config.databaseUrl, preparedStatements: config.storePreparedStatements }
     : { kind: 'pglite', dataDir: config.dataDir };
 }
 
 export async function openStore(location: StoreLocation): Promise<Store> {
   if (location.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: location.url, max: 10, application_name: 'dbops' });
+    const pool = new pg.Pool({
+      connectionString: location.url,
+      max: location.poolSize ?? 10,
+      application_name: 'dbops',
+    });
     // An idle connection ended by the server (restart, failover, pg_terminate_backend) is an 'error'
     // event on the pool, which would end the process without a listener. The pool has already dropped
     // that connection and opens a new one for the next query, so there is nothing else to do.
@@ -44,7 +57,10 @@ export async function openStore(location: StoreLocation): Promise<Store> {
     // client is checked out: unheard, it would end the process. The query's own rejection is what
     // reports it (503, src/http/errors.ts); the pool drops the dead client when it is released.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const dialect = new PostgresDialect({
+      pool: location.preparedStatements === false ? pool : preparingPool(pool),
+    });
+    const db = new Kysely<Database>({ dialect });
     return storeOf(db, undefined, location.url, async () => {});
   }
   let lock: DataDirLock | undefined;

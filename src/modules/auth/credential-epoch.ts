@@ -8,17 +8,25 @@
 // next request. The embedded store is one process (DATA_DIR is locked), so every commit passes
 // through this process's PGlite, which hands the trigger's `pg_notify` to the listener before the
 // committing query's promise settles: counting the notifications is exact and costs no query.
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Store } from '../../store/db.ts';
 
 export interface CredentialEpoch {
   /** The epoch a principal cached now must carry to be used for this request. */
   read(): Promise<string>;
+  /**
+   * True when the epoch is the store's own value, which a route's query can read beside its rows
+   * (`epochColumn`, src/http/confirmed-read.ts); the embedded store's is this process's count.
+   */
+  inQuery: boolean;
   close(): Promise<void>;
 }
 
 const CHANNEL = 'credential_epoch';
 const READ = CompiledQuery.raw('select "epoch"::text as "epoch" from "credential_epoch"');
+
+/** The epoch as a column of a route's own query, read in the same snapshot as its rows. */
+export const epochColumn = sql<string>`(select "epoch"::text from "credential_epoch")`;
 
 export async function createCredentialEpoch(store: Store): Promise<CredentialEpoch> {
   const { pglite } = store;
@@ -28,11 +36,13 @@ export async function createCredentialEpoch(store: Store): Promise<CredentialEpo
       notified++;
     });
     return {
+      inQuery: false,
       read: async () => String(notified),
       close: () => unlisten(),
     };
   }
   return {
+    inQuery: true,
     async read() {
       const { rows } = await store.db.executeQuery<{ epoch: string }>(READ);
       const epoch = rows[0]?.epoch;

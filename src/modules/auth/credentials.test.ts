@@ -154,6 +154,27 @@ describe('cached credentials, checked against the credential epoch', () => {
     expect(await createUser()).toBe(403);
   });
 
+  // GET /projects confirms a cached principal with the epoch its own query read (src/http/confirmed-
+  // read.ts): a change seen there is looked up again and the list read again, never served stale.
+  it('lists with the demoted role at once, when the list itself read the changed epoch', async () => {
+    const admin = await t.createUser(orgId, 'admin');
+    const key = await t.keyClient(admin, ['read']);
+    const project = await owner.post('/api/v1/projects', { name: `Not ${admin.user.id}` });
+    expect(project.status).toBe(201);
+    const listed = async () =>
+      (
+        (await peerGet('/api/v1/projects?page_size=100', { bearer: key.secret })).body.items as {
+          id: string;
+        }[]
+      ).map((item) => item.id);
+    expect(await listed()).toContain(project.body.id);
+    expect((await owner.patch(`/api/v1/users/${admin.user.id}`, { org_role: 'member' })).status).toBe(200);
+    expect(await listed()).toEqual([]);
+    // An empty list carries no epoch: it is read on its own, and a revocation still refused.
+    expect((await admin.delete(`/api/v1/api-keys/${key.keyId}`)).status).toBe(204);
+    expect((await peerGet('/api/v1/projects', { bearer: key.secret })).status).toBe(401);
+  });
+
   it('refuses a cached key once it expires, by the clock alone', async () => {
     const expiresAt = new Date(t.now().getTime() + 60 * 60_000).toISOString();
     const key = await t.keyClient(owner, ['read'], expiresAt);

@@ -5,9 +5,14 @@
 // (./credential-epoch.ts), and used again only while the request's epoch is the same: any
 // revocation, demotion, deactivation or plan change bumps the epoch in its own transaction, so it
 // takes effect at once in every process. Expiry is checked on every use against the clock.
+//
+// A route whose store query also reads the epoch (`config.epochInQuery`, src/http/confirmed-read.ts)
+// saves the separate read: the cached principal is handed over unconfirmed, with the epoch it was
+// cached under, and the route compares it with the one its query saw in the same round trip. Only a
+// store whose epoch is a value in the store (PostgreSQL) can be confirmed that way.
 import type { Principal } from '../../core/actors.ts';
 import { unauthenticated } from '../../core/errors.ts';
-import type { CredentialLookup } from '../../http/auth.ts';
+import type { CredentialLookup, Identified } from '../../http/auth.ts';
 import { safeEqual, sha256 } from '../../security/tokens.ts';
 import type { Db } from '../../store/db.ts';
 import { findKeyByPrefix, touchKey } from '../api-keys/api-keys.repo.ts';
@@ -85,17 +90,62 @@ export function createCredentialLookup({
     return undefined;
   }
 
-  return {
-    async session(token) {
-      const tokenHash = sha256(token);
-      const id = `s:${tokenHash}`;
-      const current = await epoch.read();
-      const at = now();
-      let entry = cached(id, current);
-      if (!entry) {
-        const session = await findLiveSession(db, tokenHash, at);
+  /**
+   * The principal of credential `id`: from the cache (unconfirmed when `defer` and the epoch can be
+   * read with the route's data), else confirmed against the epoch read now, else `load`ed fresh.
+   */
+  async function identify(
+    id: string,
+    defer: boolean,
+    matches: (entry: Cached) => boolean,
+    load: (epoch: string) => Promise<Cached>,
+  ): Promise<{ entry: Cached; unconfirmed: string | null }> {
+    if (defer && epoch.inQuery) {
+      const entry = cache.get(id);
+      if (entry && matches(entry)) return { entry, unconfirmed: entry.epoch };
+    }
+    const current = await epoch.read();
+    let entry = cached(id, current);
+    if (!entry || !matches(entry)) {
+      entry = await load(current);
+      remember(id, entry);
+    }
+    return { entry, unconfirmed: null };
+  }
+
+  /** What the HTTP layer gets: the principal, and how to confirm or refresh it. */
+  function identified(
+    found: { entry: Cached; unconfirmed: string | null },
+    again: () => Promise<Principal>,
+  ): Identified {
+    return {
+      principal: found.entry.principal,
+      unconfirmedEpoch: found.unconfirmed,
+      readEpoch: () => epoch.read(),
+      refresh: again,
+    };
+  }
+
+  async function checked(entry: Cached, expired: string, touch: (at: Date) => Promise<void>) {
+    const at = now();
+    if (entry.expiresAt && entry.expiresAt <= at) throw unauthenticated(expired);
+    if (touchDue(entry.touchedAt, at)) {
+      entry.touchedAt = at;
+      await touch(at);
+    }
+  }
+
+  async function session(token: string, defer: boolean): Promise<Identified> {
+    const tokenHash = sha256(token);
+    const id = `s:${tokenHash}`;
+    const found = await identify(
+      id,
+      defer,
+      () => true,
+      async (current) => {
+        const session = await findLiveSession(db, tokenHash, now());
         if (!session) throw unauthenticated('Session expired or revoked');
-        entry = {
+        return {
           epoch: current,
           principal: principalOf(session, {
             via: 'session',
@@ -107,28 +157,30 @@ export function createCredentialLookup({
           expiresAt: session.expires_at,
           touchedAt: session.last_seen_at,
         };
-        remember(id, entry);
-      }
-      if (entry.expiresAt && entry.expiresAt <= at) throw unauthenticated('Session expired or revoked');
-      if (touchDue(entry.touchedAt, at)) {
-        entry.touchedAt = at;
-        await touchSession(db, entry.principal.sessionId ?? '', at);
-      }
-      return entry.principal;
-    },
+      },
+    );
+    await checked(found.entry, 'Session expired or revoked', (at) =>
+      touchSession(db, found.entry.principal.sessionId ?? '', at),
+    );
+    return identified(found, async () => {
+      cache.delete(id);
+      return (await session(token, false)).principal;
+    });
+  }
 
-    async apiKey(prefix, secret) {
-      const secretHash = sha256(secret);
-      const id = `k:${prefix}`;
-      const current = await epoch.read();
-      const at = now();
-      let entry = cached(id, current);
-      if (!entry || !safeEqual(entry.secretHash, secretHash)) {
+  async function apiKey(prefix: string, secret: string, defer: boolean): Promise<Identified> {
+    const secretHash = sha256(secret);
+    const id = `k:${prefix}`;
+    const found = await identify(
+      id,
+      defer,
+      (entry) => safeEqual(entry.secretHash, secretHash),
+      async (current) => {
         const key = await findKeyByPrefix(db, prefix);
         if (!key || !safeEqual(key.secret_hash, secretHash)) throw unauthenticated('Invalid API key');
         if (key.revoked_at) throw unauthenticated('API key revoked');
         if (!key.owner_can_sign_in) throw unauthenticated('API key owner is deactivated');
-        entry = {
+        return {
           epoch: current,
           principal: principalOf(key, {
             via: 'api_key',
@@ -140,14 +192,19 @@ export function createCredentialLookup({
           expiresAt: key.expires_at,
           touchedAt: key.last_used_at,
         };
-        remember(id, entry);
-      }
-      if (entry.expiresAt && entry.expiresAt <= at) throw unauthenticated('API key expired');
-      if (touchDue(entry.touchedAt, at)) {
-        entry.touchedAt = at;
-        await touchKey(db, entry.principal.apiKeyId ?? '', at);
-      }
-      return entry.principal;
-    },
+      },
+    );
+    await checked(found.entry, 'API key expired', (at) =>
+      touchKey(db, found.entry.principal.apiKeyId ?? '', at),
+    );
+    return identified(found, async () => {
+      cache.delete(id);
+      return (await apiKey(prefix, secret, false)).principal;
+    });
+  }
+
+  return {
+    session: (token, options) => session(token, options?.deferEpoch ?? false),
+    apiKey: (prefix, secret, options) => apiKey(prefix, secret, options?.deferEpoch ?? false),
   };
 }

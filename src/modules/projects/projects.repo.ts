@@ -1,6 +1,7 @@
 // Projects and their members.
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database, PolicyRule, Project, ProjectRole } from '../../store/tables.ts';
+import { epochColumn } from '../auth/credential-epoch.ts';
 
 type Executor = Kysely<Database>;
 
@@ -93,6 +94,9 @@ export function visibleProjectsQuery(db: Executor, orgId: string, userId: string
         .where('drift_reports.status', '=', 'pending')
         .as('open_drift_reports'),
     )
+    // The credential epoch rides along too, read in the same snapshot: the caller's cached principal
+    // is confirmed against it without a round trip of its own (src/http/confirmed-read.ts).
+    .select(epochColumn.as('credential_epoch'))
     .where('org_id', '=', orgId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');

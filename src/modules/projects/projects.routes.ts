@@ -1,3 +1,4 @@
+import { confirmedRead } from '../../http/confirmed-read.ts';
 import { actorOf } from '../../http/context.ts';
 import { errors, NoContent, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
@@ -22,7 +23,7 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
   app.get(
     '/projects',
     {
-      config: { action: 'projects.list' },
+      config: { action: 'projects.list', epochInQuery: true },
       schema: {
         operationId: 'listProjects',
         tags,
@@ -33,7 +34,12 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
     },
     async (request) => {
       const paging = request.query;
-      return pageOf(paging, await projects.list(actorOf(request), paging), toProjectResponse);
+      const found = await confirmedRead(
+        request,
+        (actor) => projects.list(actor, paging),
+        (page) => page.rows[0]?.credential_epoch,
+      );
+      return pageOf(paging, found, toProjectResponse);
     },
   );
 
