@@ -5,6 +5,7 @@ import { api, call } from '../api/client.ts';
 import type { CreatedApiKey, Scope } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
+import { SecretOnce } from '../components/SecretOnce.tsx';
 import { QueryState } from '../components/States.tsx';
 
 const SCOPES: Scope[] = ['read', 'write', 'admin'];
@@ -15,13 +16,11 @@ export function ApiKeysPage() {
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['read']);
   const [created, setCreated] = useState<CreatedApiKey | undefined>();
-  const [copied, setCopied] = useState(false);
 
   const create = useMutation({
     mutationFn: () => call(api.POST('/api/v1/api-keys', { body: { name, scopes } })),
     onSuccess: (key) => {
       setCreated(key);
-      setCopied(false);
       setName('');
       queryClient.invalidateQueries({ queryKey: ['api-keys'] });
     },
@@ -33,11 +32,6 @@ export function ApiKeysPage() {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     create.mutate();
-  };
-  const copy = async () => {
-    if (!created) return;
-    await navigator.clipboard.writeText(created.secret);
-    setCopied(true);
   };
 
   return (
@@ -69,20 +63,15 @@ export function ApiKeysPage() {
         <ErrorText error={create.error} />
       </form>
       {created && (
-        <section className="card secret" aria-label="New key secret">
-          <p>
-            The secret of <strong>{created.name}</strong> is shown only now. Copy it to a safe place.
-          </p>
-          <code data-testid="api-key-secret">{created.secret}</code>
-          <div className="actions">
-            <button type="button" onClick={copy}>
-              {copied ? 'Copied' : 'Copy secret'}
-            </button>
-            <button type="button" className="secondary" onClick={() => setCreated(undefined)}>
-              Done, hide it
-            </button>
-          </div>
-        </section>
+        <SecretOnce
+          key={created.secret}
+          label="New key secret"
+          secret={created.secret}
+          testId="api-key-secret"
+          onHide={() => setCreated(undefined)}
+        >
+          The secret of <strong>{created.name}</strong> is shown only now. Copy it to a safe place.
+        </SecretOnce>
       )}
       <QueryState
         isLoading={keys.isLoading}

@@ -5,6 +5,7 @@ import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema.d.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { SecretOnce } from '../components/SecretOnce.tsx';
 import { QueryState } from '../components/States.tsx';
 
 type AuditSink = components['schemas']['AuditSink'];
@@ -82,18 +83,15 @@ export function AuditSinksSection() {
         <ErrorText error={create.error} />
       </form>
       {secret && (
-        <section className="secret" aria-label="Sink signing secret">
-          <p>The signing secret is shown only now:</p>
-          <code data-testid="sink-secret">{secret}</code>
-          <div className="actions">
-            <button type="button" onClick={() => navigator.clipboard.writeText(secret)}>
-              Copy secret
-            </button>
-            <button type="button" className="secondary" onClick={() => setSecret(undefined)}>
-              Done, hide it
-            </button>
-          </div>
-        </section>
+        <SecretOnce
+          key={secret}
+          label="Sink signing secret"
+          secret={secret}
+          testId="sink-secret"
+          onHide={() => setSecret(undefined)}
+        >
+          The signing secret is shown only now:
+        </SecretOnce>
       )}
       <QueryState
         isLoading={sinks.isLoading}

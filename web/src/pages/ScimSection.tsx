@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema.d.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { SecretOnce } from '../components/SecretOnce.tsx';
 import { QueryState } from '../components/States.tsx';
 import { GroupMappingsEditor } from './GroupMappingsEditor.tsx';
 
@@ -49,18 +50,16 @@ function ScimSettings({ config }: { config: ScimConfig }) {
       </div>
       <ErrorText error={makeToken.error} />
       {token && (
-        <section className="secret" aria-label="SCIM token">
-          <p>The token is shown only now; it replaced any previous one:</p>
-          <code data-testid="scim-token">{token}</code>
-          <div className="actions">
-            <button type="button" onClick={() => navigator.clipboard.writeText(token)}>
-              Copy token
-            </button>
-            <button type="button" className="secondary" onClick={() => setToken(undefined)}>
-              Done, hide it
-            </button>
-          </div>
-        </section>
+        <SecretOnce
+          key={token}
+          label="SCIM token"
+          secret={token}
+          testId="scim-token"
+          copyLabel="Copy token"
+          onHide={() => setToken(undefined)}
+        >
+          The token is shown only now; it replaced any previous one:
+        </SecretOnce>
       )}
       <GroupMappingsEditor saved={config.group_mappings} />
     </>

@@ -8,6 +8,7 @@ import type { components } from '../api/schema';
 import { Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
+import { SecretOnce } from '../components/SecretOnce.tsx';
 import { QueryState } from '../components/States.tsx';
 
 type Webhook = components['schemas']['Webhook'];
@@ -80,18 +81,15 @@ export function WebhooksPage() {
         <ErrorText error={create.error} />
       </form>
       {secret && (
-        <section className="card secret" aria-label="Signing secret">
-          <p>The signing secret is shown only now (Standard Webhooks, header webhook-signature):</p>
-          <code data-testid="webhook-secret">{secret}</code>
-          <div className="actions">
-            <button type="button" onClick={() => navigator.clipboard.writeText(secret)}>
-              Copy secret
-            </button>
-            <button type="button" className="secondary" onClick={() => setSecret(undefined)}>
-              Done, hide it
-            </button>
-          </div>
-        </section>
+        <SecretOnce
+          key={secret}
+          label="Signing secret"
+          secret={secret}
+          testId="webhook-secret"
+          onHide={() => setSecret(undefined)}
+        >
+          The signing secret is shown only now (Standard Webhooks, header webhook-signature):
+        </SecretOnce>
       )}
       <QueryState
         isLoading={webhooks.isLoading}
