@@ -6,8 +6,7 @@ import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
-import { ScrollTable } from '../components/ScrollTable.tsx';
-import { QueryState } from '../components/States.tsx';
+import { ListTable } from '../components/ListTable.tsx';
 import { remainingText } from '../lib/time.ts';
 import { useConnections } from '../shell/connections.ts';
 
@@ -99,49 +98,37 @@ export function AccessRequestsPage() {
         </button>
         <ErrorText error={create.error} />
       </form>
-      <QueryState
-        isLoading={requests.isLoading}
-        error={requests.error}
-        isEmpty={requests.data?.items.length === 0}
+      <ListTable
+        query={requests}
+        label="Access requests"
         empty="No access requests."
-      >
-        <ScrollTable label="Access requests">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Role</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Status</th>
-                <th scope="col">Remaining</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {requests.data?.items.map((r) => (
-                <tr key={r.id} data-testid="access-request">
-                  <td>{r.role}</td>
-                  <td>{r.reason}</td>
-                  <td>
-                    <Status value={r.status} />
-                  </td>
-                  <td>
-                    {r.status === 'active' && r.expires_at ? remainingText(r.expires_at, new Date()) : '—'}
-                  </td>
-                  <td>
-                    {r.status === 'active' && (
-                      <button type="button" className="link danger" onClick={() => revoke.mutate(r.id)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </QueryState>
+        columns={[
+          'Role',
+          'Reason',
+          'Status',
+          'Remaining',
+          <span key="actions" className="visually-hidden">
+            Actions
+          </span>,
+        ]}
+        row={(r) => (
+          <tr key={r.id} data-testid="access-request">
+            <td>{r.role}</td>
+            <td>{r.reason}</td>
+            <td>
+              <Status value={r.status} />
+            </td>
+            <td>{r.status === 'active' && r.expires_at ? remainingText(r.expires_at, new Date()) : '—'}</td>
+            <td>
+              {r.status === 'active' && (
+                <button type="button" className="link danger" onClick={() => revoke.mutate(r.id)}>
+                  Revoke
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       <ErrorText error={revoke.error} />
     </>
   );

@@ -4,9 +4,8 @@ import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
 import type { CreatedApiKey, Scope } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
-import { ScrollTable } from '../components/ScrollTable.tsx';
+import { ListTable } from '../components/ListTable.tsx';
 import { SecretOnce } from '../components/SecretOnce.tsx';
-import { QueryState } from '../components/States.tsx';
 
 const SCOPES: Scope[] = ['read', 'write', 'admin'];
 
@@ -73,47 +72,31 @@ export function ApiKeysPage() {
           The secret of <strong>{created.name}</strong> is shown only now. Copy it to a safe place.
         </SecretOnce>
       )}
-      <QueryState
-        isLoading={keys.isLoading}
-        error={keys.error}
-        isEmpty={keys.data?.items.length === 0}
+      <ListTable
+        query={keys}
+        label="API keys"
         empty="No API keys."
-      >
-        <ScrollTable label="API keys">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data?.items.map((key) => (
-                <tr key={key.id}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>ak_{key.prefix}_…</code>
-                  </td>
-                  <td>{key.scopes.join(', ')}</td>
-                  <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
-                  <td>
-                    {key.revoked_at ? (
-                      'revoked'
-                    ) : (
-                      <button type="button" className="link danger" onClick={() => revoke.mutate(key.id)}>
-                        Revoke {key.name}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </QueryState>
+        columns={['Name', 'Prefix', 'Scopes', 'Last used', 'State']}
+        row={(key) => (
+          <tr key={key.id}>
+            <td>{key.name}</td>
+            <td>
+              <code>ak_{key.prefix}_…</code>
+            </td>
+            <td>{key.scopes.join(', ')}</td>
+            <td>{key.last_used_at ? new Date(key.last_used_at).toLocaleString() : 'never'}</td>
+            <td>
+              {key.revoked_at ? (
+                'revoked'
+              ) : (
+                <button type="button" className="link danger" onClick={() => revoke.mutate(key.id)}>
+                  Revoke {key.name}
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       <ErrorText error={revoke.error} />
     </>
   );

@@ -4,8 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
-import { ScrollTable } from '../components/ScrollTable.tsx';
-import { QueryState } from '../components/States.tsx';
+import { ListTable } from '../components/ListTable.tsx';
 import { useConnections } from '../shell/connections.ts';
 
 export function MigrationsPage() {
@@ -62,45 +61,29 @@ export function MigrationsPage() {
         </button>
         <ErrorText error={compare.error} />
       </form>
-      <QueryState
-        isLoading={migrations.isLoading}
-        error={migrations.error}
-        isEmpty={migrations.data?.items.length === 0}
+      <ListTable
+        query={migrations}
+        label="Migrations"
         empty="No migrations yet: compare two connections above."
-      >
-        <ScrollTable label="Migrations">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Source → target</th>
-                <th scope="col">Statements</th>
-                <th scope="col">Warnings</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {migrations.data?.items.map((m) => (
-                <tr key={m.id}>
-                  <td>
-                    <Link to={`/projects/${pid}/migrations/${m.id}`}>
-                      {new Date(m.created_at).toLocaleString()}
-                    </Link>
-                  </td>
-                  <td>
-                    {name(m.source_connection_id)} → {name(m.target_connection_id)}
-                  </td>
-                  <td>{m.statements.length}</td>
-                  <td>{m.lint_warnings.length}</td>
-                  <td>
-                    <Status value={m.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </QueryState>
+        columns={['Created', 'Source → target', 'Statements', 'Warnings', 'Status']}
+        row={(m) => (
+          <tr key={m.id}>
+            <td>
+              <Link to={`/projects/${pid}/migrations/${m.id}`}>
+                {new Date(m.created_at).toLocaleString()}
+              </Link>
+            </td>
+            <td>
+              {name(m.source_connection_id)} → {name(m.target_connection_id)}
+            </td>
+            <td>{m.statements.length}</td>
+            <td>{m.lint_warnings.length}</td>
+            <td>
+              <Status value={m.status} />
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -4,9 +4,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
-import { ScrollTable } from '../components/ScrollTable.tsx';
+import { ListTable } from '../components/ListTable.tsx';
 import { SqlEditor } from '../components/SqlEditor.tsx';
-import { QueryState } from '../components/States.tsx';
 import { useConnections } from '../shell/connections.ts';
 
 export function PatchesPage() {
@@ -61,37 +60,23 @@ export function PatchesPage() {
         </div>
         <ErrorText error={create.error} />
       </form>
-      <QueryState
-        isLoading={patches.isLoading}
-        error={patches.error}
-        isEmpty={patches.data?.items.length === 0}
+      <ListTable
+        query={patches}
+        label="Patches"
         empty="No patches yet."
-      >
-        <ScrollTable label="Patches">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col">Connection</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {patches.data?.items.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    <Link to={`/projects/${pid}/patches/${p.id}`}>{p.title}</Link>
-                  </td>
-                  <td>{name(p.connection_id)}</td>
-                  <td>
-                    <Status value={p.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </QueryState>
+        columns={['Title', 'Connection', 'Status']}
+        row={(p) => (
+          <tr key={p.id}>
+            <td>
+              <Link to={`/projects/${pid}/patches/${p.id}`}>{p.title}</Link>
+            </td>
+            <td>{name(p.connection_id)}</td>
+            <td>
+              <Status value={p.status} />
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -2,9 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { Status } from '../components/Badge.tsx';
+import { ListTable } from '../components/ListTable.tsx';
 import { ProgressBar } from '../components/ProgressBar.tsx';
-import { ScrollTable } from '../components/ScrollTable.tsx';
-import { QueryState } from '../components/States.tsx';
 import { isActiveRun } from '../lib/poll.ts';
 
 export function RunsPage() {
@@ -17,41 +16,26 @@ export function RunsPage() {
   return (
     <>
       <h1>Runs</h1>
-      <QueryState
-        isLoading={runs.isLoading}
-        error={runs.error}
-        isEmpty={runs.data?.items.length === 0}
+      <ListTable
+        query={runs}
+        label="Runs"
         empty="No runs yet."
-      >
-        <ScrollTable label="Runs">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Status</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data?.items.map((run) => (
-                <tr key={run.id}>
-                  <td>
-                    <Link to={`/projects/${pid}/runs/${run.id}`}>{run.kind.replace(/_/g, ' ')}</Link>
-                  </td>
-                  <td>
-                    <Status value={run.status} />
-                  </td>
-                  <td>
-                    <ProgressBar progress={run.progress} />
-                  </td>
-                  <td>{run.started_at ? new Date(run.started_at).toLocaleString() : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </QueryState>
+        columns={['Kind', 'Status', 'Progress', 'Started']}
+        row={(run) => (
+          <tr key={run.id}>
+            <td>
+              <Link to={`/projects/${pid}/runs/${run.id}`}>{run.kind.replace(/_/g, ' ')}</Link>
+            </td>
+            <td>
+              <Status value={run.status} />
+            </td>
+            <td>
+              <ProgressBar progress={run.progress} />
+            </td>
+            <td>{run.started_at ? new Date(run.started_at).toLocaleString() : '—'}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }
