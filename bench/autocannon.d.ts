@@ -2,9 +2,13 @@
 // bench may not add a devDependency for them).
 declare module 'autocannon' {
   export interface Options {
-    url: string;
+    /** Several URLs (of one path on several servers): the connections are dealt among them in turn. */
+    url: string | string[];
     method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     headers?: Record<string, string>;
+    body?: string;
+    /** Replaces each `[<id>]` in the body with a new unique id per request. */
+    idReplacement?: boolean;
     connections?: number;
     pipelining?: number;
     /** Seconds. */

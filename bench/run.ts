@@ -2,7 +2,8 @@
 // one BENCH_ONLY names. Each bench file's header says what it measures and beside which physical
 // limit: bench/schema.ts (introspection of 1,000 tables), bench/migration.ts (compare + plan +
 // lint), bench/patch.ts, bench/bridge.ts, bench/anonymize-transformers.ts and bench/anonymize.ts,
-// bench/seed.ts, bench/events.ts (webhook fan-out), and this file's API bench. Each updates its own
+// bench/seed.ts, bench/events.ts (webhook fan-out), bench/load.ts (200 connections on 2 APIs and 2
+// workers, statuses and p99 per route), and this file's API bench. Each updates its own
 // section of bench/results.md; the exit code is 1 when any misses its target.
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
@@ -20,14 +21,13 @@
 // migration and patch benches' variables are described in bench/schema.ts, bench/migration.ts and
 // bench/patch.ts.
 //
-// The load generator is autocannon's programmatic API in a child process (bench/load.ts), not in
+// The load generator is autocannon's programmatic API in a child process (bench/load-generator.ts), not in
 // this process. In this process it would share the server's event loop: every response parsed and
 // every request written by autocannon would be time taken from the server, and the server's work
 // would delay autocannon's timers and inflate its latencies. A worker thread would avoid the shared
 // loop, but a child process is the closer model of a real client: its own heap and GC, its own
 // libuv pool, nothing shared but the loopback sockets, and the OS schedules it on the other core.
 // (On a 2-core machine the PostgreSQL server's processes still compete with both.)
-import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,7 +49,8 @@ import {
   STATIC_PATH,
   startServer,
 } from './fixture.ts';
-import type { LoadReply, LoadRequest } from './load.ts';
+import { runLoadBench } from './load.ts';
+import { generateLoad } from './load-child.ts';
 import { runMigrationBench } from './migration.ts';
 import { runPatchBench } from './patch.ts';
 import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
@@ -76,6 +77,7 @@ const BENCHES = [
   'anonymize',
   'seed',
   'events',
+  'load',
 ] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
 if (only !== undefined && !(BENCHES as readonly string[]).includes(only)) {
@@ -123,31 +125,19 @@ interface Row {
 }
 
 /** Runs autocannon (warm-up, then the measured run) in a child process against one URL. */
-function load(url: string, headers: Record<string, string>): Promise<Result> {
-  const options: LoadRequest = {
-    url,
-    headers,
-    connections,
-    pipelining: PIPELINING,
-    duration: seconds,
-    warmup: { connections, duration: warmupSeconds },
-  };
-  return new Promise((resolve, reject) => {
-    const child = fork(new URL('./load.ts', import.meta.url), [], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    let settled = false;
-    child.once('message', (message: LoadReply) => {
-      settled = true;
-      if (message.ok) resolve(message.result);
-      else reject(new Error(`autocannon: ${message.error}`));
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (!settled) reject(new Error(`the load generator ended (code ${code}) without a result`));
-    });
-    child.send(options);
-  });
+async function load(url: string, headers: Record<string, string>): Promise<Result> {
+  const [result] = await generateLoad([
+    {
+      url,
+      headers,
+      connections,
+      pipelining: PIPELINING,
+      duration: seconds,
+      warmup: { connections, duration: warmupSeconds },
+    },
+  ]);
+  if (!result) throw new Error('the load generator answered no result');
+  return result;
 }
 
 function failuresOf(result: Result): string[] {
@@ -443,6 +433,7 @@ const BENCH_RUNS: Record<(typeof BENCHES)[number], () => Promise<boolean>> = {
   anonymize: runAnonymizeBench,
   seed: runSeedBench,
   events: runEventsBench,
+  load: runLoadBench,
 };
 
 async function main(): Promise<void> {

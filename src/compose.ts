@@ -218,6 +218,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
         runHandlers: options.runHandlers,
         events,
         schedules: options.schedules ?? true,
+        scheduleCronOverride: config.scheduleCronOverride,
         pollingIntervalSeconds: options.pollingIntervalSeconds,
       });
     }

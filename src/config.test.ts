@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       argon2: { memoryKib: 19_456, iterations: 2 },
       sessionTtlHours: 24,
       jobsInServer: true,
+      scheduleCronOverride: undefined,
       sessionCleanupCron: '*/15 * * * *',
       drift: { checkCron: '0 3 * * *', checkConcurrency: 4 },
       backupRetention: { days: 30, cron: '30 4 * * *' },
@@ -62,6 +63,19 @@ describe('loadConfig', () => {
     const config = loadConfig({ WEBHOOK_RETRY_SCHEDULE: '1, 2,30', WEBHOOK_ALLOW_PRIVATE: 'true' });
     expect(config.webhooks).toMatchObject({ retrySchedule: [1, 2, 30], allowPrivate: true });
     expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0' }).webhooks.retrySchedule).toEqual([0]);
+  });
+
+  it('reads SCHEDULE_CRON_OVERRIDE as one cron expression of 5 or 6 fields', () => {
+    expect(loadConfig({ SCHEDULE_CRON_OVERRIDE: '* * * * *' }).scheduleCronOverride).toBe('* * * * *');
+    expect(loadConfig({ SCHEDULE_CRON_OVERRIDE: ' 0   */2 * * MON-FRI ' }).scheduleCronOverride).toBe(
+      '0 */2 * * MON-FRI',
+    );
+    expect(loadConfig({ SCHEDULE_CRON_OVERRIDE: '30 * * * * *' }).scheduleCronOverride).toBe('30 * * * * *');
+    for (const bad of ['* * * *', '* * * * * * *', 'every minute', '* * * * *; rm']) {
+      expect(configError({ SCHEDULE_CRON_OVERRIDE: bad }).message).toBe(
+        `SCHEDULE_CRON_OVERRIDE must be a cron expression of 5 or 6 fields, e.g. "* * * * *" (got ${JSON.stringify(bad)})`,
+      );
+    }
   });
 
   it('reads SIGNUP as open or closed, and nothing else', () => {

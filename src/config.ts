@@ -31,6 +31,12 @@ export interface Config {
   sessionTtlHours: number;
   /** Whether `serve` also works the job queue (the single-process default). */
   jobsInServer: boolean;
+  /**
+   * SCHEDULE_CRON_OVERRIDE: one cron expression (UTC) that replaces every module schedule's own,
+   * so a test or a staging deployment sees daily and hourly passes fire every minute. Unset in
+   * production: each schedule keeps its cron.
+   */
+  scheduleCronOverride: string | undefined;
   sessionCleanupCron: string;
   /** The daily drift check (src/jobs/drift-check.ts). */
   drift: DriftConfig;
@@ -260,6 +266,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     sessionTtlHours: integer('SESSION_TTL_HOURS', 24, 1, 24 * 90),
     jobsInServer: boolean('JOBS_IN_SERVER', true),
+    scheduleCronOverride: cronExpression(read('SCHEDULE_CRON_OVERRIDE'), 'SCHEDULE_CRON_OVERRIDE'),
     sessionCleanupCron: read('SESSION_CLEANUP_CRON') ?? '*/15 * * * *',
     drift: {
       checkCron: read('DRIFT_CHECK_CRON') ?? '0 3 * * *',
@@ -323,6 +330,22 @@ function retrySchedule(raw: string | undefined): number[] {
     );
   }
   return parts.map(Number);
+}
+
+/**
+ * A cron expression of 5 fields (or 6, seconds first), checked for its shape only: pg-boss parses it
+ * when the schedule is registered and refuses what its parser cannot read, but a value with a
+ * field too many or a stray word would otherwise only fail once a worker starts.
+ */
+function cronExpression(raw: string | undefined, name: string): string | undefined {
+  if (raw === undefined) return undefined;
+  const fields = raw.split(/\s+/);
+  if (fields.length < 5 || fields.length > 6 || fields.some((field) => !/^[0-9A-Za-z*/,?#-]+$/.test(field))) {
+    throw new ConfigError(
+      `${name} must be a cron expression of 5 or 6 fields, e.g. "* * * * *" (got ${JSON.stringify(raw)})`,
+    );
+  }
+  return fields.join(' ');
 }
 
 /** SECRET_KEY is 32 bytes, written as 64 hex characters or as base64. */

@@ -30,6 +30,12 @@ export interface WorkOptions {
   runHandlers?: RunHandlers;
   /** Registers the modules' schedules too (every process that works jobs does; some tests do not). */
   schedules: boolean;
+  /**
+   * A cron expression that replaces every schedule's own (SCHEDULE_CRON_OVERRIDE). Every process
+   * registers the schedules, and the last to register sets the cron all of them fire on, so a
+   * deployment sets it on all its processes or on none.
+   */
+  scheduleCronOverride?: string;
   /** Overrides every worker's idle polling interval. */
   pollingIntervalSeconds?: number;
   /** The event outbox, for the events of a run's end. */
@@ -61,9 +67,23 @@ export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => 
   // Queues first, so that a schedule's first pass finds the queues it sends to.
   for (const queue of modules.flatMap((m) => m.queues ?? []))
     await registerQueueWorker(jobs, queue, logger, pollingIntervalSeconds);
-  if (options.schedules)
+  if (options.schedules) {
+    const cron = options.scheduleCronOverride;
+    // Said at every start: a leftover override turns daily passes (drift checks of every
+    // connection) into passes every minute.
+    if (cron !== undefined)
+      logger.warn(
+        { cron },
+        'SCHEDULE_CRON_OVERRIDE: every scheduled job runs on this cron instead of its own',
+      );
     for (const schedule of modules.flatMap((m) => m.schedules ?? []))
-      await registerSchedule(jobs, schedule, logger, pollingIntervalSeconds);
+      await registerSchedule(
+        jobs,
+        cron === undefined ? schedule : { ...schedule, cron },
+        logger,
+        pollingIntervalSeconds,
+      );
+  }
   return async () => {
     stopHeartbeat();
     await liveness.close();

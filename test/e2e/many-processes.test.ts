@@ -2,12 +2,23 @@
 // and 2 workers, real child processes on loopback, against one PostgreSQL store and one Redis. What
 // one process does, the others see at once: the rate limit is one count, a revoked key or session
 // is refused by the other API, an approval given on one API releases a run asked on the other, each
-// run is worked once by one of the workers, and every process stops on SIGTERM in bounded time.
+// run is worked once by one of the workers, every scheduled job fires once per tick (all four run
+// pg-boss's cron pass; every schedule is made to fire each minute), and every process stops on
+// SIGTERM in bounded time.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVAL_EXPIRY_JOB } from '../../src/modules/approvals/expiry-pass.ts';
+import { AUDIT_EXPORT_SCHEDULE } from '../../src/modules/audit-export/audit-export.module.ts';
+import { SESSION_CLEANUP_JOB } from '../../src/modules/auth/session-cleanup.ts';
+import { BILLING_GRACE_JOB } from '../../src/modules/billing/billing.module.ts';
+import { DRIFT_CHECK_JOB } from '../../src/modules/drift/drift.module.ts';
+import { BACKUP_RETENTION_JOB } from '../../src/modules/patches/backup-retention.ts';
+import { SNAPSHOT_RETENTION_JOB } from '../../src/modules/snapshots/snapshot-retention.ts';
+import { WEBHOOK_SWEEP_SCHEDULE } from '../../src/modules/webhooks/webhooks.module.ts';
 import { createTestPgDatabase, pgAvailable, type TestPgDatabase } from '../support/databases.ts';
 import { call, type HttpSession, signIn } from '../support/http-client.ts';
 import { redisAvailable, testRedisUrl } from '../support/rate-limits.ts';
+import { enoughTicks, readScheduleTicks, type TicksSnapshot } from '../support/schedule-ticks.ts';
 import {
   killAll,
   runToEnd,
@@ -23,6 +34,15 @@ const tag = Date.now().toString(36);
  * limited to 5 per minute per address, and other tests may share the Redis counters. */
 let signIns = 0;
 const clientIp = () => `10.${(Date.now() >> 8) & 255}.${process.pid & 255}.${++signIns}`;
+/**
+ * Every schedule every minute (pg-boss's resolution; daily ones would need a day). The passes run
+ * beside the other tests from the start, and the last test but one judges them: about a minute and
+ * a half after the start at most, most of which the other tests already take.
+ */
+const EVERY_MINUTE = '* * * * *';
+/** Ticks seen before judging: the first is closed by the time the second has run. */
+const TICKS = 2;
+const SCHEDULES_JUDGED_WITHIN_MS = 150_000;
 
 describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async () => {
   const available = (await pgAvailable()) && (await redisAvailable());
@@ -56,7 +76,14 @@ describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async 
     store = await createTestPgDatabase();
     target = await createTestPgDatabase();
     if (!store || !target) throw new Error('PostgreSQL went away');
-    settings = { DATABASE_URL: store.url, SECRET_KEY, REDIS_URL: testRedisUrl };
+    // The override is a deployment's setting: every process has it (the APIs send no schedule but
+    // run pg-boss's cron pass too, so four processes compete for each occurrence).
+    settings = {
+      DATABASE_URL: store.url,
+      SECRET_KEY,
+      REDIS_URL: testRedisUrl,
+      SCHEDULE_CRON_OVERRIDE: EVERY_MINUTE,
+    };
     await cli(['migrate']);
     await cli(['create-admin', '--email', `limited-${tag}@example.com`, '--org', 'Limited'], {
       ADMIN_PASSWORD: PASSWORD,
@@ -266,14 +293,73 @@ describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async 
       const counters = await targetQuery('select id, n from counters order by id');
       expect(counters).toEqual([1, 2, 3, 4, 5].map((id) => ({ id, n: 1 })));
       // Worked by the workers only: the API processes have no queue workers (JOBS_IN_SERVER=false).
-      const workedBy = (await query(store?.url, 'select distinct worker_id from runs')).map((r) =>
-        Number(String(r.worker_id).split(':')[1]),
-      );
+      // (The scheduled drift passes record their checks as runs with no worker: not these.)
+      const workedBy = (
+        await query(store?.url, "select distinct worker_id from runs where kind = 'patch_execute'")
+      ).map((r) => Number(String(r.worker_id).split(':')[1]));
       const workerPids = workers.map((w) => w.child.pid);
       expect(workedBy.length).toBeGreaterThan(0);
       for (const pid of workedBy) expect(workerPids).toContain(pid);
     },
     90_000,
+  );
+
+  it.skipIf(!available)(
+    'fires every scheduled job once per tick across the four processes, each pass worked once',
+    async () => {
+      let snapshot: TicksSnapshot = await readScheduleTicks(store?.url ?? '');
+      const deadline = Date.now() + SCHEDULES_JUDGED_WITHIN_MS;
+      while (!enoughTicks(snapshot, TICKS)) {
+        if (Date.now() > deadline)
+          throw new Error(`fewer than ${TICKS} closed ticks in time:\n${JSON.stringify(snapshot, null, 1)}`);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        snapshot = await readScheduleTicks(store?.url ?? '');
+      }
+      const names = snapshot.schedules.map((s) => s.name);
+      // Every module's schedule, each on the override's cron.
+      expect(names).toEqual(
+        expect.arrayContaining([
+          DRIFT_CHECK_JOB,
+          BACKUP_RETENTION_JOB,
+          SNAPSHOT_RETENTION_JOB,
+          SESSION_CLEANUP_JOB,
+          APPROVAL_EXPIRY_JOB,
+          BILLING_GRACE_JOB,
+          WEBHOOK_SWEEP_SCHEDULE,
+          AUDIT_EXPORT_SCHEDULE,
+        ]),
+      );
+      for (const schedule of snapshot.schedules) {
+        const about = `${schedule.name}: ${JSON.stringify(schedule)}`;
+        expect(schedule.cron, about).toBe(EVERY_MINUTE);
+        // One forwarding per minute, the minutes consecutive: no tick sent twice, none skipped.
+        const slots = schedule.forwarded.map((f) => f.slot);
+        expect(slots.length, about).toBeGreaterThanOrEqual(TICKS);
+        slots.forEach((slot, i) => {
+          if (i > 0) expect(slot - (slots[i - 1] ?? 0), about).toBe(60_000);
+        });
+        // One pass per tick, sent within its minute's due window, run once and to its end.
+        expect(schedule.passes, about).toHaveLength(slots.length);
+        schedule.passes.forEach((pass, i) => {
+          const late = pass.createdOn.getTime() - (slots[i] ?? 0);
+          expect(late, about).toBeGreaterThanOrEqual(0);
+          expect(late, about).toBeLessThan(75_000);
+          expect({ state: pass.state, retries: pass.retryCount }, about).toEqual({
+            state: 'completed',
+            retries: 0,
+          });
+        });
+      }
+      // What the drift passes record agrees: one run per connection each pass checked, no more (a
+      // pass run twice would have checked, and recorded, every connection twice).
+      const drift = snapshot.schedules.find((s) => s.name === DRIFT_CHECK_JOB);
+      const checked = (drift?.passes ?? []).reduce(
+        (sum, pass) => sum + Number(pass.output?.checked ?? 0) + Number(pass.output?.failed ?? 0),
+        0,
+      );
+      expect(snapshot.driftRuns).toBe(checked);
+    },
+    SCHEDULES_JUDGED_WITHIN_MS + 10_000,
   );
 
   it.skipIf(!available)(
