@@ -85,6 +85,34 @@ export const MigrationRunResult = Type.Object(
     rolled_back: Type.Boolean({
       description: 'PostgreSQL rolls a failed transaction back; MySQL keeps what ran',
     }),
+    in_flight: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            index: Count,
+            sql: Type.String(),
+            started_at: Type.String({ format: 'date-time' }),
+            session: Type.String({ description: "The target's server session that ran it" }),
+            applied: Type.Optional(
+              Nullable(
+                Type.Boolean({
+                  description:
+                    'Set when the run was interrupted: whether the target shows its effect (null: it cannot tell); ' +
+                    'the statement is then listed in `applied` or `not_applied`, or in neither when null',
+                }),
+              ),
+            ),
+            evidence: Type.Optional(Type.String({ description: 'What the classification rests on' })),
+          },
+          {
+            description:
+              'MySQL: the statement running. While the run runs, `applied` lists the statements that ended and ' +
+              '`not_applied` those not started; after a kill of the process, the in-flight statement is classified ' +
+              'by introspecting the target',
+          },
+        ),
+      ),
+    ),
     schema_hash: Type.Optional(Type.String()),
     residual_diff: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
