@@ -3,7 +3,7 @@
 // run holds what is known at the failure, so fields a failure may lack are optional. Kinds whose
 // module does not exist yet (seeds, anonymization, bridge) share the rows report of API §9.
 import { Type } from 'typebox';
-import { Nullable, Uuid } from '../../http/schemas.ts';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 const Count = Type.Integer({ minimum: 0 });
 
@@ -91,7 +91,7 @@ export const MigrationRunResult = Type.Object(
           {
             index: Count,
             sql: Type.String(),
-            started_at: Type.String({ format: 'date-time' }),
+            started_at: Timestamp,
             session: Type.String({ description: "The target's server session that ran it" }),
             applied: Type.Optional(
               Nullable(
