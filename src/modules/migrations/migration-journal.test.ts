@@ -16,7 +16,7 @@ import { closeSuite, createWorkerProject } from '../../../test/support/worker-ru
 import type { Run } from '../../store/tables.ts';
 import { claimRun, failInterruptedRuns, insertRun, setRunningResult } from '../runs/runs.repo.ts';
 import { journalAt } from './migration-journal.ts';
-import { updateMigration } from './migrations.repo.ts';
+import { findMigrationById, updateMigration } from './migrations.repo.ts';
 
 const API = '/api/v1';
 const { mysql: engine } = await targetEngines('MySQL migration journal (migration-journal.test.ts)');
@@ -143,6 +143,7 @@ describe.skipIf(!engine.up)('the journal of a MySQL migration run', () => {
     migration: { id: string; statements: { sql: string }[] },
     index: number,
     server: string,
+    kind: 'migration_apply' | 'migration_rollback' = 'migration_apply',
   ) {
     await updateMigration(t.store.db, migration.id, { status: 'applying', updated_at: new Date() });
     const worker = `gone-${randomUUID()}`;
@@ -151,7 +152,7 @@ describe.skipIf(!engine.up)('the journal of a MySQL migration run', () => {
       id,
       org_id: orgId,
       project_id: projectId,
-      kind: 'migration_apply',
+      kind,
       subject_id: migration.id,
       status: 'queued',
       approval_id: null,
@@ -169,7 +170,7 @@ describe.skipIf(!engine.up)('the journal of a MySQL migration run', () => {
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirst()) as Run;
-    await t.composition.runKinds.get('migration_apply')?.interrupted?.(run);
+    await t.composition.runKinds.get(kind)?.interrupted?.(run);
     return (await owner.get(`${API}/runs/${id}`)).body;
   }
 
@@ -227,5 +228,43 @@ describe.skipIf(!engine.up)('the journal of a MySQL migration run', () => {
     const settled = (await owner.get(`${API}/migrations/${last.migration.id}`)).body;
     expect(settled.status).toBe('applied');
     expect(settled.applied_at).not.toBeNull();
+  });
+
+  it('settles an interrupted rollback the same way, from the rollback statements it parses', async () => {
+    const { url, migration } = await compared();
+    const applied = await owner.post(`${API}/migrations/${migration.id}/apply`, {});
+    expect((await waitForRun(owner, applied.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+    const rollback = (await findMigrationById(t.store.db, migration.id))?.rollback ?? [];
+    expect(rollback).toHaveLength(3);
+    const dead = await session(url);
+    // Rollback statements 0 and 1 committed; the process died before it recorded the end of 1.
+    await dead.query(rollback[0]!.sql);
+    await dead.query(rollback[1]!.sql);
+    const run = await interruptedAt(
+      { id: migration.id, statements: rollback },
+      1,
+      await sessionName(dead),
+      'migration_rollback',
+    );
+    expect(run.result).toMatchObject({ applied: [0, 1], not_applied: [2], in_flight: { applied: true } });
+    expect((await owner.get(`${API}/migrations/${migration.id}`)).body.status).toBe('failed');
+
+    // Killed in its first statement, which never committed: the migration is still applied.
+    const other = await compared();
+    const done = await owner.post(`${API}/migrations/${other.migration.id}/apply`, {});
+    expect((await waitForRun(owner, done.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+    const steps = (await findMigrationById(t.store.db, other.migration.id))?.rollback ?? [];
+    const untouched = await interruptedAt(
+      { id: other.migration.id, statements: steps },
+      0,
+      await sessionName(await session(other.url)),
+      'migration_rollback',
+    );
+    expect(untouched.result).toMatchObject({
+      applied: [],
+      not_applied: [0, 1, 2],
+      in_flight: { applied: false },
+    });
+    expect((await owner.get(`${API}/migrations/${other.migration.id}`)).body.status).toBe('applied');
   });
 });
