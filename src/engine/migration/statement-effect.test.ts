@@ -17,14 +17,18 @@ const mysql = (tables: TableModel[]) =>
 
 const before = mysql([
   makeTable('a', { columns: [makeColumn('id'), makeColumn('n', { type: 'int' })] }),
-  makeTable('b', { columns: [makeColumn('id'), makeColumn('m', { type: 'int', default: '0', default_normalized: '0' })] }),
+  makeTable('b', {
+    columns: [makeColumn('id'), makeColumn('m', { type: 'int', default: '0', default_normalized: '0' })],
+  }),
 ]);
 const after = mysql([
   makeTable('a', {
     columns: [makeColumn('id'), makeColumn('n', { type: 'bigint' }), makeColumn('note')],
     indexes: [makeIndex('a_n', ['n'])],
   }),
-  makeTable('b', { columns: [makeColumn('id'), makeColumn('m', { type: 'int', default: '1', default_normalized: '1' })] }),
+  makeTable('b', {
+    columns: [makeColumn('id'), makeColumn('m', { type: 'int', default: '1', default_normalized: '1' })],
+  }),
 ]);
 
 // 0: a.n int → bigint; 1: add a.note and index a_n; 2: b.m default (a restated definition).
@@ -61,10 +65,7 @@ describe('the effect of the statement in flight, from the live schema', () => {
     const done = mysql([after.tables[0]!, before.tables[1]!]);
     expect(statementEffect({ index: 1, facts, live: done, before, after }).applied).toBe(true);
     // One without the other cannot come from one atomic statement: it is not guessed.
-    const half = mysql([
-      { ...after.tables[0]!, indexes: [] },
-      before.tables[1]!,
-    ]);
+    const half = mysql([{ ...after.tables[0]!, indexes: [] }, before.tables[1]!]);
     expect(statementEffect({ index: 1, facts, live: half, before, after })).toMatchObject({ applied: null });
   });
 
