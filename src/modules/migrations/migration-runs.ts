@@ -71,8 +71,9 @@ export function createMigrationRunHandlers(deps: {
       }),
     );
     await reports;
+    // What ran stays on MySQL: the cancelled run still says which statements took effect.
     if (cancelled && result.failed === null && result.applied.length < statements.length)
-      throw new RunCancelled();
+      throw new RunCancelled(outcome(statements, result, !journaled));
     return result;
   }
 
