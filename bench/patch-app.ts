@@ -53,6 +53,7 @@ function tracedHandle(handle: TargetHandle, trace: TraceStep[]): TargetHandle {
     introspect: (options) => record('introspect', () => handle.introspect(options)),
     tableStats: (tables) => record('tableStats', () => handle.tableStats(tables)),
     apply: (statements, options) => record('apply', () => handle.apply(statements, options)),
+    endSession: (session, timeoutMs) => handle.endSession(session, timeoutMs),
     rowSession: () => handle.rowSession(),
     async transaction(work, options) {
       const step: TraceStep = { kind: 'transaction', ms: 0, queries: [] };

@@ -110,6 +110,13 @@ export interface TargetHandle {
    */
   apply(statements: ExecutableStatement[], options?: ApplyOptions): Promise<ApplyResult>;
   /**
+   * Ends a server session left by a process that died (as ApplyOptions.beforeStatement named it)
+   * and waits up to `timeoutMs` until the server is done with it: the statement it was running is
+   * then committed or gone, never still changing the schema. Returns whether the session is gone
+   * (also when it had ended before, or the server restarted since).
+   */
+  endSession(session: string, timeoutMs: number): Promise<boolean>;
+  /**
    * Runs `work` on one connection inside one transaction (for DML: patches), then commits or rolls
    * back as `options.commit` says; a failing work is always rolled back and its error rethrown.
    */

@@ -23,6 +23,14 @@ export interface ApplyOptions {
   statementTimeoutMs?: number;
   onProgress?: (progress: ApplyProgress) => void;
   /**
+   * Awaited before each statement is sent, with the server session that will run it (`session`,
+   * what TargetHandle.endSession takes). Engines whose statements commit one by one (MySQL:
+   * capabilities.transactionalDdl false) call it, so a journal of what started can be made durable
+   * before the statement can take effect. When it throws, that statement is not sent and the apply
+   * rejects with its error, unchanged.
+   */
+  beforeStatement?: (statement: { index: number; session: string }) => Promise<void>;
+  /**
    * Cancels the apply between statements (a run's cancel): no further statement starts; on
    * PostgreSQL an open transaction is rolled back. A statement already running finishes.
    */

@@ -16,7 +16,16 @@ import type {
   TableRef,
   TableStats,
 } from '../execution.ts';
+import { mysqlSessionOf } from './mysql.sessions.ts';
 import { mysqlSqlWriter } from './mysql.sql-writer.ts';
+
+/** The error of ApplyOptions.beforeStatement, carried past the classification of target errors. */
+class JournalError {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
 
 const KIND_BY_ERRNO: Record<number, StatementErrorKind> = {
   1064: 'syntax', // ER_PARSE_ERROR
@@ -97,12 +106,17 @@ export async function applyMysql(
     // MySQL 8's max_execution_time limits SELECTs only: DDL there runs unlimited.
     if (options.statementTimeoutMs !== undefined && flavor === 'mariadb')
       await connection.query('SET SESSION max_statement_time = ?', [options.statementTimeoutMs / 1000]);
+    const session = options.beforeStatement ? await mysqlSessionOf(connection) : '';
     for (const [index, statement] of statements.entries()) {
       if (options.signal?.aborted) {
         result.cancelled = true;
         result.not_applied = rest(index);
         return result;
       }
+      if (options.beforeStatement)
+        await options.beforeStatement({ index, session }).catch((error: unknown) => {
+          throw new JournalError(error);
+        });
       try {
         await connection.query(statement.sql);
       } catch (error) {
@@ -115,6 +129,7 @@ export async function applyMysql(
     }
     return result;
   } catch (error) {
+    if (error instanceof JournalError) throw error.error;
     // Not a statement's failure (a session setting, the connection): the caller's to report.
     throw classify(error);
   } finally {

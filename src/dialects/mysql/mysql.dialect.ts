@@ -36,6 +36,7 @@ import { mysqlDdl } from './mysql.ddl.ts';
 import { classifyMysqlError } from './mysql.errors.ts';
 import { buildMysqlModel } from './mysql.model.ts';
 import { mysqlRowFormat, openMysqlRowSession } from './mysql.rows.ts';
+import { endMysqlSession } from './mysql.sessions.ts';
 import { parseMysqlSql } from './mysql.sql.ts';
 import { mysqlSqlWriter } from './mysql.sql-writer.ts';
 
@@ -204,6 +205,19 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
     },
     async apply(statements, options = {}) {
       return applyMysql(await connect(), knownFlavor, statements, options, fail);
+    },
+    async endSession(session, timeoutMs) {
+      const connection = await connect();
+      let failed = false;
+      try {
+        return await endMysqlSession(connection, session, timeoutMs);
+      } catch (error) {
+        failed = true;
+        throw fail(error);
+      } finally {
+        if (failed) connection.destroy();
+        else connection.release();
+      }
     },
     async transaction(work, options) {
       const connection = await connect();

@@ -44,6 +44,7 @@ import { postgresDdl } from './postgres.ddl.ts';
 import { classifyPgError } from './postgres.errors.ts';
 import { buildPostgresModel } from './postgres.model.ts';
 import { openPostgresRowSession, postgresRowFormat } from './postgres.rows.ts';
+import { endPostgresSession } from './postgres.sessions.ts';
 import { parsePostgresSql } from './postgres.sql.ts';
 import { postgresSqlWriter } from './postgres.sql-writer.ts';
 
@@ -198,6 +199,18 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
       return applyPostgres(client, statements, options, (error) =>
         classifyPgError(error, { phase: 'query', tls, password: config.password }),
       );
+    },
+    async endSession(session, timeoutMs) {
+      const client = await connect();
+      let failed = false;
+      try {
+        return await endPostgresSession(client, session, timeoutMs);
+      } catch (error) {
+        failed = true;
+        throw classifyPgError(error, { phase: 'query', tls, password: config.password });
+      } finally {
+        client.release(failed);
+      }
     },
     async transaction(work, options) {
       const client = await connect();

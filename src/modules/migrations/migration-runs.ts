@@ -16,6 +16,7 @@ import type { Connection, MigrationStatus, Run, SchemaMigration } from '../../st
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed, type RunHandlers } from '../runs/runs.executor.ts';
 import { APPLY_LOCK_TIMEOUT_MS } from './migration-content.ts';
+import { journalAt } from './migration-journal.ts';
 import { findMigrationById, moveStatus, updateMigration } from './migrations.repo.ts';
 
 export function createMigrationRunHandlers(deps: {
@@ -34,12 +35,17 @@ export function createMigrationRunHandlers(deps: {
     return { migration, target };
   }
 
-  /** Applies statements, passing progress on and stopping between statements on a cancel. */
+  /**
+   * Applies statements, passing progress on and stopping between statements on a cancel. Where
+   * each statement commits by itself, each start is journaled in the run before it is sent
+   * (migration-journal.ts), for an exact report if the process dies.
+   */
   async function execute(
     target: Connection,
     statements: ExecutableStatement[],
     context: RunContext,
   ): Promise<ApplyResult> {
+    const journaled = !dialects[target.dialect].capabilities.transactionalDdl;
     const controller = new AbortController();
     let cancelled = false;
     let reports = Promise.resolve();
@@ -48,6 +54,10 @@ export function createMigrationRunHandlers(deps: {
         lockTimeoutMs: APPLY_LOCK_TIMEOUT_MS,
         statementTimeoutMs: deps.statementTimeoutMs,
         signal: controller.signal,
+        ...(journaled && {
+          beforeStatement: ({ index, session }) =>
+            context.report(journalAt(statements, index, session, now())),
+        }),
         onProgress: ({ done, total }) => {
           reports = reports
             .then(() => context.progress(done, total))
@@ -61,8 +71,9 @@ export function createMigrationRunHandlers(deps: {
       }),
     );
     await reports;
+    // What ran stays on MySQL: the cancelled run still says which statements took effect.
     if (cancelled && result.failed === null && result.applied.length < statements.length)
-      throw new RunCancelled();
+      throw new RunCancelled(outcome(statements, result, !journaled));
     return result;
   }
 

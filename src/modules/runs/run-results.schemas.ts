@@ -3,7 +3,7 @@
 // run holds what is known at the failure, so fields a failure may lack are optional. Kinds whose
 // module does not exist yet (seeds, anonymization, bridge) share the rows report of API §9.
 import { Type } from 'typebox';
-import { Nullable, Uuid } from '../../http/schemas.ts';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 const Count = Type.Integer({ minimum: 0 });
 
@@ -85,6 +85,34 @@ export const MigrationRunResult = Type.Object(
     rolled_back: Type.Boolean({
       description: 'PostgreSQL rolls a failed transaction back; MySQL keeps what ran',
     }),
+    in_flight: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            index: Count,
+            sql: Type.String(),
+            started_at: Timestamp,
+            session: Type.String({ description: "The target's server session that ran it" }),
+            applied: Type.Optional(
+              Nullable(
+                Type.Boolean({
+                  description:
+                    'Set when the run was interrupted: whether the target shows its effect (null: it cannot tell); ' +
+                    'the statement is then listed in `applied` or `not_applied`, or in neither when null',
+                }),
+              ),
+            ),
+            evidence: Type.Optional(Type.String({ description: 'What the classification rests on' })),
+          },
+          {
+            description:
+              'MySQL: the statement running. While the run runs, `applied` lists the statements that ended and ' +
+              '`not_applied` those not started; after a kill of the process, the in-flight statement is classified ' +
+              'by introspecting the target',
+          },
+        ),
+      ),
+    ),
     schema_hash: Type.Optional(Type.String()),
     residual_diff: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {

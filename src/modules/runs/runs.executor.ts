@@ -20,12 +20,18 @@ import {
   isCancelRequested,
   runningWorkerIds,
   setProgress,
+  setRunningResult,
   staleQueuedRuns,
 } from './runs.repo.ts';
 
 export interface RunContext {
   /** Records progress, and is where a requested cancellation stops the handler (it throws RunCancelled). */
   progress(done: number, total?: number | null): Promise<void>;
+  /**
+   * Records the result so far, durably, before the work goes on: after a kill -9 it is what the
+   * kind's `interrupted` hook starts from. The run's end replaces it.
+   */
+  report(result: Record<string, unknown>): Promise<void>;
 }
 
 /** Does the work of one run and returns its result (the run's `result`). */
@@ -109,6 +115,7 @@ export function createRunExecutor(deps: {
           await setProgress(db, run.id, done, total);
           if (await isCancelRequested(db, run.id)) throw new RunCancelled();
         },
+        report: (result) => setRunningResult(db, run.id, result),
       };
       try {
         const result = await handler(run, context);

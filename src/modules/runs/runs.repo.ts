@@ -123,6 +123,29 @@ export async function setProgress(db: Executor, id: string, done: number, total:
     .execute();
 }
 
+/**
+ * The result so far of a running run, written as its work goes: what a run whose process is killed
+ * leaves for its kind's `interrupted` hook (and for anyone reading the run meanwhile).
+ */
+export async function setRunningResult(db: Executor, id: string, result: Record<string, unknown>) {
+  await db
+    .updateTable('runs')
+    .set({ result: JSON.stringify(result) })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/** The result of a run the sweep failed as interrupted, once its kind found out what it did. */
+export async function setInterruptedResult(db: Executor, id: string, result: Record<string, unknown>) {
+  await db
+    .updateTable('runs')
+    .set({ result: JSON.stringify(result) })
+    .where('id', '=', id)
+    .where('status', '=', 'failed')
+    .execute();
+}
+
 export async function finishRun(
   db: Executor,
   id: string,

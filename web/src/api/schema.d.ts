@@ -2829,6 +2829,23 @@ export interface components {
                 index: number;
                 sql: string | null;
             } | null;
+            /** @description MySQL: the statement running. While the run runs, `applied` lists the statements that ended and `not_applied` those not started; after a kill of the process, the in-flight statement is classified by introspecting the target */
+            in_flight?: {
+                /** @description Set when the run was interrupted: whether the target shows its effect (null: it cannot tell); the statement is then listed in `applied` or `not_applied`, or in neither when null */
+                applied?: boolean | null;
+                /** @description What the classification rests on */
+                evidence?: string;
+                index: number;
+                /** @description The target's server session that ran it */
+                session: string;
+                sql: string;
+                /**
+                 * Format: date-time
+                 * @description UTC, written YYYY-MM-DDThh:mm:ssZ
+                 * @example 2026-01-31T12:00:00Z
+                 */
+                started_at: string;
+            } | null;
             not_applied: number[];
             /** @description apply: what still differs from the source */
             residual_diff?: {
