@@ -144,7 +144,7 @@ if (!available) reportSkipped('the authorization matrix', 'PostgreSQL', testPgUr
 
 describe.skipIf(!available)('authorization matrix, generated from the route table', () => {
   let t: TestApp;
-  let target: TestPgDatabase | undefined;
+  let targets: (TestPgDatabase | undefined)[] = [];
   let world: World;
   let routes: RouteEntry[];
 
@@ -155,14 +155,15 @@ describe.skipIf(!available)('authorization matrix, generated from the route tabl
       // The payment provider's endpoint answers 404 until it has a secret to check signatures with.
       billing: { stripeWebhookSecret: 'whsec_matrix' },
     });
-    target = await createTestPgDatabase();
-    if (!target) throw new Error('the test PostgreSQL server went away');
-    world = await buildWorld(t, target.url);
+    targets = await Promise.all([createTestPgDatabase(), createTestPgDatabase()]);
+    const [target, other] = targets;
+    if (!target || !other) throw new Error('the test PostgreSQL server went away');
+    world = await buildWorld(t, target.url, other.url);
     routes = await moduleRoutes(t.composition);
   }, 120_000);
   afterAll(async () => {
     await t?.close();
-    await target?.drop();
+    for (const target of targets) await target?.drop();
   });
 
   it('has a rule or a listed exception for every route the app serves', () => {
@@ -189,9 +190,11 @@ describe.skipIf(!available)('authorization matrix, generated from the route tabl
       const request = await requestOf(route, caller, world);
       const expectation = expectationOf(route, caller, request, world);
       if (!expectation.allowed) denied++;
+      const t0 = Date.now();
       const response = await caller.client.request(request.method as 'GET', request.url, request.body);
+      const ms = Date.now() - t0;
       const problem = problemOf(expectation, request, response);
-      if (process.env.MATRIX_DUMP) dump.push(`${route.method} ${route.url}\t${caller.name}\t${expectation.allowed ? 'allow' : expectation.status}\t${response.status}\t${JSON.stringify(response.body)?.slice(0, 120)}`);
+      if (process.env.MATRIX_DUMP) dump.push(`${ms}\t${route.method} ${route.url}\t${caller.name}\t${expectation.allowed ? 'allow' : expectation.status}\t${response.status}\t${JSON.stringify(response.body)?.slice(0, 120)}`);
       if (problem) problems.push(`${route.method} ${route.url} as ${caller.name}: ${problem}`);
     });
     console.log(

@@ -9,6 +9,7 @@ import { updateOrgPlan } from '../../src/modules/billing/billing.repo.ts';
 import type { OrgRole, ProjectRole, Scope } from '../../src/store/tables.ts';
 import type { Client, TestApp } from './app.ts';
 import { connectionBody } from './connections.ts';
+import { IDP_CERTIFICATE } from './saml-idp.ts';
 import { queryPostgres } from './target-query.ts';
 
 export interface Caller {
@@ -73,6 +74,7 @@ export interface World {
     anonymize(): object;
     webhook(): object;
     sink(): object;
+    saml(): object;
   };
   /** The holder of the pending access request (its viewer). */
   accessRequestHolder: string;
@@ -91,7 +93,12 @@ async function created(response: Promise<{ status: number; body: { id?: string }
   return answer;
 }
 
-export async function buildWorld(t: TestApp, targetUrl: string): Promise<World> {
+/**
+ * `targetUrl` and `otherTargetUrl` are two empty PostgreSQL databases: the fixture project's
+ * connections reach the first, its second connection (the target of compare and bridge, which
+ * refuse a copy onto the same database) the other.
+ */
+export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: string): Promise<World> {
   await queryPostgres(
     targetUrl,
     `create table people (id int primary key, email text, name text);
@@ -129,15 +136,15 @@ export async function buildWorld(t: TestApp, targetUrl: string): Promise<World> 
   const inOrg = (id: string) => (tags.set(id, { inProject: false }), id);
   inProject(projectId);
 
-  const connection = async (environment = 'development') =>
+  const connection = async (environment = 'development', url = targetUrl) =>
     (
       await created(
-        owner.post(`${API}/connections`, connectionBody(projectId, targetUrl, { environment })),
+        owner.post(`${API}/connections`, connectionBody(projectId, url, { environment })),
         'connection',
       )
     ).body.id as string;
   const connectionId = inProject(await connection());
-  const otherConnectionId = inProject(await connection());
+  const otherConnectionId = inProject(await connection('development', otherTargetUrl));
   const productionId = await connection('production');
 
   const patchBody = (connection: string) => ({
@@ -164,6 +171,11 @@ export async function buildWorld(t: TestApp, targetUrl: string): Promise<World> 
   });
   const webhookBody = () => ({ url: 'http://127.0.0.1:9/hook', events: ['*'] });
   const sinkBody = () => ({ type: 'http', url: 'http://127.0.0.1:9/audit' });
+  const samlBody = () => ({
+    idp_entity_id: 'https://idp.example.com/matrix',
+    idp_sso_url: 'https://idp.example.com/sso',
+    idp_certificate: IDP_CERTIFICATE,
+  });
   const runId = inProject(
     (await created(owner.post(`${API}/patches/${patchId}/execute`, {}), 'run')).body.id as string,
   );
@@ -198,19 +210,27 @@ export async function buildWorld(t: TestApp, targetUrl: string): Promise<World> 
   const seedId = inProject(await post(owner, '/seed/scenarios', seedBody(), 'seed'));
   const anonymizeId = inProject(await post(owner, '/anonymize/configs', anonymizeBody(), 'anonymize'));
   const sinkId = inOrg(await post(owner, '/admin/audit-export/sinks', sinkBody(), 'sink'));
+  await created(
+    owner.put(`${API}/admin/saml`, samlBody()),
+    'SAML configuration',
+  );
 
-  const [readKey, writeKey, adminKey, developerKey] = await Promise.all([
+  const [readKey, writeKey, adminKey, developerKey, revokedKey] = await Promise.all([
     t.keyClient(owner, ['read']),
     t.keyClient(owner, ['write']),
     t.keyClient(owner, ['admin']),
     t.keyClient(developer, ['admin']),
+    t.keyClient(owner, ['admin']),
   ]);
+  await created(owner.delete(`${API}/api-keys/${revokedKey.keyId}`), 'key revocation');
   const session = (name: string, client: Client, orgRole: OrgRole, projectRole: ProjectRole | null) =>
     ({ name, client, via: 'session', scopes: null, orgRole, projectRole, foreign: false, self: client }) as const;
   const key = (name: string, client: Client, scopes: Scope[], of: Client, projectRole: ProjectRole | null) =>
     ({ name, client, via: 'key', scopes, orgRole: of.user.org_role, projectRole, foreign: false, self: of }) as const;
   const callers: Caller[] = [
     { name: 'nobody', client: t.anonymous, via: 'none', scopes: null, orgRole: null, projectRole: null, foreign: false, self: null },
+    // A revoked key is no credential at all, whatever its scopes and its owner's roles were.
+    { name: 'revoked key', client: revokedKey, via: 'none', scopes: null, orgRole: null, projectRole: null, foreign: false, self: null },
     session('org owner', owner, 'owner', null),
     session('org admin', admin, 'admin', null),
     session('org member, not in the project', member, 'member', null),
@@ -302,7 +322,7 @@ export async function buildWorld(t: TestApp, targetUrl: string): Promise<World> 
     otherConnectionId,
     callers,
     tags,
-    bodies: { patch: patchBody, seed: seedBody, anonymize: anonymizeBody, webhook: webhookBody, sink: sinkBody },
+    bodies: { patch: patchBody, seed: seedBody, anonymize: anonymizeBody, webhook: webhookBody, sink: sinkBody, saml: samlBody },
     accessRequestHolder: viewer.user.id,
     async fresh(kind, caller) {
       const id = await freshMaker[kind](caller);

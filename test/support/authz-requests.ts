@@ -11,7 +11,6 @@ import type { Caller, Kind, World } from './authz-fixtures.ts';
 import { connectionBody } from './connections.ts';
 import type { JsonSchema } from './openapi-arbitraries.ts';
 import { type RouteEntry, routeKey } from './route-table.ts';
-import { IDP_CERTIFICATE } from './saml-idp.ts';
 
 export interface MatrixRequest {
   method: string;
@@ -104,11 +103,7 @@ function writtenBody(key: string, world: World): unknown {
     'PATCH /api/v1/users/:': () => ({ name: 'Renamed' }),
     'PATCH /api/v1/auth/me': () => ({ name: 'Renamed' }),
     'PATCH /api/v1/projects/:': () => ({ description: 'renamed' }),
-    'PUT /api/v1/admin/saml': () => ({
-      idp_entity_id: 'https://idp.example.com/matrix',
-      idp_sso_url: 'https://idp.example.com/sso',
-      idp_certificate: IDP_CERTIFICATE,
-    }),
+    'PUT /api/v1/admin/saml': () => world.bodies.saml(),
     'POST /api/v1/auth/2fa/enable': () => ({ code: '000000' }),
     'POST /api/v1/auth/2fa/disable': () => ({ code: '000000' }),
   };
@@ -238,7 +233,7 @@ export function expectationOf(route: RouteEntry, caller: Caller, request: Matrix
   if (!action) throw new Error(`${route.method} ${route.url} declares no action`);
   const rule = ACTIONS[action];
   const deny = (status: 401 | 403 | 404, why: string): Expectation => ({ allowed: false, status, why });
-  if (caller.via === 'none' || caller.orgRole === null) return deny(401, 'no credentials');
+  if (caller.via === 'none' || caller.orgRole === null) return deny(401, 'no valid credentials');
   if (route.config.auth === 'session' && caller.via === 'key') return deny(403, 'a session-only route');
   if (!hasScope(caller.scopes, rule.scope)) return deny(403, `${action} needs the ${rule.scope} scope`);
   if ('orgRole' in rule && ORG_RANK[caller.orgRole] < ORG_RANK[rule.orgRole])
