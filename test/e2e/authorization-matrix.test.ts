@@ -11,7 +11,13 @@ import { ACTIONS } from '../../src/security/policy.ts';
 import { createTestApp, type Response, type TestApp } from '../support/app.ts';
 import { buildWorld, type World } from '../support/authz-fixtures.ts';
 import { expectationOf, problemOf, requestOf } from '../support/authz-requests.ts';
-import { createTestPgDatabase, pgAvailable, reportSkipped, type TestPgDatabase, testPgUrl } from '../support/databases.ts';
+import {
+  createTestPgDatabase,
+  pgAvailable,
+  reportSkipped,
+  type TestPgDatabase,
+  testPgUrl,
+} from '../support/databases.ts';
 import { moduleRoutes, type RouteEntry, routeKey, servedRoutes } from '../support/route-table.ts';
 
 /** Requests in flight at once: enough to keep the store busy, few enough for a 2-core machine. */
@@ -176,7 +182,10 @@ describe.skipIf(!available)('authorization matrix, generated from the route tabl
       return !route?.config.action || !(route.config.action in ACTIONS) || route.config.auth === 'public';
     });
     expect(unruled, 'routes with no rule in ACTIONS and no listed exception (or both)').toEqual([]);
-    expect([...declared.keys()].filter((key) => !served.includes(key)), 'declared but not served').toEqual([]);
+    expect(
+      [...declared.keys()].filter((key) => !served.includes(key)),
+      'declared but not served',
+    ).toEqual([]);
   });
 
   it('answers every caller of every ruled route as the policy says', async () => {
@@ -194,14 +203,18 @@ describe.skipIf(!available)('authorization matrix, generated from the route tabl
       const response = await caller.client.request(request.method as 'GET', request.url, request.body);
       const ms = Date.now() - t0;
       const problem = problemOf(expectation, request, response);
-      if (process.env.MATRIX_DUMP) dump.push(`${ms}\t${route.method} ${route.url}\t${caller.name}\t${expectation.allowed ? 'allow' : expectation.status}\t${response.status}\t${JSON.stringify(response.body)?.slice(0, 120)}`);
+      if (process.env.MATRIX_DUMP)
+        dump.push(
+          `${ms}\t${route.method} ${route.url}\t${caller.name}\t${expectation.allowed ? 'allow' : expectation.status}\t${response.status}\t${JSON.stringify(response.body)?.slice(0, 120)}`,
+        );
       if (problem) problems.push(`${route.method} ${route.url} as ${caller.name}: ${problem}`);
     });
     console.log(
       `authorization matrix: ${ruled.length} routes × ${world.callers.length} callers = ${cases.length} checks ` +
         `(${denied} denied, ${cases.length - denied} allowed) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-    if (process.env.MATRIX_DUMP) (await import('node:fs')).writeFileSync(process.env.MATRIX_DUMP, dump.sort().join('\n'));
+    if (process.env.MATRIX_DUMP)
+      (await import('node:fs')).writeFileSync(process.env.MATRIX_DUMP, dump.sort().join('\n'));
     expect(problems.sort()).toEqual([]);
   }, 120_000);
 

@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import { updateOrgPlan } from '../../src/modules/billing/billing.repo.ts';
 import type { OrgRole, ProjectRole, Scope } from '../../src/store/tables.ts';
-import type { Client, TestApp } from './app.ts';
+import type { Client, Response, TestApp } from './app.ts';
 import { connectionBody } from './connections.ts';
 import { IDP_CERTIFICATE } from './saml-idp.ts';
 import { queryPostgres } from './target-query.ts';
@@ -87,7 +87,7 @@ export interface World {
 let counter = 0;
 const unique = (tag: string) => `${tag}-${++counter}-${Date.now().toString(36)}`;
 
-async function created(response: Promise<{ status: number; body: { id?: string } }>, what: string) {
+async function created(response: Promise<Response>, what: string): Promise<Response> {
   const answer = await response;
   expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeLessThan(300);
   return answer;
@@ -108,19 +108,27 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
   const { orgId: strangerOrgId, owner: stranger } = await t.createOrg('Elsewhere');
   // Both on the plan with every feature: a 403 must come from a role or a scope, not from the plan.
   for (const id of [orgId, strangerOrgId])
-    await updateOrgPlan(t.store.db, id, { plan: 'enterprise', rate_limit_per_minute: null, rate_limit_per_hour: null }, new Date());
-  const [admin, member, projectAdmin, developer, viewer, bystander, outsider] = await Promise.all([
-    t.createUser(orgId, 'admin'),
-    t.createUser(orgId, 'member'),
-    t.createUser(orgId, 'member'),
-    t.createUser(orgId, 'member'),
-    t.createUser(orgId, 'member'),
-    t.createUser(orgId, 'member'),
-    t.createUser(orgId, 'member'),
-  ]);
+    await updateOrgPlan(
+      t.store.db,
+      id,
+      { plan: 'enterprise', rate_limit_per_minute: null, rate_limit_per_hour: null },
+      new Date(),
+    );
+  const [admin, member, projectAdmin, developer, viewer, bystander, outsider, granted, deactivated] =
+    await Promise.all([
+      t.createUser(orgId, 'admin'),
+      t.createUser(orgId, 'member'),
+      t.createUser(orgId, 'member'),
+      t.createUser(orgId, 'member'),
+      t.createUser(orgId, 'member'),
+      t.createUser(orgId, 'member'),
+      t.createUser(orgId, 'member'),
+      t.createUser(orgId, 'member'),
+      t.createUser(orgId, 'member'),
+    ]);
   const API = '/api/v1';
-  const projectId = (await created(owner.post(`${API}/projects`, { name: unique('project') }), 'project')).body
-    .id as string;
+  const projectId = (await created(owner.post(`${API}/projects`, { name: unique('project') }), 'project'))
+    .body.id as string;
   const addMember = (project: string, userId: string, role: ProjectRole) =>
     created(owner.post(`${API}/projects/${project}/members`, { user_id: userId, role }), 'membership');
   for (const [client, role] of [
@@ -128,12 +136,29 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     [developer, 'developer'],
     [viewer, 'viewer'],
     [bystander, 'viewer'],
+    [granted, 'viewer'],
   ] as const)
     await addMember(projectId, client.user.id, role);
+  // A viewer raised to developer by an approved just-in-time grant (API §10): a developer while it lasts.
+  const asked = await created(
+    granted.post(`${API}/projects/${projectId}/access-requests`, {
+      role: 'developer',
+      duration_minutes: 600,
+      reason: 'the matrix',
+    }),
+    'grant request',
+  );
+  await created(owner.patch(`${API}/approvals/${asked.body.approval_id}`, { decision: 'approve' }), 'grant');
+  // A user deactivated after signing in: the session it still holds is no credential any more.
+  await created(owner.patch(`${API}/users/${deactivated.user.id}`, { active: false }), 'deactivation');
 
   const tags = new Map<string, Tag>();
-  const inProject = (id: string) => (tags.set(id, { inProject: true }), id);
-  const inOrg = (id: string) => (tags.set(id, { inProject: false }), id);
+  const tagged = (inProject: boolean) => (id: string) => {
+    tags.set(id, { inProject });
+    return id;
+  };
+  const inProject = tagged(true);
+  const inOrg = tagged(false);
   inProject(projectId);
 
   const connection = async (environment = 'development', url = targetUrl) =>
@@ -192,11 +217,16 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
       'access request',
     ),
   );
-  const snapshotId = inProject(await post(owner, `/connections/${connectionId}/snapshots`, undefined, 'snapshot'));
+  const snapshotId = inProject(
+    await post(owner, `/connections/${connectionId}/snapshots`, undefined, 'snapshot'),
+  );
   // A drift report: the first visit takes the baseline, then the schema changes under it.
   await created(owner.get(`${API}/connections/${connectionId}/drift`), 'drift baseline');
   await queryPostgres(targetUrl, 'alter table people add column nickname text');
-  const check = await created(owner.post(`${API}/connections/${connectionId}/drift/check`, {}), 'drift check');
+  const check = await created(
+    owner.post(`${API}/connections/${connectionId}/drift/check`, {}),
+    'drift check',
+  );
   const driftId = inProject(check.body.report.id as string);
   const migrationId = inProject(
     await post(
@@ -210,10 +240,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
   const seedId = inProject(await post(owner, '/seed/scenarios', seedBody(), 'seed'));
   const anonymizeId = inProject(await post(owner, '/anonymize/configs', anonymizeBody(), 'anonymize'));
   const sinkId = inOrg(await post(owner, '/admin/audit-export/sinks', sinkBody(), 'sink'));
-  await created(
-    owner.put(`${API}/admin/saml`, samlBody()),
-    'SAML configuration',
-  );
+  await created(owner.put(`${API}/admin/saml`, samlBody()), 'SAML configuration');
 
   const [readKey, writeKey, adminKey, developerKey, revokedKey] = await Promise.all([
     t.keyClient(owner, ['read']),
@@ -224,19 +251,57 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
   ]);
   await created(owner.delete(`${API}/api-keys/${revokedKey.keyId}`), 'key revocation');
   const session = (name: string, client: Client, orgRole: OrgRole, projectRole: ProjectRole | null) =>
-    ({ name, client, via: 'session', scopes: null, orgRole, projectRole, foreign: false, self: client }) as const;
+    ({
+      name,
+      client,
+      via: 'session',
+      scopes: null,
+      orgRole,
+      projectRole,
+      foreign: false,
+      self: client,
+    }) as const;
   const key = (name: string, client: Client, scopes: Scope[], of: Client, projectRole: ProjectRole | null) =>
-    ({ name, client, via: 'key', scopes, orgRole: of.user.org_role, projectRole, foreign: false, self: of }) as const;
+    ({
+      name,
+      client,
+      via: 'key',
+      scopes,
+      orgRole: of.user.org_role,
+      projectRole,
+      foreign: false,
+      self: of,
+    }) as const;
   const callers: Caller[] = [
-    { name: 'nobody', client: t.anonymous, via: 'none', scopes: null, orgRole: null, projectRole: null, foreign: false, self: null },
+    {
+      name: 'nobody',
+      client: t.anonymous,
+      via: 'none',
+      scopes: null,
+      orgRole: null,
+      projectRole: null,
+      foreign: false,
+      self: null,
+    },
     // A revoked key is no credential at all, whatever its scopes and its owner's roles were.
-    { name: 'revoked key', client: revokedKey, via: 'none', scopes: null, orgRole: null, projectRole: null, foreign: false, self: null },
+    {
+      name: 'revoked key',
+      client: revokedKey,
+      via: 'none',
+      scopes: null,
+      orgRole: null,
+      projectRole: null,
+      foreign: false,
+      self: null,
+    },
     session('org owner', owner, 'owner', null),
     session('org admin', admin, 'admin', null),
     session('org member, not in the project', member, 'member', null),
     session('project admin', projectAdmin, 'member', 'admin'),
     session('project developer', developer, 'member', 'developer'),
     session('project viewer', viewer, 'member', 'viewer'),
+    session('project viewer with a developer grant', granted, 'member', 'developer'),
+    { ...session("a deactivated user's session", deactivated, 'member', null), orgRole: null, self: null },
     key("owner's read key", readKey, ['read'], owner, null),
     key("owner's write key", writeKey, ['write'], owner, null),
     key("owner's admin key", adminKey, ['admin'], owner, null),
@@ -246,10 +311,16 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
   ];
 
   // Each session caller's own API key (keys are personal: another user's key is not found).
-  const ownKeys = new Map<string, string>([[owner.user.id, adminKey.keyId], [developer.user.id, developerKey.keyId]]);
+  const ownKeys = new Map<string, string>([
+    [owner.user.id, adminKey.keyId],
+    [developer.user.id, developerKey.keyId],
+  ]);
   for (const caller of callers)
     if (caller.self && !ownKeys.has(caller.self.user.id))
-      ownKeys.set(caller.self.user.id, await post(caller.self, '/api-keys', { name: unique('key'), scopes: ['read'] }, 'own key'));
+      ownKeys.set(
+        caller.self.user.id,
+        await post(caller.self, '/api-keys', { name: unique('key'), scopes: ['read'] }, 'own key'),
+      );
   for (const [userId, keyId] of ownKeys) if (userId !== stranger.user.id) inOrg(keyId);
 
   const deletedUser = async () => {
@@ -257,7 +328,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     await created(owner.delete(`${API}/users/${user.user.id}`), 'user deletion');
     return user.user.id;
   };
-  const freshMaker: Record<Kind, (caller: Caller) => Promise<string>> = {
+  const freshMaker: Partial<Record<Kind, (caller: Caller) => Promise<string>>> = {
     async project(caller) {
       const id = await post(owner, '/projects', { name: unique('project') }, 'project');
       // The caller holds the same role here as in the fixture project.
@@ -280,16 +351,13 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     deletedUser,
     // Its own: a key of the caller's user (of the fixture owner for the foreign caller).
     apiKey: (caller) =>
-      post(caller.foreign || !caller.self ? owner : caller.self, '/api-keys', { name: unique('key'), scopes: ['read'] }, 'key'),
-    ...Object.fromEntries(
-      (['snapshot', 'drift', 'run', 'approval', 'accessRequest', 'migration'] as const).map((kind) => [
-        kind,
-        async () => {
-          throw new Error(`no fresh ${kind}: no route deletes one yet; add a maker to authz-fixtures.ts`);
-        },
-      ]),
-    ),
-  } as Record<Kind, (caller: Caller) => Promise<string>>;
+      post(
+        caller.foreign || !caller.self ? owner : caller.self,
+        '/api-keys',
+        { name: unique('key'), scopes: ['read'] },
+        'key',
+      ),
+  };
   const projectKinds = new Set<Kind>(['project', 'connection', 'patch', 'seed', 'anonymize', 'webhook']);
 
   const ids: Record<Kind, string> = {
@@ -322,10 +390,19 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     otherConnectionId,
     callers,
     tags,
-    bodies: { patch: patchBody, seed: seedBody, anonymize: anonymizeBody, webhook: webhookBody, sink: sinkBody, saml: samlBody },
+    bodies: {
+      patch: patchBody,
+      seed: seedBody,
+      anonymize: anonymizeBody,
+      webhook: webhookBody,
+      sink: sinkBody,
+      saml: samlBody,
+    },
     accessRequestHolder: viewer.user.id,
     async fresh(kind, caller) {
-      const id = await freshMaker[kind](caller);
+      const make = freshMaker[kind];
+      if (!make) throw new Error(`no fresh ${kind}: no route used one up before; add its maker here`);
+      const id = await make(caller);
       // A member or a user is the organization's; a member route names its project by :pid.
       tags.set(id, { inProject: projectKinds.has(kind) });
       return id;

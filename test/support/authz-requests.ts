@@ -199,7 +199,8 @@ export async function requestOf(route: RouteEntry, caller: Caller, world: World)
   );
   const query = sample(route.schema.querystring ?? {}, '', world) as Record<string, unknown> | undefined;
   const search = new URLSearchParams(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])).toString();
-  const body = writtenBody(key, world) ?? (route.schema.body ? sample(route.schema.body, '', world) : undefined);
+  const body =
+    writtenBody(key, world) ?? (route.schema.body ? sample(route.schema.body, '', world) : undefined);
   const named = [...path, ...Object.values(query ?? {}), ...Object.values((body ?? {}) as object)];
   for (const value of named) {
     const tag = typeof value === 'string' ? world.tags.get(value) : undefined;
@@ -228,7 +229,12 @@ const ORG_RANK: Record<OrgRole, number> = { member: 1, admin: 2, owner: 3 };
  * any resource is read), then a resource of another organization or of a project the caller has no
  * role in (404, so existence does not leak), then the project role (403).
  */
-export function expectationOf(route: RouteEntry, caller: Caller, request: MatrixRequest, world: World): Expectation {
+export function expectationOf(
+  route: RouteEntry,
+  caller: Caller,
+  request: MatrixRequest,
+  world: World,
+): Expectation {
   const action = route.config.action;
   if (!action) throw new Error(`${route.method} ${route.url} declares no action`);
   const rule = ACTIONS[action];
@@ -245,7 +251,11 @@ export function expectationOf(route: RouteEntry, caller: Caller, request: Matrix
     if ('projectRole' in rule && !projectRoleAtLeast(role, rule.projectRole))
       return deny(403, `${action} needs the project ${rule.projectRole} role`);
     // A grant ends early by its holder's revocation or a project admin's (API §10), not another member's.
-    if (action === 'access_request.revoke' && role !== 'admin' && caller.self?.user.id !== world.accessRequestHolder)
+    if (
+      action === 'access_request.revoke' &&
+      role !== 'admin' &&
+      caller.self?.user.id !== world.accessRequestHolder
+    )
       return deny(403, 'only the holder of the grant or a project admin revokes it');
   }
   return { allowed: true };
@@ -259,12 +269,18 @@ export function expectationOf(route: RouteEntry, caller: Caller, request: Matrix
  * to roll back), 422 (content the service checks itself), and 404 when it names a random id or a
  * configuration the caller's organization does not have.
  */
-export function problemOf(expectation: Expectation, request: MatrixRequest, response: Response): string | null {
+export function problemOf(
+  expectation: Expectation,
+  request: MatrixRequest,
+  response: Response,
+): string | null {
   const { status, body } = response;
   const said = `${status} ${JSON.stringify(body)?.slice(0, 160)}`;
   if (!expectation.allowed) {
-    if (status !== expectation.status) return `expected ${expectation.status} (${expectation.why}), got ${said}`;
-    if (status === 404 && !/not found$/i.test(String(body?.detail))) return `a 404 that does not say not found: ${said}`;
+    if (status !== expectation.status)
+      return `expected ${expectation.status} (${expectation.why}), got ${said}`;
+    if (status === 404 && !/not found$/i.test(String(body?.detail)))
+      return `a 404 that does not say not found: ${said}`;
     return null;
   }
   if (status === 401 || status === 403) return `allowed by the policy, refused: ${said}`;

@@ -567,7 +567,11 @@ describe.skipIf(!up)('bridge runs', () => {
     // Each request reads both schemas before it is refused (an unknown table); reading one once held
     // a client while asking the pool for a second, so a pool's worth of requests at once waited on
     // each other until the connect timeout and answered 502.
-    const body = { source_connection_id: ids.pg_source, target_connection_id: ids.pg_empty, tables: ['nope'] };
+    const body = {
+      source_connection_id: ids.pg_source,
+      target_connection_id: ids.pg_empty,
+      tables: ['nope'],
+    };
     const answers = await Promise.all(Array.from({ length: 6 }, () => bridge(body)));
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(422));
   });
