@@ -22,6 +22,8 @@ export interface Caller {
   orgRole: OrgRole | null;
   /** Its membership role in the fixture project (and in the fresh projects made for it). */
   projectRole: ProjectRole | null;
+  /** A just-in-time grant limited to one connection: the role it gives there only. */
+  connectionGrant?: { role: ProjectRole; connectionId: string };
   /** The owner of another organization: every fixture resource is foreign to it. */
   foreign: boolean;
   /** A session of the same user, to make resources of its own (its API keys). */
@@ -31,6 +33,8 @@ export interface Caller {
 /** What a fixture id is: a resource of the fixture organization, and of a project or not. */
 export interface Tag {
   inProject: boolean;
+  /** The connection the resource works on (a migration: its target), where a connection grant counts. */
+  connection?: string;
 }
 
 /** Resource kinds that a route's path parameter names; see `kindOf` in authz-requests.ts. */
@@ -114,9 +118,10 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
       { plan: 'enterprise', rate_limit_per_minute: null, rate_limit_per_hour: null },
       new Date(),
     );
-  const [admin, member, projectAdmin, developer, viewer, bystander, outsider, granted, deactivated] =
+  const [admin, member, projectAdmin, developer, viewer, bystander, outsider, granted, scoped, deactivated] =
     await Promise.all([
       t.createUser(orgId, 'admin'),
+      t.createUser(orgId, 'member'),
       t.createUser(orgId, 'member'),
       t.createUser(orgId, 'member'),
       t.createUser(orgId, 'member'),
@@ -137,24 +142,32 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     [viewer, 'viewer'],
     [bystander, 'viewer'],
     [granted, 'viewer'],
+    [scoped, 'viewer'],
   ] as const)
     await addMember(projectId, client.user.id, role);
-  // A viewer raised to developer by an approved just-in-time grant (API §10): a developer while it lasts.
-  const asked = await created(
-    granted.post(`${API}/projects/${projectId}/access-requests`, {
-      role: 'developer',
-      duration_minutes: 600,
-      reason: 'the matrix',
-    }),
-    'grant request',
-  );
-  await created(owner.patch(`${API}/approvals/${asked.body.approval_id}`, { decision: 'approve' }), 'grant');
+  // Viewers raised to developer by approved just-in-time grants (API §10), on the whole project or
+  // on one connection only: developers there while the grant lasts.
+  const grant = async (client: Client, connectionId?: string) => {
+    const asked = await created(
+      client.post(`${API}/projects/${projectId}/access-requests`, {
+        role: 'developer',
+        duration_minutes: 600,
+        reason: 'the matrix',
+        ...(connectionId && { connection_id: connectionId }),
+      }),
+      'grant request',
+    );
+    await created(
+      owner.patch(`${API}/approvals/${asked.body.approval_id}`, { decision: 'approve' }),
+      'grant',
+    );
+  };
   // A user deactivated after signing in: the session it still holds is no credential any more.
   await created(owner.patch(`${API}/users/${deactivated.user.id}`, { active: false }), 'deactivation');
 
   const tags = new Map<string, Tag>();
-  const tagged = (inProject: boolean) => (id: string) => {
-    tags.set(id, { inProject });
+  const tagged = (inProject: boolean, connection?: string) => (id: string) => {
+    tags.set(id, { inProject, ...(connection && { connection }) });
     return id;
   };
   const inProject = tagged(true);
@@ -168,8 +181,15 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
         'connection',
       )
     ).body.id as string;
-  const connectionId = inProject(await connection());
-  const otherConnectionId = inProject(await connection('development', otherTargetUrl));
+  const connectionId = await connection();
+  const otherConnectionId = await connection('development', otherTargetUrl);
+  /** Resources that work on the first connection, and on the second. */
+  const onFirst = tagged(true, connectionId);
+  const onOther = tagged(true, otherConnectionId);
+  onFirst(connectionId);
+  onOther(otherConnectionId);
+  await grant(granted);
+  await grant(scoped, connectionId);
   const productionId = await connection('production');
 
   const patchBody = (connection: string) => ({
@@ -180,7 +200,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
   });
   const post = async (client: Client, url: string, body: unknown, what: string) =>
     (await created(client.post(`${API}${url}`, body), what)).body.id as string;
-  const patchId = inProject(await post(owner, '/patches', patchBody(connectionId), 'patch'));
+  const patchId = onFirst(await post(owner, '/patches', patchBody(connectionId), 'patch'));
   const seedBody = () => ({
     project_id: projectId,
     connection_id: connectionId,
@@ -217,7 +237,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
       'access request',
     ),
   );
-  const snapshotId = inProject(
+  const snapshotId = onFirst(
     await post(owner, `/connections/${connectionId}/snapshots`, undefined, 'snapshot'),
   );
   // A drift report: the first visit takes the baseline, then the schema changes under it.
@@ -227,8 +247,8 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     owner.post(`${API}/connections/${connectionId}/drift/check`, {}),
     'drift check',
   );
-  const driftId = inProject(check.body.report.id as string);
-  const migrationId = inProject(
+  const driftId = onFirst(check.body.report.id as string);
+  const migrationId = onOther(
     await post(
       owner,
       `/projects/${projectId}/migrations/compare`,
@@ -237,8 +257,8 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     ),
   );
   const webhookId = inProject(await post(owner, `/projects/${projectId}/webhooks`, webhookBody(), 'webhook'));
-  const seedId = inProject(await post(owner, '/seed/scenarios', seedBody(), 'seed'));
-  const anonymizeId = inProject(await post(owner, '/anonymize/configs', anonymizeBody(), 'anonymize'));
+  const seedId = onFirst(await post(owner, '/seed/scenarios', seedBody(), 'seed'));
+  const anonymizeId = onFirst(await post(owner, '/anonymize/configs', anonymizeBody(), 'anonymize'));
   const sinkId = inOrg(await post(owner, '/admin/audit-export/sinks', sinkBody(), 'sink'));
   await created(owner.put(`${API}/admin/saml`, samlBody()), 'SAML configuration');
 
@@ -301,6 +321,10 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     session('project developer', developer, 'member', 'developer'),
     session('project viewer', viewer, 'member', 'viewer'),
     session('project viewer with a developer grant', granted, 'member', 'developer'),
+    {
+      ...session('project viewer with a developer grant on one connection', scoped, 'member', 'viewer'),
+      connectionGrant: { role: 'developer', connectionId },
+    },
     { ...session("a deactivated user's session", deactivated, 'member', null), orgRole: null, self: null },
     key("owner's read key", readKey, ['read'], owner, null),
     key("owner's write key", writeKey, ['write'], owner, null),
@@ -359,6 +383,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
       ),
   };
   const projectKinds = new Set<Kind>(['project', 'connection', 'patch', 'seed', 'anonymize', 'webhook']);
+  const onFirstKinds = new Set<Kind>(['patch', 'seed', 'anonymize']);
 
   const ids: Record<Kind, string> = {
     project: projectId,
@@ -404,7 +429,8 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
       if (!make) throw new Error(`no fresh ${kind}: no route used one up before; add its maker here`);
       const id = await make(caller);
       // A member or a user is the organization's; a member route names its project by :pid.
-      tags.set(id, { inProject: projectKinds.has(kind) });
+      const connection = kind === 'connection' ? id : onFirstKinds.has(kind) ? connectionId : undefined;
+      tagged(projectKinds.has(kind), connection)(id);
       return id;
     },
     shared(kind, caller) {

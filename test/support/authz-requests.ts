@@ -4,7 +4,13 @@
 // smallest valid value otherwise), and a few bodies are written out where only a meaningful one gets
 // past the service's own checks of its content. The expectation is what src/security/policy.ts says.
 import { randomUUID } from 'node:crypto';
-import { ACTIONS, hasScope, isOrgAdmin, projectRoleAtLeast } from '../../src/security/policy.ts';
+import {
+  ACTIONS,
+  grantedProjectRole,
+  hasScope,
+  isOrgAdmin,
+  projectRoleAtLeast,
+} from '../../src/security/policy.ts';
 import type { OrgRole } from '../../src/store/tables.ts';
 import type { Response } from './app.ts';
 import type { Caller, Kind, World } from './authz-fixtures.ts';
@@ -21,6 +27,8 @@ export interface MatrixRequest {
   /** The request names a resource of the fixture organization, and one of its project. */
   touchesOrg: boolean;
   touchesProject: boolean;
+  /** The connection it works on (written to, for a copy or a migration), if it names one. */
+  connection: string | undefined;
   /** The `detail` of a 404 that only says the caller's organization has not configured this. */
   absent: string | undefined;
 }
@@ -201,7 +209,12 @@ export async function requestOf(route: RouteEntry, caller: Caller, world: World)
   const search = new URLSearchParams(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])).toString();
   const body =
     writtenBody(key, world) ?? (route.schema.body ? sample(route.schema.body, '', world) : undefined);
-  const named = [...path, ...Object.values(query ?? {}), ...Object.values((body ?? {}) as object)];
+  const fields = (body ?? {}) as Record<string, unknown>;
+  const named = [...path, ...Object.values(query ?? {}), ...Object.values(fields)];
+  // What is written (a copy's or a migration's target) decides, else what the body or the path names.
+  const connectionNamed = [fields.target_connection_id, fields.connection_id, ...path.slice().reverse()]
+    .map((value) => (typeof value === 'string' ? world.tags.get(value)?.connection : undefined))
+    .find((connection) => connection !== undefined);
   for (const value of named) {
     const tag = typeof value === 'string' ? world.tags.get(value) : undefined;
     if (!tag) continue;
@@ -215,6 +228,7 @@ export async function requestOf(route: RouteEntry, caller: Caller, world: World)
     randomIds,
     touchesOrg,
     touchesProject,
+    connection: connectionNamed,
     absent: ABSENT[key],
   };
 }
@@ -246,7 +260,11 @@ export function expectationOf(
     return deny(403, `${action} needs the organization ${rule.orgRole} role`);
   if (caller.foreign && request.touchesOrg) return deny(404, 'a resource of another organization');
   if (request.touchesProject) {
-    const role = isOrgAdmin({ orgRole: caller.orgRole }) ? 'admin' : caller.projectRole;
+    const grant = caller.connectionGrant;
+    const granted = grant && request.connection === grant.connectionId ? grant.role : null;
+    const role = isOrgAdmin({ orgRole: caller.orgRole })
+      ? 'admin'
+      : grantedProjectRole(caller.projectRole, granted);
     if (role === null) return deny(404, 'a project the caller has no role in');
     if ('projectRole' in rule && !projectRoleAtLeast(role, rule.projectRole))
       return deny(403, `${action} needs the project ${rule.projectRole} role`);
