@@ -10,8 +10,9 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/security/policy.ts';
 import { createTestApp, type Response, type TestApp } from '../support/app.ts';
-import { buildWorld, type World } from '../support/authz-fixtures.ts';
+import { buildWorld } from '../support/authz-fixtures.ts';
 import { expectationOf, problemOf, requestOf } from '../support/authz-requests.ts';
+import type { World } from '../support/authz-world.ts';
 import {
   createTestPgDatabase,
   pgAvailable,

@@ -13,7 +13,7 @@ import {
 } from '../../src/security/policy.ts';
 import type { OrgRole } from '../../src/store/tables.ts';
 import type { Response } from './app.ts';
-import type { Caller, Kind, World } from './authz-fixtures.ts';
+import type { Caller, Kind, World } from './authz-world.ts';
 import { connectionBody } from './connections.ts';
 import type { JsonSchema } from './openapi-arbitraries.ts';
 import { type RouteEntry, routeKey } from './route-table.ts';
