@@ -1,7 +1,8 @@
 // The authorization matrix (issue 21, item 5): generated from the route table of the real app, every
 // route that declares an action is called by every kind of caller (nobody, each organization role,
 // each project role, keys of each scope, a key that may not exceed its owner, the owner of another
-// organization) and must answer what src/security/policy.ts says. A route that declares no action
+// organization) and must answer what src/security/policy.ts says; no answer with data may name a
+// resource its caller may not see (another organization's, a project it has no role in). A route that declares no action
 // must be one of the exceptions listed here, which have authentication of their own (public pages,
 // sign-in, SSO, the payment provider's webhook, SCIM) and are checked against their own rules. So a
 // new route without its rule, or a rule the route does not enforce, fails this suite.
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/security/policy.ts';
 import { createTestApp, type Response, type TestApp } from '../support/app.ts';
 import { buildWorld } from '../support/authz-fixtures.ts';
-import { expectationOf, problemOf, requestOf } from '../support/authz-requests.ts';
+import { expectationOf, leakOf, problemOf, requestOf } from '../support/authz-requests.ts';
 import type { World } from '../support/authz-world.ts';
 import {
   createTestPgDatabase,
@@ -209,7 +210,7 @@ describe.skipIf(!available)('authorization matrix, generated from the route tabl
       if (expectation.allowed)
         allowedAnswers.set(response.status, (allowedAnswers.get(response.status) ?? 0) + 1);
       else denied++;
-      const problem = problemOf(expectation, request, response);
+      const problem = problemOf(expectation, request, response) ?? leakOf(caller, response, world);
       if (problem) problems.push(`${route.method} ${route.url} as ${caller.name}: ${problem}`);
       if (LOG)
         log.push(

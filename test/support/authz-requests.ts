@@ -308,3 +308,24 @@ export function problemOf(
   if (status >= 500 && status !== 502) return `allowed by the policy, failed: ${said}`;
   return null;
 }
+
+/**
+ * What an answer with data shows that its caller may not see, or null: an id of another
+ * organization's resource, or of a project the caller has no role in (a list that forgot to filter,
+ * a nested object that carries too much). Only the shared fixture project counts as seen by its
+ * members; a resource made for another caller is not looked for in their answers.
+ */
+export function leakOf(caller: Caller, response: Response, world: World): string | null {
+  if (caller.orgRole === null || response.status >= 400) return null;
+  const seesProject =
+    isOrgAdmin({ orgRole: caller.orgRole }) ||
+    caller.projectRole !== null ||
+    caller.connectionGrant !== undefined;
+  const text = JSON.stringify(response.body ?? null);
+  for (const [id, tag] of world.tags) {
+    const hidden = caller.foreign || (tag.inProject && !seesProject);
+    if (hidden && text.includes(id))
+      return `the answer names ${id}, which the caller may not see: ${text.slice(0, 200)}`;
+  }
+  return null;
+}
