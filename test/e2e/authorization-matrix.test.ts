@@ -1,11 +1,12 @@
 // The authorization matrix (issue 21, item 5): generated from the route table of the real app, every
-// route that declares an action is called by every kind of caller (nobody, each organization role,
-// each project role, keys of each scope, a key that may not exceed its owner, the owner of another
-// organization) and must answer what src/security/policy.ts says; no answer with data may name a
-// resource its caller may not see (another organization's, a project it has no role in). A route that declares no action
-// must be one of the exceptions listed here, which have authentication of their own (public pages,
-// sign-in, SSO, the payment provider's webhook, SCIM) and are checked against their own rules. So a
-// new route without its rule, or a rule the route does not enforce, fails this suite.
+// route that declares an action is called by every kind of caller (nobody, a revoked key, each
+// organization role, each project role, just-in-time grants, keys of each scope, a key that may not
+// exceed its owner, the owner of another organization) and must answer what src/security/policy.ts
+// says; no answer with data may name a resource its caller may not see (another organization's, a
+// project it has no role in). A route that declares no action must be one of the exceptions listed
+// here, which have authentication of their own (public pages, sign-in, SSO, the payment provider's
+// webhook, SCIM) and are checked against their own rules. So a new route without its rule, or a rule
+// the route does not enforce, fails this suite.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
