@@ -143,11 +143,15 @@ export function createBridgeService(deps: {
           'same_connection',
         );
       await loadFilterParser();
+      // The schema before the row session, never inside it: introspecting takes a client of the
+      // connection's pool too, so as many concurrent requests as the pool has clients would each hold
+      // a session and wait for a second client until the connect timeout (502s under load).
       const look = (connection: Connection) =>
         connections.withTarget(connection, async (handle) => {
+          const model = await handle.introspect();
           const session = await handle.rowSession();
           try {
-            return { identity: await identityOf(session, handle), model: await handle.introspect() };
+            return { identity: await identityOf(session, handle), model };
           } finally {
             await session.close();
           }

@@ -563,6 +563,19 @@ describe.skipIf(!up)('bridge runs', () => {
     }
   });
 
+  it('answers more concurrent requests on one source than its pool has clients, none waiting on another', async () => {
+    // Each request reads both schemas before it is refused (an unknown table); reading one once held
+    // a client while asking the pool for a second, so a pool's worth of requests at once waited on
+    // each other until the connect timeout and answered 502.
+    const body = {
+      source_connection_id: ids.pg_source,
+      target_connection_id: ids.pg_empty,
+      tables: ['nope'],
+    };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => bridge(body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(422));
+  });
+
   it('waits for approval when the target is production', async () => {
     await database('pg_prod', engines.postgresql, PG_SCHEMA, 'production');
     const started = await bridge({ source_connection_id: ids.pg_source, target_connection_id: ids.pg_prod });
