@@ -44,6 +44,14 @@ function expand(first: Buffer, length: number): Buffer {
   return Buffer.concat(blocks, total).subarray(0, length);
 }
 
+/** What of noble's HMAC object is used (its declared types wrap every argument in branded forms). */
+interface HmacState {
+  update(data: Uint8Array): unknown;
+  digestInto(out: Uint8Array): void;
+  /** A copy of this state, written into `to` (reused) when given. */
+  _cloneInto(to?: HmacState): HmacState;
+}
+
 /**
  * HMAC-SHA256 (RFC 2104) under the config's key of `purpose NUL input`. The HMAC state after the
  * padded key and the purpose is computed once (@noble/hashes keeps it as two SHA-256 states) and
@@ -53,19 +61,20 @@ function expand(first: Buffer, length: number): Buffer {
  * slower still. This runs once per value of every deterministic column.
  */
 export function keyedSource(key: Buffer, purpose: string): ByteSource {
-  const keyed = hmac.create(sha256, key).update(encoder.encode(`${purpose}\u0000`));
-  let work: ReturnType<typeof hmac.create> | undefined;
+  const keyed = hmac.create(sha256, key).update(encoder.encode(`${purpose}\u0000`)) as unknown as HmacState;
+  let work: HmacState | undefined;
   // The input is encoded into one reused buffer (a Buffer.from per value was mostly GC).
   let input = new Uint8Array(256);
   const bytes = (value: string) => {
     // At most 3 UTF-8 bytes per UTF-16 unit: grow only when even that could overflow.
     if (value.length * 3 > input.length) input = new Uint8Array(value.length * 3);
     const { written } = encoder.encodeInto(value, input);
-    work = keyed._cloneInto(work);
-    work.update(input.subarray(0, written));
+    const clone = keyed._cloneInto(work);
+    work = clone;
+    clone.update(input.subarray(0, written));
     // A fresh (pooled) Buffer per value: callers may hold one value's bytes while asking for the next.
     const out = Buffer.allocUnsafe(32);
-    work.digestInto(out);
+    clone.digestInto(out);
     return out;
   };
   return { bytes, stream: (value, length) => expand(bytes(value), length) };
