@@ -110,23 +110,30 @@ export function unitFraction(bytes: Buffer, at = 0): number {
   return bytes.readUIntBE(at % 26, 6) / 2 ** 48;
 }
 
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+const BASE32_CODES = Array.from('abcdefghijklmnopqrstuvwxyz234567', (c) => c.charCodeAt(0));
 
-/** `length` lowercase base32 characters (5 bits each) from the bytes: keyed tags for unique values. */
-export function base32Tag(bytes: Buffer, length: number): string {
-  let out = '';
+/**
+ * `length` lowercase base32 characters (5 bits each) from the bytes, starting at byte `from` (and
+ * wrapping round to it): keyed tags for unique values.
+ */
+export function base32Tag(bytes: Buffer, length: number, from = 0): string {
+  const span = bytes.length - from;
+  // Character codes first, one string at the end: a string grown a character at a time was a
+  // visible part of an e-mail's cost (this runs once per value).
+  const codes: number[] = new Array(length);
+  let n = 0;
   let buffer = 0;
   let bits = 0;
-  for (let i = 0; out.length < length; i++) {
-    buffer = (buffer << 8) | (bytes[i % bytes.length] as number);
+  for (let i = 0; n < length; i++) {
+    buffer = (buffer << 8) | (bytes[from + (i % span)] as number);
     bits += 8;
-    while (bits >= 5 && out.length < length) {
-      out += BASE32[(buffer >> (bits - 5)) & 31];
+    while (bits >= 5 && n < length) {
+      codes[n++] = BASE32_CODES[(buffer >> (bits - 5)) & 31] as number;
       bits -= 5;
     }
     buffer &= 0xff;
   }
-  return out;
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** Replaces `#` with a digit and `!` with a digit 2–9, drawing one byte each from `stream`. */
