@@ -2,7 +2,9 @@
 // table group of the run plan (engine/anonymize/run-plan.ts) is rewritten in one transaction of the
 // target: its tables are locked against writes (dialects/write-lock.ts), then, table by table, streamed out through the row
 // pipeline, transformed batch by batch on worker threads (transform-pool.ts: per-row rules, then
-// shuffles within the batch), streamed into a session-private staging table, and written back by one set-based
+// shuffles within the batch), and written back: reloaded where the dialect can and nothing tells a
+// reload from an UPDATE (in-place-reload.ts: copied, emptied, streamed back into the table), else
+// streamed into a session-private staging table and written back by one set-based
 // UPDATE … FROM the staging table joined on the plan's key (never row by row). The foreign keys the
 // group lists are set aside as the dialect says (RowFormat.foreignKeyLoad: PostgreSQL drops them and
 // adds them back NOT VALID then validates them inside the transaction; MySQL turns checking off for
