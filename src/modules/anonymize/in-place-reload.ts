@@ -10,8 +10,10 @@
 // the copy and the load together about half of it. The UPDATE stays for every table where a reload
 // could be told apart from it (a user trigger, a foreign key from outside the group, …: the dialect's
 // blockers), and for engines where emptying a table commits.
-// A reload, like TRUNCATE, is not MVCC-safe: a transaction whose snapshot predates the run's commit
-// and reads the table only afterwards sees it empty; one that read it before keeps reading it.
+// A reload holds TRUNCATE's lock from the emptying to the commit, so other sessions' reads of the
+// table wait meanwhile (an UPDATE locks out writes only), and, like TRUNCATE, is not MVCC-safe: a
+// transaction whose snapshot predates the run's commit and reads the table only afterwards sees it
+// empty.
 import type { MigrationDialect, RowSession, TableReload } from '../../dialects/dialect.ts';
 import type { TableModel } from '../../engine/schema/model.ts';
 
