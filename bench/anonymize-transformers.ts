@@ -1,7 +1,7 @@
 // Anonymization transformer throughput: values per second of each transformer, compiled once as a
 // run compiles it and called in a loop on one core (this process's main thread), next to three
 // references: a pass-through function, Node's createHmac alone (a keyed hash done the plain way;
-// the transformers' HMAC is two one-shot SHA-256 passes), and faker reseeded per value (what other
+// the transformers' is noble's HMAC with its keyed state cloned per value), and faker reseeded per value (what other
 // tools do to be deterministic, and what issue 15 rules out). Updates the `anonymize-transformers`
 // section of bench/results.md.
 //

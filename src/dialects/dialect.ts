@@ -215,6 +215,33 @@ export interface RowFormat {
    * `leftoversSql` answers the names (`name`, unquoted) of the key tables there.
    */
   readonly subsetKeyTables: { kind: 'temporary' } | { kind: 'own'; leftoversSql: string };
+  /**
+   * Rewriting every row of a table by emptying it and loading it again inside one transaction,
+   * where the engine can do so keeping the table itself (null where emptying commits: MySQL).
+   */
+  readonly tableReload: TableReload | null;
+}
+
+/**
+ * A table emptied and loaded again in the transaction that holds its write lock (PostgreSQL:
+ * TRUNCATE is transactional and keeps the table's object, so its indexes, constraints, defaults,
+ * grants, comments, policies, replica identity, owned sequences and the views on it stay as they
+ * were). An in-place anonymization uses it instead of an UPDATE of every row (which writes a new
+ * version of each row and of each index entry), where nothing tells the two apart: `blockersSql`
+ * answers why not, one row per reason.
+ */
+export interface TableReload {
+  /**
+   * A query (parameters `[schema, name]`) answering one row per reason the table must not be
+   * reloaded: `reason` (text), and for a foreign key of another table (or itself) referencing it,
+   * `foreign_key` and `referencing` (its table as `schema.name`), so a caller that drops that key
+   * first can discount it. No row: a reload leaves the table as an UPDATE of its rows would.
+   */
+  readonly blockersSql: string;
+  /** Empties the table (quoted, qualified), and nothing else. */
+  truncateSql(table: string): string;
+  /** Loads every row of `stage` into `table` (both quoted), `columns` as given (identity ones too). */
+  insertSql(table: string, stage: string, columns: string[]): string;
 }
 
 /**

@@ -363,6 +363,8 @@ export const mysqlRowFormat: RowFormat = {
     return `INSERT INTO ${table} (${list}) SELECT ${list} FROM ${stage} ON DUPLICATE KEY UPDATE ${updates}`;
   },
   randomSql: 'RAND()',
+  // TRUNCATE TABLE commits the transaction (and needs the table unreferenced): not a step of one.
+  tableReload: null,
   subsetKeyTables: {
     kind: 'own',
     leftoversSql:

@@ -250,4 +250,34 @@ export const postgresRowFormat: RowFormat = {
   },
   randomSql: 'random()',
   subsetKeyTables: { kind: 'temporary' },
+  tableReload: {
+    // Each is where a reload would not be what an UPDATE of the rows is: user triggers and rules
+    // (INSERT ones would fire, or rewrite, where UPDATE ones did), row-level security (INSERT
+    // policies instead of UPDATE ones), publications (subscribers would get a TRUNCATE), partitioned
+    // and inheritance tables (TRUNCATE reaches other tables), a missing privilege, and foreign keys
+    // referencing the table (TRUNCATE refuses them; a caller that drops one first discounts it).
+    blockersSql: `
+      WITH t AS (SELECT c.oid, c.relkind, c.relispartition, c.relrowsecurity FROM pg_class c
+                 JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2)
+      SELECT 'not a plain table' AS reason, NULL AS foreign_key, NULL AS referencing FROM t
+        WHERE t.relkind <> 'r' OR t.relispartition
+      UNION ALL SELECT 'inheritance', NULL, NULL FROM t
+        WHERE EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhparent = t.oid OR i.inhrelid = t.oid)
+      UNION ALL SELECT 'trigger ' || g.tgname, NULL, NULL FROM t JOIN pg_trigger g ON g.tgrelid = t.oid
+        WHERE NOT g.tgisinternal
+      UNION ALL SELECT 'rule ' || r.rulename, NULL, NULL FROM t JOIN pg_rewrite r ON r.ev_class = t.oid
+      UNION ALL SELECT 'row-level security', NULL, NULL FROM t WHERE t.relrowsecurity
+      UNION ALL SELECT 'publication ' || p.pubname, NULL, NULL FROM t, pg_publication p
+        WHERE p.puballtables OR EXISTS (SELECT 1 FROM pg_publication_rel pr WHERE pr.prpubid = p.oid AND pr.prrelid = t.oid)
+      UNION ALL SELECT 'privilege', NULL, NULL FROM t
+        WHERE NOT (has_table_privilege(t.oid, 'TRUNCATE') AND has_table_privilege(t.oid, 'INSERT'))
+      UNION ALL SELECT 'referenced by ' || k.conname, k.conname, rn.nspname || '.' || rc.relname
+        FROM t JOIN pg_constraint k ON k.confrelid = t.oid AND k.contype = 'f'
+        JOIN pg_class rc ON rc.oid = k.conrelid JOIN pg_namespace rn ON rn.oid = rc.relnamespace`,
+    truncateSql: (table) => `TRUNCATE ONLY ${table}`,
+    insertSql: (table, stage, columns) => {
+      const list = columns.map(q).join(', ');
+      return `INSERT INTO ${table} (${list}) OVERRIDING SYSTEM VALUE SELECT ${list} FROM ${stage}`;
+    },
+  },
 };

@@ -83,7 +83,7 @@ function replaceLetters(pattern: string, bytes: Buffer): string {
 }
 
 function email(d: Dictionary, b: Buffer, maxLength: number | null): string {
-  const tag = base32Tag(b.subarray(12), EMAIL_TAG);
+  const tag = base32Tag(b, EMAIL_TAG, 12);
   const first = asciiWord(pick(d.firstNames, b, 0));
   const last = asciiWord(pick(d.lastNames, b, 6));
   const named = first && last ? `${first}.${last}.${tag}@${EMAIL_DOMAIN}` : `${tag}@${EMAIL_DOMAIN}`;

@@ -2,7 +2,9 @@
 // table group of the run plan (engine/anonymize/run-plan.ts) is rewritten in one transaction of the
 // target: its tables are locked against writes (dialects/write-lock.ts), then, table by table, streamed out through the row
 // pipeline, transformed batch by batch on worker threads (transform-pool.ts: per-row rules, then
-// shuffles within the batch), streamed into a session-private staging table, and written back by one set-based
+// shuffles within the batch), and written back: reloaded where the dialect can and nothing tells a
+// reload from an UPDATE (in-place-reload.ts: copied, emptied, streamed back into the table), else
+// streamed into a session-private staging table and written back by one set-based
 // UPDATE … FROM the staging table joined on the plan's key (never row by row). The foreign keys the
 // group lists are set aside as the dialect says (RowFormat.foreignKeyLoad: PostgreSQL drops them and
 // adds them back NOT VALID then validates them inside the transaction; MySQL turns checking off for
@@ -10,14 +12,16 @@
 // fully anonymised with its keys valid. Progress is in rows; a cancellation stops at a batch
 // boundary, rolling the group back; an interrupted run names the tables already done.
 import { AppError, notFound } from '../../core/errors.ts';
-import type { MigrationDialect, RowSession } from '../../dialects/dialect.ts';
+import type { MigrationDialect, RowSession, TableReload } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { writeLocks } from '../../dialects/write-lock.ts';
 import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
 import { planRun, type TableGroup } from '../../engine/anonymize/run-plan.ts';
+import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
+import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import {
   type ForeignKeyModel,
@@ -32,6 +36,7 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
+import { copySql, droppedKeyName, reloadBlockers } from './in-place-reload.ts';
 import { planStage, type Stage, writeBack } from './in-place-write.ts';
 import { createTransformPool, type TransformPool } from './transform-pool.ts';
 
@@ -161,20 +166,47 @@ async function rewriteGroup(
     }
     progress.total += [...counts.values()].reduce((a, b) => a + b, 0);
     await context.progress(progress.done, progress.total);
-    // Every table streamed into a stage of its own first: dropping a key (PostgreSQL) locks its
-    // tables against the reading session, so the keys go only once every row has been read.
-    const staged: { table: TableModel; stage: Stage; rows: number }[] = [];
+    // Progress per batch as it passes into a table; where a cancellation stops the run: between
+    // batches, the group rolls back.
+    const counted = (batches: AsyncIterable<RowBatch>) =>
+      tapBatches(batches, async (batch) => {
+        progress.done += batch.rows;
+        if (Date.now() - progress.last >= PROGRESS_EVERY_MS) {
+          progress.last = Date.now();
+          await context.progress(progress.done, Math.max(progress.total, progress.done));
+        }
+      });
+    // Tables are reloaded (in-place-reload.ts) where the dialect can and nothing tells a reload
+    // from an UPDATE of their rows; the others are updated from a stage.
+    const reload = dialect.rows.tableReload;
+    const dropped = new Set(
+      fkLoad.kind === 'readd' ? keys.map((k) => droppedKeyName(tableKey(k.table), k.fk.name)) : [],
+    );
+    // Every table copied or streamed into a stage of its own first: dropping a key (PostgreSQL) locks
+    // its tables against the reading session, so the keys go only once every row has been read.
+    type Staged =
+      | { kind: 'update'; table: TableModel; stage: Stage; rows: number }
+      | { kind: 'reload'; table: TableModel; stage: string; columns: string[]; kinds: ValueKind[] };
+    const staged: Staged[] = [];
     for (const [i, planned] of group.tables.entries()) {
       const table = tables.get(planned.table) as TableModel;
       const transformed = planned.columns.map((c) => c.column);
+      const kindOf = (name: string) =>
+        dialect.rows.valueKind((table.columns.find((c) => c.name === name) as { type: string }).type);
+      if (reload && (await reloadBlockers(session, reload, table, dropped)).length === 0) {
+        // Every column the table is loaded with (generated ones are computed again by the server).
+        const columns = table.columns.filter((c) => !c.generated).map((c) => c.name);
+        const stage = `${STAGE}_${i}`;
+        await reader.query(copySql(dialect, stage, qualified(table), columns));
+        staged.push({ kind: 'reload', table, stage, columns, kinds: columns.map(kindOf) });
+        continue;
+      }
       // Only what the write-back reads: the key (to find each row) and the transformed columns.
       // Streaming, transforming and staging the other columns too cost as much again on wide rows.
       const columns = table.columns
         .filter((c) => !c.generated && (planned.key.includes(c.name) || transformed.includes(c.name)))
         .map((c) => c.name);
-      const kinds = columns.map((name) =>
-        dialect.rows.valueKind((table.columns.find((c) => c.name === name) as { type: string }).type),
-      );
+      const kinds = columns.map(kindOf);
       const stage = planStage(
         dialect,
         { model: table, qualified: qualified(table) },
@@ -187,43 +219,58 @@ async function rewriteGroup(
       await session.query(stage.createSql);
       // Read through a second session (the rows are locked by this one, not hidden from it) and
       // written into the stage as they come: the slowest end sets the pace, memory stays bounded.
-      const batches = tapBatches(
-        pool.transform(
-          planned.table,
-          columns,
-          stage.extras,
-        )(reader.readRows({ schema: table.schema, name: table.name, columns, kinds })),
-        async (batch) => {
-          progress.done += batch.rows;
-          if (Date.now() - progress.last >= PROGRESS_EVERY_MS) {
-            progress.last = Date.now();
-            // Where a cancellation stops the run: between batches, the group rolls back.
-            await context.progress(progress.done, Math.max(progress.total, progress.done));
-          }
-        },
-      );
       const written = await session.writeRows(
         { schema: null, name: stage.name, columns: stage.columns, kinds: stage.kinds },
-        batches,
+        counted(
+          pool.transform(
+            planned.table,
+            columns,
+            stage.extras,
+          )(reader.readRows({ schema: table.schema, name: table.name, columns, kinds })),
+        ),
       );
-      staged.push({ table, stage, rows: written.rows });
+      staged.push({ kind: 'update', table, stage, rows: written.rows });
       await context.progress(progress.done, Math.max(progress.total, progress.done));
     }
 
     if (fkLoad.kind === 'readd')
       for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
-    for (const [i, { table, stage, rows }] of staged.entries()) {
+    for (const [i, entry] of staged.entries()) {
       const planned = group.tables[i] as TableGroup['tables'][number];
+      if (entry.kind === 'reload') {
+        const target = qualified(entry.table);
+        await session.query((reload as TableReload).truncateSql(target));
+        // The copy streamed back from the reading session through the transforms into the emptied table.
+        const written = await session.writeRows(
+          { schema: entry.table.schema, name: entry.table.name, columns: entry.columns, kinds: entry.kinds },
+          counted(
+            pool.transform(
+              planned.table,
+              entry.columns,
+            )(
+              reader.readRows({
+                schema: null,
+                name: entry.stage,
+                columns: entry.columns,
+                kinds: entry.kinds,
+              }),
+            ),
+          ),
+        );
+        await reader.query(`DROP TABLE ${q(entry.stage)}`);
+        out.push({ table: planned.table, rows: written.rows });
+        continue;
+      }
       await writeBack(
         session,
         dialect,
-        { model: table, qualified: qualified(table) },
-        stage,
+        { model: entry.table, qualified: qualified(entry.table) },
+        entry.stage,
         planned.key,
         planned.columns.map((c) => c.column),
-        rows,
+        entry.rows,
       );
-      out.push({ table: planned.table, rows });
+      out.push({ table: planned.table, rows: entry.rows });
     }
 
     if (fkLoad.kind === 'readd')

@@ -81,6 +81,8 @@ export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize(
   return {
     transform(table, columns, extras) {
       const list = [...columns];
+      // Nothing to append (a stage without key copies or rank): the worker then leaves rows unsplit.
+      const appended = extras && (extras.keyAt.length > 0 || extras.rank) ? extras : undefined;
       return async function* (batches) {
         const inFlight: Promise<RowBatch>[] = [];
         let rows = 0;
@@ -89,7 +91,7 @@ export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize(
             table,
             list,
             batch,
-            extras && { keyAt: extras.keyAt, rankFrom: extras.rank ? rows : null },
+            appended && { keyAt: appended.keyAt, rankFrom: appended.rank ? rows : null },
           );
           rows += batch.rows;
           // Awaited in order below; marked handled now so a failure does not surface twice.
