@@ -28,11 +28,11 @@ export async function previewPlan(
   seed: number,
 ): Promise<{ table: string; rows: Record<string, unknown>[] }[]> {
   const populated = await populatedTables(handle);
+  const seeded = await readSeedInputs(handle, model, plan, seed, populated, {
+    existingLimit: PREVIEW_EXISTING,
+  });
   const session = await handle.rowSession();
   try {
-    const seeded = await readSeedInputs(session, handle, model, plan, seed, populated, {
-      existingLimit: PREVIEW_EXISTING,
-    });
     const producers = new Map(
       plan.tables.map((p) => [p.key, tableProducer(p, seeded.inputs.get(p.key)!)] as const),
     );

@@ -38,8 +38,9 @@ export function createSeedRun(deps: {
     const empty = { tables: [], rows_total: 0 };
     return connections.withTarget(connection, async (handle) => {
       const dialect = migrationDialects[handle.dialect];
-      const session = await handle.rowSession();
       try {
+        // Everything is read before the run's own session is taken: holding it while another read
+        // takes a session of the same pool could wait on a session only another run can free.
         const model = await handle.introspect();
         const populated = await populatedTables(handle);
         const { problems, plan } = planSeed(model, scenario.definition, (key) => populated.has(key));
@@ -48,31 +49,36 @@ export function createSeedRun(deps: {
             `The scenario no longer fits the schema: ${problems.map((p) => p.msg).join('; ')}; nothing was written`,
             empty,
           );
-        const seeded = await readSeedInputs(session, handle, model, plan, Number(scenario.seed), populated);
+        const seeded = await readSeedInputs(handle, model, plan, Number(scenario.seed), populated);
         const total =
           plan.tables.reduce((n, t) => n + t.rows, 0) +
           plan.tables.filter((t) => t.references.some((r) => r.deferred)).reduce((n, t) => n + t.rows, 0);
         let done = 0;
         let last = 0;
         await context.progress(0, total);
-        const tables = await loadPlan({
-          session,
-          dialect,
-          plan,
-          seeded,
-          progress: {
-            async batch(rows) {
-              done += rows;
-              if (Date.now() - last >= PROGRESS_EVERY_MS) {
-                last = Date.now();
-                // Where a cancellation stops the run: between batches, everything rolls back.
-                await context.progress(done, total);
-              }
+        const session = await handle.rowSession();
+        try {
+          const tables = await loadPlan({
+            session,
+            dialect,
+            plan,
+            seeded,
+            progress: {
+              async batch(rows) {
+                done += rows;
+                if (Date.now() - last >= PROGRESS_EVERY_MS) {
+                  last = Date.now();
+                  // Where a cancellation stops the run: between batches, everything rolls back.
+                  await context.progress(done, total);
+                }
+              },
             },
-          },
-        });
-        await context.progress(total, total);
-        return { tables, rows_total: tables.reduce((n, t) => n + t.rows, 0) };
+          });
+          await context.progress(total, total);
+          return { tables, rows_total: tables.reduce((n, t) => n + t.rows, 0) };
+        } finally {
+          await session.close();
+        }
       } catch (error) {
         if (error instanceof RunCancelled || error instanceof RunFailed) throw error;
         if (error instanceof SeedImpossible)
@@ -80,8 +86,6 @@ export function createSeedRun(deps: {
         if (error instanceof TargetError || error instanceof AppError || error instanceof OrphanRows)
           throw new RunFailed(`The seed run failed and wrote nothing: ${error.message}`, empty);
         throw error;
-      } finally {
-        await session.close();
       }
     });
   };

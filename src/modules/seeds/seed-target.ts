@@ -55,8 +55,12 @@ export interface SeedInputs {
 /** The most existing parent rows a reference draws from (more are not read). */
 export const EXISTING_PARENT_ROWS = 1_000_000;
 
+/**
+ * Everything the run needs of the target before it writes. Each read takes a session of its own and
+ * ends it before the next (never two at once): a caller holding a session of the same pool while
+ * this reads could wait for a session only another such caller can free.
+ */
 export async function readSeedInputs(
-  session: RowSession,
   handle: TargetHandle,
   model: SchemaModel,
   plan: SeedPlan,
@@ -94,31 +98,50 @@ export async function readSeedInputs(
       record(planned.key, planned.primaryKey);
     }
   }
+  const keyBases = await keyMaxima(handle, plan, populated);
   const inputs = new Map<string, TableInputs>();
   for (const planned of plan.tables) {
-    const keyBase = new Map<string, bigint>();
-    const isPopulated = populated.has(planned.key);
-    for (const c of planned.columns.filter((x) => x.generator.kind === 'key')) {
-      if (!isPopulated) {
-        keyBase.set(c.name, 0n);
-        continue;
-      }
-      const { rows } = await session.query(
-        `SELECT MAX(${q(c.name)}) AS top FROM ${qualifiedTable(q, planned.table)}`,
-      );
-      const top = rows[0]?.top;
-      keyBase.set(c.name, top === null || top === undefined ? 0n : BigInt(String(top)));
-    }
     inputs.set(planned.key, {
       seed,
       locale: plan.locale,
-      keyBase,
+      keyBase: keyBases.get(planned.key) ?? new Map(),
       pools,
       recorded: recorded.get(planned.key) ?? [],
-      existingUnique: isPopulated ? await existingUnique(handle, planned, limit) : undefined,
+      existingUnique: populated.has(planned.key) ? await existingUnique(handle, planned, limit) : undefined,
     });
   }
   return { inputs, pools };
+}
+
+/** Per planned table, the current maximum of each key column the service writes (0 when empty). */
+async function keyMaxima(
+  handle: TargetHandle,
+  plan: SeedPlan,
+  populated: Set<string>,
+): Promise<Map<string, Map<string, bigint>>> {
+  const q = (name: string) => migrationDialects[handle.dialect].quoteIdent(name);
+  const out = new Map<string, Map<string, bigint>>();
+  const session = await handle.rowSession();
+  try {
+    for (const planned of plan.tables) {
+      const keyBase = new Map<string, bigint>();
+      for (const c of planned.columns.filter((x) => x.generator.kind === 'key')) {
+        if (!populated.has(planned.key)) {
+          keyBase.set(c.name, 0n);
+          continue;
+        }
+        const { rows } = await session.query(
+          `SELECT MAX(${q(c.name)}) AS top FROM ${qualifiedTable(q, planned.table)}`,
+        );
+        const top = rows[0]?.top;
+        keyBase.set(c.name, top === null || top === undefined ? 0n : BigInt(String(top)));
+      }
+      out.set(planned.key, keyBase);
+    }
+  } finally {
+    await session.close();
+  }
+  return out;
 }
 
 /** The values of the table's unique keys that are already there (keys the service writes excepted). */

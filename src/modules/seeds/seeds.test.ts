@@ -256,6 +256,26 @@ describe('seed scenarios', () => {
         expect(Number((await engine.query(url, 'select count(*) as n from authors'))[0]?.n)).toBe(0);
         expect(Number((await engine.query(url, 'select count(*) as n from codes'))[0]?.n)).toBe(0);
       });
+
+      // Each preview reads the parents' keys and the unique values already there; were it to do
+      // so while holding a session of the connection's small pool, a pool's worth of previews at
+      // once would each wait for a session another holds (they answered 502 after 10 s).
+      it('answers a pool’s worth of concurrent previews on one connection', async () => {
+        await engine.query(
+          url,
+          "insert into authors (id, name, score, kind, code) values (1, 'A', 1, 'poet', 'c1')",
+        );
+        const saved = await save([
+          { table: 'authors', rows: 3, columns: { kind: { kind: 'constant', value: 'poet' } } },
+          { table: 'books', rows: 5 },
+        ]);
+        expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, () => owner.post(`${BASE}/${saved.body.id}/preview`)),
+        );
+        expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
+        await engine.query(url, 'delete from authors');
+      });
     });
   }
 });
