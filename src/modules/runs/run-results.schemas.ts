@@ -114,6 +114,29 @@ export const RowsRunResult = Type.Object(
   {
     tables: Type.Array(Type.Object({ table: Type.String(), rows: Count })),
     rows_total: Count,
+    tables_done: Type.Optional(Type.Array(Type.String(), { description: 'anonymize_run, bridge_run' })),
+    tables_not_done: Type.Optional(
+      Type.Array(Type.String(), { description: 'anonymize_run, bridge_run: tables left as they were' }),
+    ),
+    tables_not_known: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'anonymize_run interrupted on MySQL during a commit: tables that may or may not be anonymised',
+      }),
+    ),
+    committing: Type.Optional(
+      Type.Object(
+        {
+          tables: Type.Array(Type.Object({ table: Type.String(), rows: Count })),
+          transaction: Nullable(Type.String()),
+        },
+        {
+          description:
+            'anonymize_run while running: the tables whose target transaction (id) is being committed, ' +
+            'asked about when the run is interrupted',
+        },
+      ),
+    ),
   },
   { title: 'RowsRunResult', description: 'The result of a seed_run, anonymize_run or bridge_run' },
 );

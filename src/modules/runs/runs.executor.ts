@@ -18,6 +18,7 @@ import {
   findRunById,
   heartbeat,
   isCancelRequested,
+  recordPartialResult,
   runningWorkerIds,
   setProgress,
   staleQueuedRuns,
@@ -26,6 +27,11 @@ import {
 export interface RunContext {
   /** Records progress, and is where a requested cancellation stops the handler (it throws RunCancelled). */
   progress(done: number, total?: number | null): Promise<void>;
+  /**
+   * Records what the run has done so far as its result: a run whose process dies keeps it, for its
+   * kind's `interrupted` hook to tell what the dead run left (its end replaces it).
+   */
+  report(result: Record<string, unknown>): Promise<void>;
 }
 
 /** Does the work of one run and returns its result (the run's `result`). */
@@ -109,6 +115,7 @@ export function createRunExecutor(deps: {
           await setProgress(db, run.id, done, total);
           if (await isCancelRequested(db, run.id)) throw new RunCancelled();
         },
+        report: (result) => recordPartialResult(db, run.id, result),
       };
       try {
         const result = await handler(run, context);

@@ -123,6 +123,30 @@ export async function setProgress(db: Executor, id: string, done: number, total:
     .execute();
 }
 
+/** What a running run has done so far (its handler's report): kept when its process dies. */
+export async function recordPartialResult(db: Executor, id: string, result: Record<string, unknown>) {
+  await db
+    .updateTable('runs')
+    .set({ result: JSON.stringify(result) })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
+}
+
+/** The error and result of a run failed as interrupted, once its kind found out what it did. */
+export async function amendInterruptedRun(
+  db: Executor,
+  id: string,
+  amended: { error: string; result: Record<string, unknown> },
+) {
+  await db
+    .updateTable('runs')
+    .set({ error: amended.error, result: JSON.stringify(amended.result) })
+    .where('id', '=', id)
+    .where('status', '=', 'failed')
+    .execute();
+}
+
 export async function finishRun(
   db: Executor,
   id: string,
