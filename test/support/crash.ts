@@ -35,8 +35,10 @@ export type TargetState = 'before' | 'after';
 export interface KillOptions {
   /** Kills before the last, unkilled run (default 3). */
   kills?: number;
-  /** The kill lands this long (random, up to) after the run is seen running (default 400 ms). */
+  /** The first kill lands this long (random, up to) after the run is seen running (default 400 ms). */
   withinMs?: number;
+  /** The later kills, up to this long (default `withinMs`): as long as a run, to reach its commit. */
+  laterWithinMs?: number;
   /** Checks of an interrupted run beyond its `interrupted` error (e.g. the tables it names). */
   interrupted?: (run: Record<string, unknown>, state: TargetState) => Promise<void> | void;
 }
@@ -170,18 +172,22 @@ export function createCrashHarness(name: string): CrashHarness {
     async killRepeatedly(start, consistent, options = {}) {
       const kills = options.kills ?? 3;
       const withinMs = options.withinMs ?? 400;
+      const laterWithinMs = options.laterWithinMs ?? withinMs;
       const outcomes: string[] = [];
       for (let kill = 0; kill < kills; kill++) {
         const started = await start();
         expect(started.status, JSON.stringify(started.body)).toBe(202);
         await until(started.body.id, ['running'], 20_000);
         // Somewhere in the run: introspection, set-up, the change, its commit, the report.
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * withinMs)));
+        const delay = Math.floor(Math.random() * (kill === 0 ? withinMs : laterWithinMs));
+        await new Promise((resolve) => setTimeout(resolve, delay));
         await worker?.kill();
         worker = await startWorker();
         const ended = await until(started.body.id, ['failed', 'succeeded'], 5_000);
         const state = await consistent();
-        outcomes.push(`${ended.status} (${ended.error ?? 'no error'}), target ${state}`);
+        outcomes.push(
+          `killed at ${delay} ms: ${ended.status} (${ended.error ?? 'no error'}), target ${state}`,
+        );
         // The first kill lands within the run (the runs are sized for it): else nothing was tested.
         if (kill === 0) expect(ended.status, 'the run ended before the kill').toBe('failed');
         if (ended.status === 'succeeded') return outcomes;
@@ -194,7 +200,8 @@ export function createCrashHarness(name: string): CrashHarness {
       expect(last.status, JSON.stringify(last.body)).toBe(202);
       const done = await until(last.body.id, ['failed', 'succeeded'], 60_000);
       expect(done.error).toBeNull();
-      outcomes.push(`${done.status} without a kill`);
+      const ms = Date.parse(String(done.finished_at)) - Date.parse(String(done.started_at));
+      outcomes.push(`${done.status} without a kill in ${ms} ms`);
       return outcomes;
     },
   };
