@@ -5,12 +5,11 @@
 // (runs/transaction-outcome.ts). The run's error and result then name the tables anonymised and the
 // ones untouched; where the engine cannot tell (MySQL), the committing group's tables are named as
 // not known.
-import { migrationDialects } from '../../dialects/index.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { amendInterruptedRun } from '../runs/runs.repo.ts';
-import { type TransactionOutcome, transactionOutcome } from '../runs/transaction-outcome.ts';
+import { outcomeOnConnection } from '../runs/transaction-outcome.ts';
 
 type TableRows = { table: string; rows: number };
 
@@ -27,22 +26,14 @@ export function createAnonymizeInterrupted(deps: {
 }) {
   const { db, connections } = deps;
 
-  async function outcomeOf(run: Run, transaction: string | null): Promise<TransactionOutcome> {
-    const connectionId = (run.params as { connection_id?: string }).connection_id;
-    const connection = connectionId ? await connections.findById(connectionId) : undefined;
-    if (!connection) return 'unknown';
-    return connections.withTarget(connection, (handle) =>
-      transactionOutcome(handle, migrationDialects[handle.dialect], transaction),
-    );
-  }
-
   return async function interrupted(run: Run): Promise<void> {
     const reported = (run.result ?? {}) as Reported;
     const done = [...(reported.tables ?? [])];
     let unknown: string[] = [];
     if (reported.committing) {
       const { tables, transaction } = reported.committing;
-      const outcome = await outcomeOf(run, transaction).catch((): TransactionOutcome => 'unknown');
+      const connectionId = (run.params as { connection_id?: string }).connection_id;
+      const outcome = await outcomeOnConnection(connections, connectionId, transaction);
       if (outcome === 'committed') done.push(...tables);
       else if (outcome === 'unknown') unknown = tables.map((t) => t.table);
     }

@@ -127,13 +127,13 @@ export const RowsRunResult = Type.Object(
     committing: Type.Optional(
       Type.Object(
         {
-          tables: Type.Array(Type.Object({ table: Type.String(), rows: Count })),
+          tables: Type.Optional(Type.Array(Type.Object({ table: Type.String(), rows: Count }))),
           transaction: Nullable(Type.String()),
         },
         {
           description:
-            'anonymize_run while running: the tables whose target transaction (id) is being committed, ' +
-            'asked about when the run is interrupted',
+            'anonymize_run and seed_run while running: the target transaction (id) being committed and, ' +
+            'for anonymize_run, its tables; asked about when the run is interrupted',
         },
       ),
     ),

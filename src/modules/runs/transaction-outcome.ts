@@ -3,6 +3,8 @@
 // records the transaction's id before it commits (RunContext.report); its kind's `interrupted`
 // hook asks here. Engines that keep no such record (MySQL) answer `unknown`.
 import type { SqlWriter, TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
+import { migrationDialects } from '../../dialects/index.ts';
+import type { ConnectionsService } from '../connections/connections.service.ts';
 
 export type TransactionOutcome = 'committed' | 'rolled_back' | 'unknown';
 
@@ -38,4 +40,17 @@ export async function transactionOutcome(
     if (status !== 'in progress' || Date.now() > deadline) return 'unknown';
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/** transactionOutcome on the connection `connectionId` (a run's); unknown when it is gone or unreachable. */
+export async function outcomeOnConnection(
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>,
+  connectionId: string | undefined,
+  id: string | null,
+): Promise<TransactionOutcome> {
+  const connection = connectionId ? await connections.findById(connectionId) : undefined;
+  if (!connection || id === null) return 'unknown';
+  return connections
+    .withTarget(connection, (handle) => transactionOutcome(handle, migrationDialects[handle.dialect], id))
+    .catch((): TransactionOutcome => 'unknown');
 }
