@@ -88,15 +88,20 @@ describe('settling a patch whose run was interrupted', () => {
       });
 
       it('a rollback: rolled back when the rows are as before the patch, executed when they are not', async () => {
+        // A table of its own: the execution the test above queued bumps `people` meanwhile.
+        await engine.load(
+          url,
+          'create table ranked (id int primary key, score int not null); insert into ranked values (1, 1);',
+        );
         const created = await owner.post(`${API}/patches`, {
           project_id: projectId,
           connection_id: connectionId,
           title: 'bump to roll back',
-          sql: 'UPDATE people SET score = score + 10 WHERE id = 1',
+          sql: 'UPDATE ranked SET score = score + 10 WHERE id = 1',
         });
         const executed = await owner.post(`${API}/patches/${created.body.id}/execute`, {});
         expect((await waitForRun(owner, executed.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
-        const [{ score }] = (await engine.query(url, 'select score from people where id = 1')) as [
+        const [{ score }] = (await engine.query(url, 'select score from ranked where id = 1')) as [
           { score: number },
         ];
         const rollback = (run: Run) => t.composition.runKinds.get('patch_rollback')?.interrupted?.(run);
@@ -109,7 +114,7 @@ describe('settling a patch whose run was interrupted', () => {
         expect(await status()).toBe('executed');
 
         // The restore committed, the process died before telling the store.
-        await engine.query(url, `update people set score = ${Number(score) - 10} where id = 1`);
+        await engine.query(url, `update ranked set score = ${Number(score) - 10} where id = 1`);
         await updatePatch(t.store.db, created.body.id, { status: 'executing', updated_at: new Date() });
         await rollback(run);
         expect(await status()).toBe('rolled_back');
