@@ -63,6 +63,8 @@ export interface CrashHarness {
   /** SIGTERM to the worker: its exit and what it printed; `startWorker` brings one back. */
   terminateWorker(timeoutMs: number): Promise<{ exit: Exit & { ms: number }; output: string }>;
   startWorker(): Promise<void>;
+  /** What the running worker printed so far (its log, for failure messages). */
+  workerOutput(): string;
   /** Polls the run until its status is one of `statuses`. */
   until(id: string, statuses: string[], timeoutMs: number): Promise<Record<string, unknown>>;
   /** kill -9 of the worker while it works runs started by `start`; see the function's comment. */
@@ -168,6 +170,7 @@ export function createCrashHarness(name: string): CrashHarness {
     async startWorker() {
       worker = await startWorker();
     },
+    workerOutput: () => worker?.output() ?? '',
 
     /**
      * Starts the run (`start`), kills the worker at a random point once it runs, starts another and
