@@ -290,6 +290,20 @@ export interface RowVersions {
   writtenBy(alias: string, version: string): string | null;
 }
 
+/**
+ * Asking the server, after the connection that ran a transaction is gone, whether it committed: what
+ * tells, after a kill -9 between COMMIT and its answer, what a run did.
+ */
+export interface TransactionOutcomes {
+  /** Answers the open transaction's id as the text column `id` (it assigns one if need be). */
+  readonly currentSql: string;
+  /**
+   * Answers the column `status` of the transaction whose id is the first parameter: `committed`,
+   * `aborted`, `in progress`, or null when the server no longer knows it.
+   */
+  readonly statusSql: string;
+}
+
 /** Engine-wide facts a caller decides by, never by the dialect's name. */
 export interface DialectCapabilities {
   /** DDL takes part in transactions (PostgreSQL); without, each DDL statement commits by itself (MySQL). */
@@ -303,6 +317,8 @@ export interface DialectCapabilities {
   readonly pausableTriggers: boolean;
   /** Row versions, or null when the engine has none (MySQL). */
   readonly rowVersions: RowVersions | null;
+  /** Whether a past transaction committed, or null when the engine cannot tell (MySQL). */
+  readonly transactionOutcomes: TransactionOutcomes | null;
 }
 
 /** How this engine's SQL is written: pure (no connection), except pauseTriggers, which runs in `tx`. */

@@ -16,22 +16,39 @@ export function qualifiedTable(
 
 /**
  * Counts the rows of the batches as they pass, for the writers' results: a writer reports the
- * rows it sent, which, when the load commits, are the rows written.
+ * rows it sent, which, when the load commits, are the rows written. It also keeps the error of the
+ * feeding side (`tally.upstream`), which the writer rethrows as it is; only that one: when the
+ * writer fails (its connection lost), Readable.from's destroy throws the writer's own error into
+ * this generator at its `yield`, and that raw driver error must stay the writer's to classify.
  */
 export async function* counted(
   batches: AsyncIterable<{ data: Buffer; rows: number }>,
   tally: { rows: number; upstream?: unknown },
 ): AsyncGenerator<Buffer> {
+  const source = batches[Symbol.asyncIterator]();
+  let finished = false;
   try {
-    for await (const batch of batches) {
-      tally.rows += batch.rows;
-      yield batch.data;
+    for (;;) {
+      let next: IteratorResult<{ data: Buffer; rows: number }>;
+      try {
+        next = await source.next();
+      } catch (error) {
+        // The feeding side failed (the source, a transform, a cancellation): the writer must rethrow
+        // it as it is, and must never let a load that stopped early commit as if it were complete.
+        finished = true;
+        tally.upstream ??= error;
+        throw error;
+      }
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      tally.rows += next.value.rows;
+      yield next.value.data;
     }
-  } catch (error) {
-    // The feeding side failed (the source, a transform, a cancellation): the writer must rethrow it
-    // as it is, and must never let a load that stopped early commit as if it were complete.
-    tally.upstream ??= error;
-    throw error;
+  } finally {
+    // Stopped at a `yield` (the writer failed or stopped): the source is closed, as for-await does.
+    if (!finished) await source.return?.();
   }
 }
 

@@ -3,151 +3,26 @@
 // worker fails the run at once (the dead worker's lock is free: src/jobs/worker-liveness.ts), the
 // target is untouched or fully changed (one transaction), the subject can be run again, and in
 // the end a run completes and the change is applied once.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestPgDatabase, pgAvailable, type TestPgDatabase } from '../support/databases.ts';
-import { call, type HttpAnswer, type HttpSession, signIn } from '../support/http-client.ts';
-import {
-  killAll,
-  runToEnd,
-  type ServiceProcess,
-  scrubbedEnv,
-  startProcess,
-} from '../support/server-process.ts';
+import { createCrashHarness, query } from '../support/crash.ts';
+import { pgAvailable } from '../support/databases.ts';
 
-const PASSWORD = 'a long enough password';
-const SECRET_KEY = 'ef'.repeat(32);
 const ROWS = 400_000;
-const KILLS = 3;
-const tag = Date.now().toString(36);
-
-async function query(url: string | undefined, text: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe('kill -9 of the worker at random points of a run on PostgreSQL', async () => {
   const available = await pgAvailable();
-  const databases: TestPgDatabase[] = [];
-  let store: TestPgDatabase | undefined;
-  let api: ServiceProcess | undefined;
-  let worker: ServiceProcess | undefined;
-  let settings: Record<string, string>;
-  let owner: HttpSession;
+  const crash = createCrashHarness('crash');
+  const { post, get, until, database, killRepeatedly } = crash;
+  const connectionTo = crash.connectionTo;
   let projectId: string;
-  const base = () => api?.base ?? '';
-  const post = (url: string, body: unknown = {}) => call(base(), 'POST', url, { session: owner }, body);
-  const get = (url: string) => call(base(), 'GET', url, { session: owner });
-
-  const cli = async (args: string[], extra: Record<string, string> = {}) => {
-    const done = await runToEnd(process.execPath, ['src/main.ts', ...args], {
-      env: { ...scrubbedEnv(), ...settings, LOG_LEVEL: 'warn', ...extra },
-      timeoutMs: 60_000,
-    });
-    expect(done.code, done.stderr).toBe(0);
-  };
-  const startWorker = async () => {
-    const started = await startProcess({
-      args: ['src/main.ts', 'worker'],
-      env: { ...settings, LOG_LEVEL: 'info' },
-    });
-    await started.waitForOutput('worker started', 45_000);
-    return started;
-  };
-  const until = async (id: string, statuses: string[], timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = (await get(`/api/v1/runs/${id}`)).body;
-      if (statuses.includes(current.status)) return current;
-      if (Date.now() > deadline) throw new Error(`run ${id} stayed ${current.status} for ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  const database = async () => {
-    const created = await createTestPgDatabase();
-    if (!created) throw new Error('PostgreSQL went away');
-    databases.push(created);
-    return created;
-  };
-  const connectionTo = async (db: TestPgDatabase, name: string) => {
-    const url = new URL(db.url);
-    const created = await post('/api/v1/connections', {
-      project_id: projectId,
-      name: `${name} ${tag}`,
-      dialect: 'postgresql',
-      host: url.hostname,
-      port: Number(url.port || 5432),
-      database: url.pathname.slice(1),
-      username: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password) || 'unused',
-      ssl_mode: 'disable',
-      environment: 'development',
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body.id as string;
-  };
-
-  /**
-   * Starts the run (`start`), kills the worker at a random point once it runs, starts another and
-   * checks the interrupted run and the target (`consistent`: 'before' or 'after'), KILLS times or
-   * until a kill came after the commit; then runs it to its end. Returns what happened, for the log.
-   */
-  async function killRepeatedly(
-    start: () => Promise<HttpAnswer>,
-    consistent: () => Promise<'before' | 'after'>,
-  ): Promise<string[]> {
-    const outcomes: string[] = [];
-    for (let kill = 0; kill < KILLS; kill++) {
-      const started = await start();
-      expect(started.status, JSON.stringify(started.body)).toBe(202);
-      await until(started.body.id, ['running'], 20_000);
-      // Somewhere in the run: introspection, set-up, the change, its commit, the report.
-      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 400)));
-      await worker?.kill();
-      worker = await startWorker();
-      const ended = await until(started.body.id, ['failed', 'succeeded'], 5_000);
-      const state = await consistent();
-      outcomes.push(`${ended.status} (${ended.error ?? 'no error'}), target ${state}`);
-      // The first kill lands within the run (the runs are sized for it): else nothing was tested.
-      if (kill === 0) expect(ended.status, 'the run ended before the kill').toBe('failed');
-      if (ended.status === 'succeeded') return outcomes;
-      expect(ended.error).toMatch(/interrupted/);
-      // Killed after its commit: the change is there, and the subject is done, not run again.
-      if (state === 'after') return outcomes;
-    }
-    const last = await start();
-    expect(last.status, JSON.stringify(last.body)).toBe(202);
-    const done = await until(last.body.id, ['failed', 'succeeded'], 60_000);
-    expect(done.error).toBeNull();
-    outcomes.push(`${done.status} without a kill`);
-    return outcomes;
-  }
 
   beforeAll(async () => {
     if (!available) return;
-    store = await database();
-    settings = { DATABASE_URL: store.url, SECRET_KEY };
-    await cli(['migrate']);
-    await cli(['create-admin', '--email', `crash-${tag}@example.com`, '--org', 'Crash'], {
-      ADMIN_PASSWORD: PASSWORD,
-    });
-    await cli(['set-plan', '--org', 'Crash', '--plan', 'enterprise']);
-    api = await startProcess({ env: { ...settings, JOBS_IN_SERVER: 'false' } });
-    [worker] = await Promise.all([startWorker(), api.ready()]);
-    owner = await signIn(api.base, `crash-${tag}@example.com`, PASSWORD);
-    const project = await post('/api/v1/projects', { name: `Crash ${tag}` });
-    projectId = project.body.id;
+    await crash.start();
+    projectId = crash.projectId();
   }, 120_000);
 
-  afterAll(async () => {
-    killAll();
-    for (const db of databases) await db.drop();
-  });
+  afterAll(() => crash.stop());
 
   it.skipIf(!available)(
     'patch execute: failed at once, all or nothing, and in the end applied exactly once',
@@ -308,18 +183,17 @@ describe('kill -9 of the worker at random points of a run on PostgreSQL', async 
       const started = await post(`/api/v1/patches/${patch.body.id}/execute`);
       expect(started.status).toBe(202);
       await until(started.body.id, ['running'], 20_000);
-      const stopping = worker;
-      const exit = await stopping?.terminate(30_000);
+      const { exit, output } = await crash.terminateWorker(30_000);
       expect(exit).toMatchObject({ code: 0, signal: null });
-      expect(exit?.ms).toBeLessThan(25_000);
+      expect(exit.ms).toBeLessThan(25_000);
       // Finished by the stopping worker, not left running for another.
       const ended = (await get(`/api/v1/runs/${started.body.id}`)).body;
-      expect(ended, `${JSON.stringify(ended)}\n${stopping?.output().slice(-3000)}`).toMatchObject({
+      expect(ended, `${JSON.stringify(ended)}\n${output.slice(-3000)}`).toMatchObject({
         status: 'succeeded',
       });
       const [sum] = await query(target.url, 'select sum(n)::int8 as s from accounts');
       expect(Number(sum.s)).toBe(ROWS);
-      worker = await startWorker();
+      await crash.startWorker();
     },
     120_000,
   );

@@ -15,6 +15,8 @@ export const mysqlSqlWriter: SqlWriter = {
     schemasInDatabase: false,
     pausableTriggers: false,
     rowVersions: null,
+    // No server-side record of a past transaction's outcome.
+    transactionOutcomes: null,
   },
   quoteIdent: q,
   placeholder: () => '?',

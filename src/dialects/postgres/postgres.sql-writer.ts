@@ -52,6 +52,11 @@ export const postgresSqlWriter: SqlWriter = {
       currentSql: 'SELECT txid_current() % 4294967296 AS version',
       writtenBy: (alias, version) => (/^\d+$/.test(version) ? `(${alias}.xmin = '${version}'::xid)` : null),
     },
+    // The 64-bit id (with its epoch), which txid_status (PostgreSQL 10+) takes.
+    transactionOutcomes: {
+      currentSql: 'SELECT txid_current()::text AS id',
+      statusSql: 'SELECT txid_status($1::bigint) AS status',
+    },
   },
   quoteIdent: q,
   placeholder: (position) => `$${position}`,

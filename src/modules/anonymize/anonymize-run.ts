@@ -10,7 +10,9 @@
 // adds them back NOT VALID then validates them inside the transaction; MySQL turns checking off for
 // the session and runs an orphan query per key before committing), so each group ends untouched or
 // fully anonymised with its keys valid. Progress is in rows; a cancellation stops at a batch
-// boundary, rolling the group back; an interrupted run names the tables already done.
+// boundary, rolling the group back. The run reports the tables done as it goes, and the id of each
+// group's transaction just before its COMMIT, so that a run whose process dies is told by
+// anonymize-interrupted.ts which tables it anonymised, even when it died during the COMMIT.
 import { AppError, notFound } from '../../core/errors.ts';
 import type { MigrationDialect, RowSession, TableReload } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
@@ -34,6 +36,7 @@ import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
+import { openTransactionId } from '../runs/transaction-outcome.ts';
 import { findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
 import { copySql, droppedKeyName, reloadBlockers } from './in-place-reload.ts';
@@ -103,13 +106,35 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
             {},
           );
         planned = plan.groups.flatMap((g) => g.tables.map((t) => t.table));
+        await context.report(result());
         pool = createTransformPool(plan, openKey(box, config.id, config.key_sealed));
         session = await handle.rowSession();
         reader = await handle.rowSession();
         const progress = { done: 0, total: 0, last: 0 };
         await context.progress(0, null);
-        for (const group of plan.groups)
-          done.push(...(await rewriteGroup(session, reader, dialect, model, group, pool, progress, context)));
+        const open = session;
+        // The group's tables and transaction, recorded before its COMMIT: what an interruption asks about.
+        const committing = async (tables: { table: string; rows: number }[]) =>
+          context.report({
+            ...result(),
+            committing: { tables, transaction: await openTransactionId(open, dialect) },
+          });
+        for (const group of plan.groups) {
+          done.push(
+            ...(await rewriteGroup(
+              session,
+              reader,
+              dialect,
+              model,
+              group,
+              pool,
+              progress,
+              context,
+              committing,
+            )),
+          );
+          await context.report(result());
+        }
         await context.progress(progress.done, progress.done);
         return result();
       } catch (error) {
@@ -141,6 +166,7 @@ async function rewriteGroup(
   pool: TransformPool,
   progress: { done: number; total: number; last: number },
   context: RunContext,
+  committing: (tables: { table: string; rows: number }[]) => Promise<void>,
 ): Promise<{ table: string; rows: number }[]> {
   const q = (name: string) => dialect.quoteIdent(name);
   const qualified = (t: { schema: string | null; name: string }) => qualifiedTable(q, t);
@@ -298,6 +324,7 @@ async function rewriteGroup(
             {},
           );
       }
+    await committing(out);
     await session.query('COMMIT');
     return out;
   } catch (error) {

@@ -5,6 +5,7 @@ import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
 import { registerAnonymizeRoutes } from './anonymize.routes.ts';
 import { createAnonymizeService } from './anonymize.service.ts';
+import { createAnonymizeInterrupted } from './anonymize-interrupted.ts';
 import { createAnonymizeRun } from './anonymize-run.ts';
 
 /** The connection an anonymization run writes to: its config's. */
@@ -26,6 +27,7 @@ export function anonymizeModule(shared: Shared): Module {
         action: 'anonymize.run',
         connectionOf,
         events: { succeeded: 'anonymize.completed' },
+        interrupted: createAnonymizeInterrupted({ db, connections }),
       },
     ],
     events: ['anonymize.completed', 'run.failed'],

@@ -19,7 +19,7 @@ import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, MigrationStatus, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { setInterruptedResult } from '../runs/runs.repo.ts';
+import { amendInterruptedRun } from '../runs/runs.repo.ts';
 import { readJournal, settledReport } from './migration-journal.ts';
 import { findMigrationById, moveStatus } from './migrations.repo.ts';
 
@@ -115,7 +115,7 @@ export function createMigrationInterrupted(deps: {
       : none && kind === 'rollback'
         ? 'applied'
         : 'failed';
-    await setInterruptedResult(db, run.id, report);
+    await amendInterruptedRun(db, run.id, { result: report });
     await moveStatus(db, migration.id, ['applying'], {
       status: settled,
       ...(settled === 'applied' && kind === 'apply' && { applied_at: at }),

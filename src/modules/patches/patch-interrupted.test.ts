@@ -1,11 +1,14 @@
 // A patch whose run died mid-way (patch-interrupted.ts) is settled from the target: rows in the
 // dead run's before-images mean its transaction committed (executed, never applied again); none,
-// or no image table at all, mean it rolled back (failed, can be executed again). On both engines.
+// or no image table at all, mean it rolled back (failed, can be executed again). A rollback whose
+// run died is rolled back when the rows are as their before-images (its restore committed), else
+// executed again. On both engines.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
+import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { dialects } from '../../dialects/index.ts';
 import type { Run } from '../../store/tables.ts';
@@ -82,6 +85,40 @@ describe('settling a patch whose run was interrupted', () => {
         await settle(none.run);
         expect((await owner.get(`${API}/patches/${none.patchId}`)).body.status).toBe('failed');
         expect((await owner.post(`${API}/patches/${none.patchId}/execute`, {})).status).toBe(202);
+      });
+
+      it('a rollback: rolled back when the rows are as before the patch, executed when they are not', async () => {
+        // A table of its own: the execution the test above queued bumps `people` meanwhile.
+        await engine.load(
+          url,
+          'create table ranked (id int primary key, score int not null); insert into ranked values (1, 1);',
+        );
+        const created = await owner.post(`${API}/patches`, {
+          project_id: projectId,
+          connection_id: connectionId,
+          title: 'bump to roll back',
+          sql: 'UPDATE ranked SET score = score + 10 WHERE id = 1',
+        });
+        const executed = await owner.post(`${API}/patches/${created.body.id}/execute`, {});
+        expect((await waitForRun(owner, executed.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+        const [{ score }] = (await engine.query(url, 'select score from ranked where id = 1')) as [
+          { score: number },
+        ];
+        const rollback = (run: Run) => t.composition.runKinds.get('patch_rollback')?.interrupted?.(run);
+        const run = { id: randomUUID(), kind: 'patch_rollback', subject_id: created.body.id } as Run;
+        const status = async () => (await owner.get(`${API}/patches/${created.body.id}`)).body.status;
+
+        // The restore never committed: the row is as the patch left it.
+        await updatePatch(t.store.db, created.body.id, { status: 'executing', updated_at: new Date() });
+        await rollback(run);
+        expect(await status()).toBe('executed');
+
+        // The restore committed, the process died before telling the store.
+        await engine.query(url, `update ranked set score = ${Number(score) - 10} where id = 1`);
+        await updatePatch(t.store.db, created.body.id, { status: 'executing', updated_at: new Date() });
+        await rollback(run);
+        expect(await status()).toBe('rolled_back');
+        expect((await owner.post(`${API}/patches/${created.body.id}/rollback`, {})).status).toBe(409);
       });
     });
   }

@@ -3,8 +3,12 @@
 // from the target what the dead run did. The execution's data and its before-images are written in
 // one transaction, into image tables created empty beforehand: rows in the run's images mean the
 // transaction committed (the patch is applied, and never applied again); none mean it rolled back.
-import type { Run } from '../../store/tables.ts';
-import { backupTablesOf } from './patch-images.ts';
+// A rollback's restore is one transaction too, and leaves no mark of its own: the target tells
+// whether it committed by holding every row as its before-image says (the rollback's own check).
+
+import type { Patch, Run } from '../../store/tables.ts';
+import { backupTable, backupTablesOf } from './patch-images.ts';
+import { planFor } from './patch-rollback.ts';
 import type { PatchRunDeps } from './patch-run-deps.ts';
 import { findPatchById, movePatchStatus } from './patches.repo.ts';
 
@@ -29,6 +33,37 @@ export function createPatchInterrupted(deps: Pick<PatchRunDeps, 'db' | 'connecti
     });
   }
 
+  /**
+   * Whether the target holds the patch's rows as before it: what a committed restore leaves. False
+   * when it cannot be told (the connection, a table or a key gone: the patch stays executed).
+   */
+  async function restored(patch: Patch): Promise<boolean> {
+    const runId = patch.execute_run_id;
+    const connection = await connections.findById(patch.connection_id);
+    if (!connection || runId === null) return false;
+    const dialect = connection.dialect;
+    return connections.withTarget(connection, async (handle) => {
+      const model = await handle.introspect();
+      const checks = patch.statements.map(
+        (s) =>
+          planFor(dialect, model, runId, s, {
+            xid: patch.execute_xid,
+            force: false,
+            laterDeletes: patch.statements
+              .filter((d) => d.kind === 'delete' && d.index > s.index && d.table === s.table)
+              .map((d) => backupTable(dialect, runId, d.index)),
+          }).verify,
+      );
+      return handle.transaction(
+        async (tx) => {
+          for (const check of checks) if (Number((await tx.query(check)).rows[0]?.n ?? 0) > 0) return false;
+          return true;
+        },
+        { commit: false },
+      );
+    });
+  }
+
   return {
     async execute(run: Run): Promise<void> {
       const patch = run.subject_id ? await findPatchById(db, run.subject_id) : undefined;
@@ -49,13 +84,18 @@ export function createPatchInterrupted(deps: Pick<PatchRunDeps, 'db' | 'connecti
     },
 
     /**
-     * A rollback interrupted: its restore was one transaction, so the patch is back to `executed`;
-     * if the restore had committed, the next rollback finds every row changed since (conflicts)
-     * and asks for `force` rather than restoring blindly.
+     * A rollback interrupted: its restore was one transaction. Committed (the rows are as before the
+     * patch), the patch is rolled back, and a second rollback is refused; rolled back by the
+     * server, the patch is executed again and a new rollback starts from the start.
      */
     async rollback(run: Run): Promise<void> {
-      if (!run.subject_id) return;
-      await movePatchStatus(db, run.subject_id, ['executing'], { status: 'executed', updated_at: now() });
+      const patch = run.subject_id ? await findPatchById(db, run.subject_id) : undefined;
+      if (patch?.status !== 'executing') return;
+      const done = await restored(patch).catch(() => false);
+      await movePatchStatus(db, patch.id, ['executing'], {
+        status: done ? 'rolled_back' : 'executed',
+        updated_at: now(),
+      });
     },
   };
 }

@@ -129,7 +129,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
  * The restore plan of one executed statement: by the key decided at execute, over the columns its
  * images hold that the table still has (a column added since is left as it is).
  */
-function planFor(
+export function planFor(
   dialect: DialectName,
   model: SchemaModel,
   runId: string,

@@ -142,6 +142,29 @@ export const RowsRunResult = Type.Object(
   {
     tables: Type.Array(Type.Object({ table: Type.String(), rows: Count })),
     rows_total: Count,
+    tables_done: Type.Optional(Type.Array(Type.String(), { description: 'anonymize_run, bridge_run' })),
+    tables_not_done: Type.Optional(
+      Type.Array(Type.String(), { description: 'anonymize_run, bridge_run: tables left as they were' }),
+    ),
+    tables_not_known: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'anonymize_run interrupted on MySQL during a commit: tables that may or may not be anonymised',
+      }),
+    ),
+    committing: Type.Optional(
+      Type.Object(
+        {
+          tables: Type.Optional(Type.Array(Type.Object({ table: Type.String(), rows: Count }))),
+          transaction: Nullable(Type.String()),
+        },
+        {
+          description:
+            'anonymize_run and seed_run while running: the target transaction (id) being committed and, ' +
+            'for anonymize_run, its tables; asked about when the run is interrupted',
+        },
+      ),
+    ),
   },
   { title: 'RowsRunResult', description: 'The result of a seed_run, anonymize_run or bridge_run' },
 );

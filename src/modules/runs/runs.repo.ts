@@ -136,11 +136,18 @@ export async function setRunningResult(db: Executor, id: string, result: Record<
     .execute();
 }
 
-/** The result of a run the sweep failed as interrupted, once its kind found out what it did. */
-export async function setInterruptedResult(db: Executor, id: string, result: Record<string, unknown>) {
+/** The result (and, when given, the error) of a run failed as interrupted, once its kind found out what it did. */
+export async function amendInterruptedRun(
+  db: Executor,
+  id: string,
+  amended: { error?: string; result: Record<string, unknown> },
+) {
   await db
     .updateTable('runs')
-    .set({ result: JSON.stringify(result) })
+    .set({
+      ...(amended.error !== undefined && { error: amended.error }),
+      result: JSON.stringify(amended.result),
+    })
     .where('id', '=', id)
     .where('status', '=', 'failed')
     .execute();

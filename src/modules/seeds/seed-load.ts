@@ -53,6 +53,8 @@ export async function loadPlan(input: {
   seeded: SeedInputs;
   progress: LoadProgress;
   batchRows?: number;
+  /** Called with what was written just before the COMMIT (what an interruption asks about). */
+  committing?: (tables: { table: string; rows: number }[]) => Promise<void>;
 }): Promise<{ table: string; rows: number }[]> {
   const { session, dialect, plan, seeded, progress } = input;
   const batchRows = input.batchRows ?? SEED_BATCH_ROWS;
@@ -121,6 +123,7 @@ export async function loadPlan(input: {
             `Foreign key ${k.fk.name} of ${qualified(k.table)} would reference rows that do not exist`,
           );
       }
+    await input.committing?.(done);
     await session.query('COMMIT');
     return done;
   } catch (error) {

@@ -1,7 +1,9 @@
 // The run handler of `seed_run` (API §9.1): plans the scenario against the connection's schema as
 // it is now (a scenario that no longer fits fails the run naming why, nothing written), reads what
 // the plan needs of the target (seed-target.ts) and writes every table in one transaction
-// (seed-load.ts). Progress is in rows; a cancellation stops between batches and rolls back.
+// (seed-load.ts). Progress is in rows; a cancellation stops between batches and rolls back. Just
+// before the COMMIT the run reports its transaction's id, so that a run whose process dies is told
+// by seed-interrupted.ts whether it seeded everything or nothing (a retry would seed twice).
 import { AppError, notFound } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
@@ -11,6 +13,7 @@ import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
+import { openTransactionId } from '../runs/transaction-outcome.ts';
 import { loadPlan, OrphanRows } from './seed-load.ts';
 import { populatedTables, readSeedInputs } from './seed-target.ts';
 import { findScenarioById } from './seeds.repo.ts';
@@ -63,6 +66,12 @@ export function createSeedRun(deps: {
             dialect,
             plan,
             seeded,
+            committing: async (tables) =>
+              context.report({
+                tables,
+                rows_total: tables.reduce((n, t) => n + t.rows, 0),
+                committing: { transaction: await openTransactionId(session, dialect) },
+              }),
             progress: {
               async batch(rows) {
                 done += rows;

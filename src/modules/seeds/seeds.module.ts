@@ -2,6 +2,7 @@
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
+import { createSeedInterrupted } from './seed-interrupted.ts';
 import { createSeedRun } from './seed-run.ts';
 import { registerSeedRoutes } from './seeds.routes.ts';
 import { createSeedsService } from './seeds.service.ts';
@@ -25,6 +26,7 @@ export function seedsModule(shared: Shared): Module {
         action: 'seed.run',
         connectionOf,
         events: { succeeded: 'seed.completed' },
+        interrupted: createSeedInterrupted({ db, connections }),
       },
     ],
     events: ['seed.completed', 'run.failed'],
