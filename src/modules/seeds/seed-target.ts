@@ -2,7 +2,7 @@
 // current maximum of every key the service writes (its keys go above it), the existing rows of
 // every parent a reference draws from (read once, through the row pipeline, so their text is the
 // text the run writes), and the existing values of unique keys the run must not repeat.
-import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
+import type { TargetHandle } from '../../dialects/dialect.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { decodeRow } from '../../engine/rows/copy-text.ts';
@@ -69,8 +69,6 @@ export async function readSeedInputs(
   options: { existingLimit?: number } = {},
 ): Promise<SeedInputs> {
   const limit = options.existingLimit ?? EXISTING_PARENT_ROWS;
-  const dialect = migrationDialects[handle.dialect];
-  const q = (name: string) => dialect.quoteIdent(name);
   const tables = new Map(model.tables.map((t) => [tableKey(t), t]));
   const pools = new Map<string, KeyPool>();
   const recorded = new Map<string, string[][]>();
