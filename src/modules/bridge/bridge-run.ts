@@ -28,6 +28,7 @@ import type { BridgeParams } from './bridge.service.ts';
 import type { BridgeAnonymizer, InFlightAnonymization } from './bridge-anonymize.ts';
 import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
+import { createPhaseClock } from './bridge-phases.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
 
 /** Progress is written at most this often: every batch would be a store write per megabyte. */
@@ -53,10 +54,12 @@ export function createBridgeRun(deps: BridgeRunDeps) {
 
   return async function bridgeRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
     const params = run.params as unknown as BridgeParams;
-    const source = await connections.findById(params.source_connection_id);
-    const target = await connections.findById(params.target_connection_id);
+    const clock = createPhaseClock();
+    const time = clock.time;
+    const source = await time('lookup', () => connections.findById(params.source_connection_id));
+    const target = await time('lookup', () => connections.findById(params.target_connection_id));
     if (!source || !target) throw notFound('Connection');
-    if (await activeRunInto(db, target.id, run.id).then((r) => r?.status === 'running'))
+    if (await time('lookup', () => activeRunInto(db, target.id, run.id)).then((r) => r?.status === 'running'))
       throw new RunFailed(
         'Another bridge run is writing into the target connection; nothing was written',
         {},
@@ -76,19 +79,25 @@ export function createBridgeRun(deps: BridgeRunDeps) {
       connections.withTarget(target, async (tgtHandle) => {
         const srcDialect = migrationDialects[srcHandle.dialect];
         const tgtDialect = migrationDialects[tgtHandle.dialect];
-        const srcSession = await srcHandle.rowSession();
+        const srcSession = await time('source_session', () => srcHandle.rowSession());
         let tgtSession: RowSession | undefined;
         let subset: Subset | undefined;
         let anonymization: InFlightAnonymization | undefined;
         try {
-          tgtSession = await tgtHandle.rowSession();
-          if ((await identityOf(srcSession, srcHandle)) === (await identityOf(tgtSession, tgtHandle)))
+          tgtSession = await time('target_session', () => tgtHandle.rowSession());
+          const s = tgtSession;
+          if (
+            await time(
+              'identity',
+              async () => (await identityOf(srcSession, srcHandle)) === (await identityOf(s, tgtHandle)),
+            )
+          )
             throw new RunFailed(
               'The source and the target are the same database (two connections reach it); nothing was written',
               {},
             );
-          const sourceModel = await srcHandle.introspect();
-          let targetModel = await tgtHandle.introspect();
+          const sourceModel = await time('introspect_source', () => srcHandle.introspect());
+          let targetModel = await time('introspect_target', () => tgtHandle.introspect());
           // An approval was bound to both schemas as they were when the copy was asked for.
           if (
             schemaHash(sourceModel) !== params.source_schema_hash ||
@@ -118,15 +127,18 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             );
           let created: string[] = [];
           if (params.create_tables) {
-            created = await createMissingTables({
-              source: sourceModel,
-              target: targetModel,
-              tables,
-              dialect: tgtDialect,
-              handle: tgtHandle,
-              kindOf: srcDialect.rows.valueKind,
-            });
-            if (created.length > 0) targetModel = await tgtHandle.introspect();
+            created = await time('create_tables', () =>
+              createMissingTables({
+                source: sourceModel,
+                target: targetModel,
+                tables,
+                dialect: tgtDialect,
+                handle: tgtHandle,
+                kindOf: srcDialect.rows.valueKind,
+              }),
+            );
+            if (created.length > 0)
+              targetModel = await time('introspect_created', () => tgtHandle.introspect());
           }
           const plan = planCopy(sourceModel, targetModel, tables, kinds);
           if (plan.problems.length > 0)
@@ -144,7 +156,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               condition,
             ]),
           );
-          const skip = await tablesDoneBefore(db, run.subject_id!, run);
+          const skip = await time('tables_done_before', () => tablesDoneBefore(db, run.subject_id!, run));
           for (const t of planned)
             if (skip.has(t.name)) {
               done.push({ table: t.name, rows: skip.get(t.name)! });
@@ -157,22 +169,25 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               });
             }
 
-          if (params.subset)
-            subset = await computeSubset({
-              session: srcSession,
-              sql: srcDialect,
-              rows: srcDialect.rows,
-              tables: planned,
-              request: {
-                ...params.subset,
-                table: plannedNamed(params.subset.table)?.name ?? params.subset.table,
-              },
-              runId: run.id,
-              liveRunIds: await liveBridgeRunIds(db),
-            });
+          const subsetRequest = params.subset;
+          if (subsetRequest)
+            subset = await time('subset', async () =>
+              computeSubset({
+                session: srcSession,
+                sql: srcDialect,
+                rows: srcDialect.rows,
+                tables: planned,
+                request: {
+                  ...subsetRequest,
+                  table: plannedNamed(subsetRequest.table)?.name ?? subsetRequest.table,
+                },
+                runId: run.id,
+                liveRunIds: await liveBridgeRunIds(db),
+              }),
+            );
           const todo = planned.filter((t) => !skip.has(t.name));
-          const stats = await srcHandle.tableStats(
-            todo.map((t) => ({ schema: t.source.schema, name: t.source.name })),
+          const stats = await time('table_stats', () =>
+            srcHandle.tableStats(todo.map((t) => ({ schema: t.source.schema, name: t.source.name }))),
           );
           const estimate = (t: PlannedTable) =>
             subset?.counts.get(t.name) ??
@@ -184,19 +199,21 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           let rowsDone = 0;
           await context.progress(0, total);
 
-          const loader = await createTargetLoader({
-            session: tgtSession,
-            rows: tgtDialect.rows,
-            sql: tgtDialect,
-            targetTables: targetModel.tables,
-            copied: planned.map((t) => t.target!),
-            mode: params.mode,
-            keysAroundLoad: keysAroundLoad(
-              planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
-              tgtDialect,
-              { flavor: targetModel.flavor, mode: params.mode },
-            ),
-          });
+          const loader = await time('loader_setup', () =>
+            createTargetLoader({
+              session: s,
+              rows: tgtDialect.rows,
+              sql: tgtDialect,
+              targetTables: targetModel.tables,
+              copied: planned.map((t) => t.target!),
+              mode: params.mode,
+              keysAroundLoad: keysAroundLoad(
+                planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
+                tgtDialect,
+                { flavor: targetModel.flavor, mode: params.mode },
+              ),
+            }),
+          );
           const methods = new Set<string>();
           let failure: unknown;
           try {
@@ -225,23 +242,25 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                   }
                 },
               );
-              const written = await loader.load(table, batches);
+              const written = await time(`load:${table.name}`, () => loader.load(table, batches));
               methods.add(written.method);
               done.push({ table: table.name, rows: written.rows });
-              await recordTableLoad(db, {
-                runId: run.id,
-                table: table.name,
-                rows: written.rows,
-                carriedOver: false,
-                at: now(),
+              await time('store_writes', async () => {
+                await recordTableLoad(db, {
+                  runId: run.id,
+                  table: table.name,
+                  rows: written.rows,
+                  carriedOver: false,
+                  at: now(),
+                });
+                await context.progress(rowsDone, total);
               });
-              await context.progress(rowsDone, total);
             }
           } catch (error) {
             failure = error;
           }
           // Keys come back checked whatever happened; a failure to check them is the run's failure.
-          const keyFailures = await loader.finish();
+          const keyFailures = await time('validate_keys', () => loader.finish());
           if (failure !== undefined) throw failure;
           if (keyFailures.length > 0)
             throw new RunFailed(`The rows were copied but ${keyFailures.join('; ')}`, result());
@@ -275,16 +294,19 @@ export function createBridgeRun(deps: BridgeRunDeps) {
         }
       }),
     );
-    await deps.snapshots
-      .takeSnapshot(target.id, { baseline: false, actor: systemActor('bridge_run') })
-      .then((snapshot) => Object.assign(outcome, { snapshot_id: snapshot.id }))
-      .catch((error: unknown) => {
-        deps.logger.warn(
-          { err: error, run_id: run.id },
-          'snapshot after a bridge run failed; the copy itself succeeded',
-        );
-        Object.assign(outcome, { snapshot_id: null });
-      });
+    await time('snapshot', () =>
+      deps.snapshots
+        .takeSnapshot(target.id, { baseline: false, actor: systemActor('bridge_run') })
+        .then((snapshot) => Object.assign(outcome, { snapshot_id: snapshot.id }))
+        .catch((error: unknown) => {
+          deps.logger.warn(
+            { err: error, run_id: run.id },
+            'snapshot after a bridge run failed; the copy itself succeeded',
+          );
+          Object.assign(outcome, { snapshot_id: null });
+        }),
+    );
+    deps.logger.debug?.({ run_id: run.id, phases: clock.phases() }, 'bridge run phases');
     return outcome;
   };
 }
