@@ -181,20 +181,22 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                   ...subsetRequest,
                   table: plannedNamed(subsetRequest.table)?.name ?? subsetRequest.table,
                 },
+                filtered: new Set([...filterOf.keys()].filter((name) => name !== undefined)),
                 runId: run.id,
                 liveRunIds: await liveBridgeRunIds(db),
               }),
             );
           const todo = planned.filter((t) => !skip.has(t.name));
+          // Every planned table's: a subset estimates a leaf it reads through from its parent's too.
           const stats = await time('table_stats', () =>
-            srcHandle.tableStats(todo.map((t) => ({ schema: t.source.schema, name: t.source.name }))),
+            srcHandle.tableStats(planned.map((t) => ({ schema: t.source.schema, name: t.source.name }))),
           );
-          const estimate = (t: PlannedTable) =>
-            subset?.counts.get(t.name) ??
+          const sourceRows = (t: PlannedTable) =>
             Math.max(
               0,
               stats.find((s) => s.schema === t.source.schema && s.name === t.source.name)?.rows ?? 0,
             );
+          const estimate = (t: PlannedTable) => (subset ? subset.estimate(t, sourceRows) : sourceRows(t));
           let total = todo.reduce((sum, t) => sum + estimate(t), 0);
           let rowsDone = 0;
           await context.progress(0, total);
@@ -245,6 +247,8 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               const written = await time(`load:${table.name}`, () => loader.load(table, batches));
               methods.add(written.method);
               done.push({ table: table.name, rows: written.rows });
+              // The total was an estimate (the source's statistics, a subset's proportions): the end is exact.
+              if (table === todo.at(-1)) total = rowsDone;
               await time('store_writes', async () => {
                 await recordTableLoad(db, {
                   runId: run.id,
@@ -270,7 +274,15 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               .map((t) => ({ table: t.name, columns: t.skippedColumns })),
             tables_created: created,
             load_method: [...methods].join(','),
-            ...(subset && { subset_rows: Object.fromEntries(subset.counts) }),
+            ...(subset && {
+              // A leaf read through its parent keeps exactly the rows read from it (it has no filter).
+              subset_rows: Object.fromEntries([
+                ...subset.counts,
+                ...done
+                  .filter((d) => subset!.readThrough.has(d.table))
+                  .map((d) => [d.table, d.rows] as const),
+              ]),
+            }),
             ...(params.anonymize && { anonymize_config_id: params.anonymize.config_id }),
           });
         } catch (error) {
