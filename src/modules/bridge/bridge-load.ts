@@ -4,6 +4,9 @@
 // PostgreSQL drops each key inside the transaction of a table it touches and adds it back there
 // NOT VALID, then validates all of them at the end (a run killed midway leaves every key in place);
 // MySQL turns checking off for the load's session and runs one orphan query per key at the end.
+// The checks at the end run on two sessions at once when there are several (a spare session of the
+// target, opened for them): each is a scan of a child table, and they lock nothing the others need
+// (PostgreSQL's VALIDATE takes SHARE UPDATE EXCLUSIVE on the child, ROW SHARE on the parent).
 // Triggers stay as the user has them. Sequences are moved past the copied keys in the same
 // transaction. Tables the run created get their primary key, unique constraints and indexes built
 // after their rows, in the same transaction (bridge-create.ts, keysAroundLoad).
@@ -41,6 +44,8 @@ const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
 
 export async function createTargetLoader(input: {
   session: RowSession;
+  /** Another session of the target, for checking keys two at a time (closed after); none: one at a time. */
+  spareSession?: () => Promise<RowSession>;
   rows: RowFormat;
   sql: SqlWriter;
   /** Every table of the target, for the keys that reference a copied table from outside the copy. */
@@ -142,35 +147,53 @@ export async function createTargetLoader(input: {
     }
   }
 
+  /** One key's check on `on`: its failure, or null. */
+  async function check(on: RowSession, k: InnerKey): Promise<string | null> {
+    if (fkLoad.kind === 'readd')
+      try {
+        await on.query(fkLoad.validate(qualified(k.table), k.fk.name));
+        return null;
+      } catch (error) {
+        return `Foreign key ${k.fk.name} of ${displayName(k.table)} is back but not valid (NOT VALID): ${error instanceof Error ? error.message : error}`;
+      }
+    const parent = referencedOf(k.table, k.fk);
+    const orphan =
+      `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
+      k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
+      ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
+      k.fk.columns.map((c, i) => `p.${q(k.fk.referenced_columns[i]!)} = c.${q(c)}`).join(' AND ') +
+      ') LIMIT 1';
+    const { rows: orphans } = await on.query(orphan);
+    return orphans.length > 0
+      ? `Foreign key ${k.fk.name} of ${displayName(k.table)}: rows reference ${displayName(parent)} rows that do not exist`
+      : null;
+  }
+
   async function finish(): Promise<string[]> {
-    const failures: string[] = [];
-    if (fkLoad.kind === 'readd') {
-      for (const k of touched)
-        try {
-          await session.query(fkLoad.validate(qualified(k.table), k.fk.name));
-        } catch (error) {
-          failures.push(
-            `Foreign key ${k.fk.name} of ${displayName(k.table)} is back but not valid (NOT VALID): ${error instanceof Error ? error.message : error}`,
-          );
-        }
-      return failures;
-    }
-    await session.query(fkLoad.on);
-    for (const k of inner) {
-      const parent = referencedOf(k.table, k.fk);
-      const check =
-        `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
-        k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
-        ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
-        k.fk.columns.map((c, i) => `p.${q(k.fk.referenced_columns[i]!)} = c.${q(c)}`).join(' AND ') +
-        ') LIMIT 1';
-      const { rows: orphans } = await session.query(check);
-      if (orphans.length > 0)
-        failures.push(
-          `Foreign key ${k.fk.name} of ${displayName(k.table)}: rows reference ${displayName(parent)} rows that do not exist`,
-        );
-    }
-    return failures;
+    if (fkLoad.kind === 'session') await session.query(fkLoad.on);
+    const keys = fkLoad.kind === 'readd' ? [...touched] : inner;
+    const failures: (string | null)[] = keys.map(() => null);
+    let next = 0;
+    const work = async (on: RowSession) => {
+      for (let i = next++; i < keys.length; i = next++) failures[i] = await check(on, keys[i]!);
+    };
+    // The spare opens while the first key is checked; if it cannot open, one session does them all.
+    const spare =
+      keys.length > 1 && input.spareSession
+        ? input.spareSession().then(
+            async (opened) => {
+              try {
+                await work(opened);
+              } finally {
+                await opened.close();
+              }
+            },
+            () => {},
+          )
+        : Promise.resolve();
+    const [own, other] = await Promise.allSettled([work(session), spare]);
+    for (const outcome of [own, other]) if (outcome.status === 'rejected') throw outcome.reason;
+    return failures.filter((f): f is string => f !== null);
   }
 
   return { load, finish };

@@ -14,8 +14,6 @@ import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { displayName, type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
-import type { RowBatch } from '../../engine/rows/copy-text.ts';
-import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
@@ -28,11 +26,9 @@ import type { BridgeParams } from './bridge.service.ts';
 import type { BridgeAnonymizer, InFlightAnonymization } from './bridge-anonymize.ts';
 import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
-import { createPhaseClock } from './bridge-phases.ts';
+import { createPhaseClock, together } from './bridge-phases.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
-
-/** Progress is written at most this often: every batch would be a store write per megabyte. */
-const PROGRESS_EVERY_MS = 250;
+import { loadTables } from './bridge-tables.ts';
 
 export interface BridgeRunDeps {
   db: Db;
@@ -56,10 +52,15 @@ export function createBridgeRun(deps: BridgeRunDeps) {
     const params = run.params as unknown as BridgeParams;
     const clock = createPhaseClock();
     const time = clock.time;
-    const source = await time('lookup', () => connections.findById(params.source_connection_id));
-    const target = await time('lookup', () => connections.findById(params.target_connection_id));
+    const [source, target, writing] = await time('lookup', () =>
+      together(
+        connections.findById(params.source_connection_id),
+        connections.findById(params.target_connection_id),
+        activeRunInto(db, params.target_connection_id, run.id),
+      ),
+    );
     if (!source || !target) throw notFound('Connection');
-    if (await time('lookup', () => activeRunInto(db, target.id, run.id)).then((r) => r?.status === 'running'))
+    if (writing?.status === 'running')
       throw new RunFailed(
         'Another bridge run is writing into the target connection; nothing was written',
         {},
@@ -79,25 +80,36 @@ export function createBridgeRun(deps: BridgeRunDeps) {
       connections.withTarget(target, async (tgtHandle) => {
         const srcDialect = migrationDialects[srcHandle.dialect];
         const tgtDialect = migrationDialects[tgtHandle.dialect];
-        const srcSession = await time('source_session', () => srcHandle.rowSession());
-        let tgtSession: RowSession | undefined;
+        const sessions = await time('sessions', () =>
+          Promise.allSettled([srcHandle.rowSession(), tgtHandle.rowSession()]),
+        );
+        const [srcOpened, tgtOpened] = sessions;
+        if (srcOpened.status === 'rejected' || tgtOpened.status === 'rejected') {
+          for (const opened of sessions) if (opened.status === 'fulfilled') await opened.value.close();
+          throw srcOpened.status === 'rejected'
+            ? srcOpened.reason
+            : (tgtOpened as PromiseRejectedResult).reason;
+        }
+        const srcSession = srcOpened.value;
+        const tgtSession = tgtOpened.value;
         let subset: Subset | undefined;
         let anonymization: InFlightAnonymization | undefined;
         try {
-          tgtSession = await time('target_session', () => tgtHandle.rowSession());
-          const s = tgtSession;
-          if (
-            await time(
-              'identity',
-              async () => (await identityOf(srcSession, srcHandle)) === (await identityOf(s, tgtHandle)),
-            )
-          )
+          // Reading both schemas and both servers' identities at once: nothing is written before
+          // the identities are compared, and introspection only reads.
+          const [sourceIdentity, targetIdentity, sourceModel, introspectedTarget, skip] = await together(
+            time('identity', () => identityOf(srcSession, srcHandle)),
+            time('identity', () => identityOf(tgtSession, tgtHandle)),
+            time('introspect_source', () => srcHandle.introspect()),
+            time('introspect_target', () => tgtHandle.introspect()),
+            time('tables_done_before', () => tablesDoneBefore(db, run.subject_id!, run)),
+          );
+          let targetModel = introspectedTarget;
+          if (sourceIdentity === targetIdentity)
             throw new RunFailed(
               'The source and the target are the same database (two connections reach it); nothing was written',
               {},
             );
-          const sourceModel = await time('introspect_source', () => srcHandle.introspect());
-          let targetModel = await time('introspect_target', () => tgtHandle.introspect());
           // An approval was bound to both schemas as they were when the copy was asked for.
           if (
             schemaHash(sourceModel) !== params.source_schema_hash ||
@@ -156,40 +168,61 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               condition,
             ]),
           );
-          const skip = await time('tables_done_before', () => tablesDoneBefore(db, run.subject_id!, run));
-          for (const t of planned)
-            if (skip.has(t.name)) {
-              done.push({ table: t.name, rows: skip.get(t.name)! });
-              await recordTableLoad(db, {
-                runId: run.id,
-                table: t.name,
-                rows: skip.get(t.name)!,
-                carriedOver: true,
-                at: now(),
-              });
-            }
-
-          const subsetRequest = params.subset;
-          if (subsetRequest)
-            subset = await time('subset', async () =>
-              computeSubset({
-                session: srcSession,
-                sql: srcDialect,
-                rows: srcDialect.rows,
-                tables: planned,
-                request: {
-                  ...subsetRequest,
-                  table: plannedNamed(subsetRequest.table)?.name ?? subsetRequest.table,
-                },
-                filtered: new Set([...filterOf.keys()].filter((name) => name !== undefined)),
-                runId: run.id,
-                liveRunIds: await liveBridgeRunIds(db),
-              }),
-            );
+          const carried = planned.filter((t) => skip.has(t.name));
+          for (const t of carried) done.push({ table: t.name, rows: skip.get(t.name)! });
           const todo = planned.filter((t) => !skip.has(t.name));
-          // Every planned table's: a subset estimates a leaf it reads through from its parent's too.
-          const stats = await time('table_stats', () =>
-            srcHandle.tableStats(planned.map((t) => ({ schema: t.source.schema, name: t.source.name }))),
+
+          // The source's side (the subset, the row estimates), the target's (taking the keys off
+          // is allowed) and the store's at once: each on its own session or pool.
+          const subsetRequest = params.subset;
+          const [stats, loader] = await together(
+            time('table_stats', () =>
+              // Every planned table's: a subset estimates a leaf it reads through from its parent's too.
+              srcHandle.tableStats(planned.map((t) => ({ schema: t.source.schema, name: t.source.name }))),
+            ),
+            time('loader_setup', () =>
+              createTargetLoader({
+                session: tgtSession,
+                spareSession: () => tgtHandle.rowSession(),
+                rows: tgtDialect.rows,
+                sql: tgtDialect,
+                targetTables: targetModel.tables,
+                copied: planned.map((t) => t.target!),
+                mode: params.mode,
+                keysAroundLoad: keysAroundLoad(
+                  planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
+                  tgtDialect,
+                  { flavor: targetModel.flavor, mode: params.mode },
+                ),
+              }),
+            ),
+            !subsetRequest
+              ? Promise.resolve()
+              : time('subset', async () => {
+                  subset = await computeSubset({
+                    session: srcSession,
+                    sql: srcDialect,
+                    rows: srcDialect.rows,
+                    tables: planned,
+                    request: {
+                      ...subsetRequest,
+                      table: plannedNamed(subsetRequest.table)?.name ?? subsetRequest.table,
+                    },
+                    filtered: new Set([...filterOf.keys()].filter((name) => name !== undefined)),
+                    runId: run.id,
+                    liveRunIds: await liveBridgeRunIds(db),
+                  });
+                }),
+            time('store_writes', async () => {
+              for (const t of carried)
+                await recordTableLoad(db, {
+                  runId: run.id,
+                  table: t.name,
+                  rows: skip.get(t.name)!,
+                  carriedOver: true,
+                  at: now(),
+                });
+            }),
           );
           const sourceRows = (t: PlannedTable) =>
             Math.max(
@@ -197,69 +230,33 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               stats.find((s) => s.schema === t.source.schema && s.name === t.source.name)?.rows ?? 0,
             );
           const estimate = (t: PlannedTable) => (subset ? subset.estimate(t, sourceRows) : sourceRows(t));
-          let total = todo.reduce((sum, t) => sum + estimate(t), 0);
-          let rowsDone = 0;
-          await context.progress(0, total);
 
-          const loader = await time('loader_setup', () =>
-            createTargetLoader({
-              session: s,
-              rows: tgtDialect.rows,
-              sql: tgtDialect,
-              targetTables: targetModel.tables,
-              copied: planned.map((t) => t.target!),
-              mode: params.mode,
-              keysAroundLoad: keysAroundLoad(
-                planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
-                tgtDialect,
-                { flavor: targetModel.flavor, mode: params.mode },
-              ),
-            }),
-          );
           const methods = new Set<string>();
           let failure: unknown;
           try {
-            for (const table of todo) {
-              const conditions = [
-                ...(filterOf.has(table.name) ? [`(${filterOf.get(table.name)})`] : []),
-                ...(subset ? [subset.whereOf(table)] : []),
-              ];
-              let last = 0;
-              const read = srcSession.readRows({
-                schema: table.source.schema,
-                name: table.source.name,
-                columns: table.columns,
-                kinds: table.sourceKinds,
-                ...(conditions.length > 0 && { where: conditions.join(' AND ') }),
-              });
-              const anonymize = anonymization?.forTable(table.name, table.columns);
-              const batches: AsyncIterable<RowBatch> = tapBatches(
-                anonymize ? anonymize(read) : read,
-                async (batch) => {
-                  rowsDone += batch.rows;
-                  if (rowsDone > total) total = rowsDone;
-                  if (Date.now() - last >= PROGRESS_EVERY_MS) {
-                    last = Date.now();
-                    await context.progress(rowsDone, total);
-                  }
-                },
-              );
-              const written = await time(`load:${table.name}`, () => loader.load(table, batches));
-              methods.add(written.method);
-              done.push({ table: table.name, rows: written.rows });
-              // The total was an estimate (the source's statistics, a subset's proportions): the end is exact.
-              if (table === todo.at(-1)) total = rowsDone;
-              await time('store_writes', async () => {
-                await recordTableLoad(db, {
-                  runId: run.id,
-                  table: table.name,
-                  rows: written.rows,
-                  carriedOver: false,
-                  at: now(),
-                });
-                await context.progress(rowsDone, total);
-              });
-            }
+            await loadTables({
+              db,
+              runId: run.id,
+              now,
+              context,
+              clock,
+              source: srcSession,
+              loader,
+              todo,
+              whereOf: (table) => {
+                const conditions = [
+                  ...(filterOf.has(table.name) ? [`(${filterOf.get(table.name)})`] : []),
+                  ...(subset ? [subset.whereOf(table)] : []),
+                ];
+                return conditions.length > 0 ? conditions.join(' AND ') : undefined;
+              },
+              anonymization,
+              total: todo.reduce((sum, t) => sum + estimate(t), 0),
+              onLoaded(table, written) {
+                methods.add(written.method);
+                done.push({ table: table.name, rows: written.rows });
+              },
+            });
           } catch (error) {
             failure = error;
           }
@@ -268,19 +265,18 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           if (failure !== undefined) throw failure;
           if (keyFailures.length > 0)
             throw new RunFailed(`The rows were copied but ${keyFailures.join('; ')}`, result());
+          const kept = subset;
           return result({
             skipped_columns: planned
               .filter((t) => t.skippedColumns.length > 0)
               .map((t) => ({ table: t.name, columns: t.skippedColumns })),
             tables_created: created,
             load_method: [...methods].join(','),
-            ...(subset && {
+            ...(kept && {
               // A leaf read through its parent keeps exactly the rows read from it (it has no filter).
               subset_rows: Object.fromEntries([
-                ...subset.counts,
-                ...done
-                  .filter((d) => subset!.readThrough.has(d.table))
-                  .map((d) => [d.table, d.rows] as const),
+                ...kept.counts,
+                ...done.filter((d) => kept.readThrough.has(d.table)).map((d) => [d.table, d.rows] as const),
               ]),
             }),
             ...(params.anonymize && { anonymize_config_id: params.anonymize.config_id }),
@@ -301,7 +297,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
         } finally {
           await anonymization?.close();
           await subset?.drop();
-          await tgtSession?.close();
+          await tgtSession.close();
           await srcSession.close();
         }
       }),
