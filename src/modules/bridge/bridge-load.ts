@@ -8,8 +8,11 @@
 // target, opened for them): each is a scan of a child table, and they lock nothing the others need
 // (PostgreSQL's VALIDATE takes SHARE UPDATE EXCLUSIVE on the child, ROW SHARE on the parent).
 // Triggers stay as the user has them. Sequences are moved past the copied keys in the same
-// transaction. Tables the run created get their primary key, unique constraints and indexes built
-// after their rows, in the same transaction (bridge-create.ts, keysAroundLoad).
+// transaction. A table truncated in its load transaction is written already visible to all
+// (WriteRowsRequest.emptiedInTransaction): the validation that reads it next is spared the
+// per-row visibility bookkeeping of freshly written rows. Tables the run created get their primary
+// key, unique constraints and indexes built after their rows, in the same transaction
+// (bridge-create.ts, keysAroundLoad).
 import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
@@ -105,12 +108,11 @@ export async function createTargetLoader(input: {
         for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
       const around = input.keysAroundLoad?.get(displayName(target));
       for (const statement of around?.before ?? []) await session.query(statement);
-      if (mode === 'replace')
-        await session.query(
-          sql.capabilities.transactionalDdl && !referencedFromOutside.has(displayName(target))
-            ? `TRUNCATE TABLE ${name}`
-            : `DELETE FROM ${name}`,
-        );
+      const truncated =
+        mode === 'replace' &&
+        sql.capabilities.transactionalDdl &&
+        !referencedFromOutside.has(displayName(target));
+      if (mode === 'replace') await session.query(`${truncated ? 'TRUNCATE TABLE' : 'DELETE FROM'} ${name}`);
       let written: { rows: number; method: string };
       if (mode === 'upsert') {
         const stage = q('dbops_bridge_stage');
@@ -123,7 +125,14 @@ export async function createTargetLoader(input: {
         await session.query(`DROP ${sql.capabilities.transactionalDdl ? '' : 'TEMPORARY '}TABLE ${stage}`);
       } else
         written = await session.writeRows(
-          { schema: target.schema, name: target.name, columns: table.columns, kinds: table.targetKinds },
+          {
+            schema: target.schema,
+            name: target.name,
+            columns: table.columns,
+            kinds: table.targetKinds,
+            // COPY FREEZE refuses a partitioned table (its rows go to the partitions).
+            emptiedInTransaction: truncated && !target.partitioning,
+          },
           batches,
         );
       for (const statement of around?.after ?? []) await session.query(statement);
