@@ -7,7 +7,10 @@
 // target's foreign keys among the copied tables are restored and checked before the run ends.
 // After success, a snapshot of the target is taken. With an anonymization config, every table with
 // a rule passes through its transforms between the two streams (bridge-anonymize.ts), so nothing
-// un-anonymised is written; the config is opened before anything is.
+// un-anonymised is written; the config is opened before anything is. Steps that use different
+// sessions and do not need each other's answers run together (both sides' introspection and
+// identity; the subset, the row estimates and the target's key-rights check), which on a big copy
+// is what the work around the load costs; each phase's time is logged at debug level.
 import { systemActor } from '../../core/actors.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
