@@ -17,7 +17,7 @@ import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
-import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
+import type { ForeignKeyModel, SchemaModel, TableModel } from '../../engine/schema/model.ts';
 import type { KeysAroundLoad } from './bridge-create.ts';
 
 export type BridgeMode = 'replace' | 'append' | 'upsert';
@@ -35,6 +35,8 @@ export interface TargetLoader {
    * the failures, each naming the key. Run also after a failure: keys are restored before the run ends.
    */
   finish(): Promise<string[]>;
+  /** The keys `finish` validated (PostgreSQL; MySQL keys have no validity to change). */
+  validated(): { table: TableModel; name: string }[];
 }
 
 /** The target account may not take the foreign keys out of the way: nothing was written. */
@@ -205,5 +207,36 @@ export async function createTargetLoader(input: {
     return failures.filter((f): f is string => f !== null);
   }
 
-  return { load, finish };
+  return {
+    load,
+    finish,
+    validated: () =>
+      fkLoad.kind === 'readd' ? [...touched].map((k) => ({ table: k.table, name: k.fk.name })) : [],
+  };
+}
+
+/**
+ * The target's schema as read while its keys were being validated, with those keys valid: what
+ * the validation changes in a schema is only that (PostgreSQL's `convalidated`).
+ */
+export function withKeysValid(model: SchemaModel, keys: { table: TableModel; name: string }[]): SchemaModel {
+  const valid = new Set(keys.map((k) => `${displayName(k.table)}\u0000${k.name}`));
+  const isValidated = (table: TableModel, fk: ForeignKeyModel) =>
+    valid.has(`${displayName(table)}\u0000${fk.name}`);
+  return {
+    ...model,
+    tables: model.tables.map((table) =>
+      table.foreign_keys.some((fk) => isValidated(table, fk))
+        ? {
+            ...table,
+            foreign_keys: table.foreign_keys.map((fk) => {
+              if (!isValidated(table, fk)) return fk;
+              // Introspection leaves the flag out of a valid key.
+              const { not_valid: _, ...validKey } = fk;
+              return validKey;
+            }),
+          }
+        : table,
+    ),
+  };
 }

@@ -5,7 +5,8 @@
 // cancelled run of the same request finished. Progress is in rows, recorded at batch boundaries,
 // where a cancellation stops the run (the table being loaded rolls back). Whatever happens, the
 // target's foreign keys among the copied tables are restored and checked before the run ends.
-// After success, a snapshot of the target is taken. With an anonymization config, every table with
+// After success, a snapshot of the target is taken, of its schema read while the keys were being
+// validated (with them valid), so that it is not read a third time. With an anonymization config, every table with
 // a rule passes through its transforms between the two streams (bridge-anonymize.ts), so nothing
 // un-anonymised is written; the config is opened before anything is. Steps that use different
 // sessions and do not need each other's answers run together (both sides' introspection and
@@ -18,6 +19,7 @@ import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { displayName, type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -28,7 +30,7 @@ import { activeRunInto, liveBridgeRunIds, recordTableLoad, tablesDoneBefore } fr
 import type { BridgeParams } from './bridge.service.ts';
 import type { BridgeAnonymizer, InFlightAnonymization } from './bridge-anonymize.ts';
 import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
-import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
+import { createTargetLoader, ForeignKeyRightsMissing, withKeysValid } from './bridge-load.ts';
 import { createPhaseClock, together } from './bridge-phases.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
 import { loadTables } from './bridge-tables.ts';
@@ -79,6 +81,8 @@ export function createBridgeRun(deps: BridgeRunDeps) {
       ...extra,
     });
 
+    /** The target's schema as the copy left it, when read during the key validation. */
+    let after: SchemaModel | undefined;
     const outcome = await connections.withTarget(source, (srcHandle) =>
       connections.withTarget(target, async (tgtHandle) => {
         const srcDialect = migrationDialects[srcHandle.dialect];
@@ -264,10 +268,18 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             failure = error;
           }
           // Keys come back checked whatever happened; a failure to check them is the run's failure.
-          const keyFailures = await time('validate_keys', () => loader.finish());
+          // After a complete load the target's schema is read meanwhile, for the snapshot taken
+          // after success (validation changes nothing else in it: withKeysValid).
+          const [keyFailures, during] = await together(
+            time('validate_keys', () => loader.finish()),
+            failure === undefined
+              ? time('introspect_after', () => tgtHandle.introspect().catch(() => undefined))
+              : Promise.resolve(undefined),
+          );
           if (failure !== undefined) throw failure;
           if (keyFailures.length > 0)
             throw new RunFailed(`The rows were copied but ${keyFailures.join('; ')}`, result());
+          if (during) after = withKeysValid(during, loader.validated());
           const kept = subset;
           return result({
             skipped_columns: planned
@@ -307,7 +319,11 @@ export function createBridgeRun(deps: BridgeRunDeps) {
     );
     await time('snapshot', () =>
       deps.snapshots
-        .takeSnapshot(target.id, { baseline: false, actor: systemActor('bridge_run') })
+        .takeSnapshot(target.id, {
+          baseline: false,
+          actor: systemActor('bridge_run'),
+          ...(after && { model: after }),
+        })
         .then((snapshot) => Object.assign(outcome, { snapshot_id: snapshot.id }))
         .catch((error: unknown) => {
           deps.logger.warn(
