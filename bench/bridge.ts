@@ -16,7 +16,9 @@
 //     BENCH_BRIDGE_RSS_ROWS rows (default 5,000,000).
 // Ours is the run's own time (started_at → finished_at in the store, as the patch bench times runs;
 // POST → end, which adds the queue's pick-up, is reported beside); its memory is the peak RSS of
-// this process sampled every 50 ms during the run, above its RSS just before. Targets (issue 14):
+// this process sampled every 50 ms during the run, above its RSS just before; where its time went
+// (the run's phases, logged at debug level by bridge-phases.ts) is reported for the median run of
+// each copy, so a miss can be told to be the load or the work around it. Targets (issue 14):
 // PG→PG ≥ 0.95× the pipe; MariaDB→PG ≥ 2× pgloader and below its memory (without pgloader: not
 // measured, which counts as missed); subset under 2× the time of its rows alone; RSS growth under
 // 150 MB on the 5M-row copies. A missed target is reported as missed and the exit code is 1.
@@ -93,7 +95,26 @@ interface Measured {
   wallMs: number;
   rssMb: number;
   rows: number;
+  /** The run's own phases (its debug line 'bridge run phases', bridge-phases.ts), in ms. */
+  phases: Record<string, number>;
 }
+
+/** The phases a run logged at debug level, found by its id among the app's log lines. */
+function phasesOf(t: TestApp, runId: string): Record<string, number> {
+  for (const line of t.logs) {
+    if (!line.includes('bridge run phases') || !line.includes(runId)) continue;
+    const entry = JSON.parse(line) as { run_id?: string; phases?: Record<string, number> };
+    if (entry.run_id === runId && entry.phases) return entry.phases;
+  }
+  return {};
+}
+
+/** A run's phases on one line, longest first, e.g. `load:public.orders 900, snapshot 40`. */
+const phaseLine = (m: Measured) =>
+  Object.entries(m.phases)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${fmt(ms)}`)
+    .join(', ');
 
 async function bridgeRun(
   t: TestApp,
@@ -119,12 +140,15 @@ async function bridgeRun(
           .select(['started_at', 'finished_at'])
           .where('id', '=', post.body.id)
           .executeTakeFirstOrThrow();
-        return {
+        const measured: Measured = {
           ms: record.finished_at!.getTime() - record.started_at!.getTime(),
           wallMs: performance.now() - started,
           rssMb: (peak - before) / 2 ** 20,
           rows: got.body.result.rows_total,
+          phases: phasesOf(t, post.body.id),
         };
+        log(`run ${fmt(measured.ms)} ms: ${phaseLine(measured)}`);
+        return measured;
       }
       if (got.body.status === 'failed' || got.body.status === 'cancelled')
         throw new Error(`bridge run ${got.body.status}: ${got.body.error}`);
@@ -135,11 +159,14 @@ async function bridgeRun(
   }
 }
 
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 };
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+/** The run whose time is the median: its phases are the ones reported. */
+const medianRun = (runs: Measured[]) =>
+  [...runs].sort((a, b) => a.ms - b.ms)[Math.floor((runs.length - 1) / 2)]!;
 
 export async function runBridgeBench(): Promise<boolean> {
   const rows = Math.round(positiveNumber('BENCH_BRIDGE_ROWS', 1_000_000));
@@ -160,7 +187,7 @@ export async function runBridgeBench(): Promise<boolean> {
     await psql(pgTarget.url, PG_TABLES + PG_KEYS);
     await mariadb(mySource.url, mysqlData(rows));
 
-    t = await createTestAppWithWorker();
+    t = await createTestAppWithWorker({ logLevel: 'debug' });
     const { owner } = await t.createOrg('Bench');
     const projectId = (await owner.post(`${API}/projects`, { name: 'Bridge bench' })).body.id as string;
     const conn = async (url: string, name: string) =>
@@ -318,6 +345,7 @@ export async function runBridgeBench(): Promise<boolean> {
       `| 10 % subset (customers, percent 10) | ${fmt(median(oursSubset.map((m) => m.ms)))} ms | ${fmt(rps(median(oursSubset.map((m) => m.rows)), median(oursSubset.map((m) => m.ms))))} | the subset's ${fmt(median(oursSubset.map((m) => m.rows)))} rows alone, psql COPY \\| psql COPY | ${Number.isFinite(median(subsetRowsMs)) ? `${fmt(median(subsetRowsMs))} ms` : 'failed'} | — | time ${Number.isFinite(subsetRatio) ? `${subsetRatio.toFixed(2)}×` : '—'} | ${fmt(Math.max(...oursSubset.map((m) => m.rssMb)))} MB | time < 2× | ${subsetOk ? 'ok' : 'MISSED'} |`,
       '',
       `- Memory: peak RSS growth of the service process over its RSS before the copy, ${fmt(rssRows)} rows: MariaDB→PG (create_tables) ${fmt(bigMy.rssMb)} MB in ${fmt(bigMy.ms)} ms (${fmt(rps(bigMy.rows, bigMy.ms))} rows/s), PG→PG ${fmt(bigPg.rssMb)} MB in ${fmt(bigPg.ms)} ms (${fmt(rps(bigPg.rows, bigPg.ms))} rows/s); target < 150 MB: ${rssOk ? 'ok' : 'MISSED'}. pgloader's own peak RSS (whole process, not growth): ${withPgloader ? `${fmt(pgloaderRss)} MB` : 'not measured'}.`,
+      `- Where the median run's time went (ms, longest first; phases that overlap are each timed whole): PG→PG ${phaseLine(medianRun(oursPg))}; MariaDB→PG ${phaseLine(medianRun(oursMy))}; subset ${phaseLine(medianRun(oursSubset))}.`,
       `- Ours is the run's own time, started_at → finished_at (introspection of both sides, planning, the load, key validation and the snapshot included); POST → run seen finished, which adds the queue's pick-up and the 50 ms polling: PG→PG ${fmt(median(oursPg.map((m) => m.wallMs)))} ms, MariaDB→PG ${fmt(median(oursMy.map((m) => m.wallMs)))} ms, subset ${fmt(median(oursSubset.map((m) => m.wallMs)))} ms.`,
     );
   } catch (error) {

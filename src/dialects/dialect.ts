@@ -153,6 +153,13 @@ export interface WriteRowsRequest extends RowStreamTable {
   kinds: ValueKind[];
   /** Columns the target generates itself that the stream writes anyway (PostgreSQL identity ALWAYS). */
   overridingSystemValue?: boolean;
+  /**
+   * The table was emptied (TRUNCATE) in the session's open transaction, so no other transaction can
+   * see its rows before the commit: the engine may write them already visible to all (PostgreSQL
+   * `COPY … FREEZE`, which spares the first reader of each row, such as a key validation, the
+   * per-row visibility bookkeeping). Not for a partitioned table.
+   */
+  emptiedInTransaction?: boolean;
 }
 
 export interface WriteRowsResult {

@@ -1,7 +1,8 @@
 // The row pipeline on the real servers: every common type leaves and arrives through the dialects'
 // row sessions in all four directions, and what arrives is what left (server-side checksums, and
-// values read back directly). Also: a value the target cannot hold fails the load naming it, and a
-// PostgreSQL array is refused for MySQL before anything is sent.
+// values read back directly). Also: a value the target cannot hold fails the load naming it, a
+// PostgreSQL array is refused for MySQL before anything is sent, and a PostgreSQL table emptied in
+// the load's transaction is written frozen.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetEngines } from '../../test/support/engines.ts';
 import { tableChecksum } from '../../test/support/target-query.ts';
@@ -158,6 +159,39 @@ describe.skipIf(!both)('row pipeline between PostgreSQL and MariaDB', () => {
     await engines.mysql.query(myB!.url, 'delete from t');
     expect(await copy(myA!, myB!)).toEqual({ rows: 3, method: 'load_data' });
     expect(await tableChecksum(myB!.url, 't')).toEqual(await tableChecksum(myA!.url, 't'));
+  });
+
+  it('PostgreSQL: a table emptied in the open transaction is written frozen (COPY FREEZE), values intact', async () => {
+    const target = (await pgB!.handle.introspect()).tables.find((t) => t.name === 't')!;
+    const source = (await pgA!.handle.introspect()).tables.find((t) => t.name === 't')!;
+    const kinds = (table: typeof source) =>
+      COLUMNS.map((c) => dialects.postgresql.rows.valueKind(table.columns.find((x) => x.name === c)!.type));
+    await pgB!.session.query('BEGIN');
+    await pgB!.session.query('TRUNCATE TABLE t');
+    const written = await pgB!.session.writeRows(
+      {
+        schema: target.schema,
+        name: 't',
+        columns: COLUMNS,
+        kinds: kinds(target),
+        emptiedInTransaction: true,
+      },
+      pgA!.session.readRows({ schema: source.schema, name: 't', columns: COLUMNS, kinds: kinds(source) }),
+    );
+    await pgB!.session.query('COMMIT');
+    expect(written).toEqual({ rows: 3, method: 'copy' });
+    // Frozen on the way in, the pages are all-visible already (PostgreSQL 14+): an index-only scan
+    // fetches no row from the heap, where freshly written rows would each need a visibility check.
+    await pgB!.session.query('SET enable_seqscan = off');
+    await pgB!.session.query('SET enable_bitmapscan = off');
+    const { rows: plan } = await pgB!.session.query(
+      'EXPLAIN (ANALYZE, FORMAT JSON) SELECT id FROM t WHERE id > 0',
+    );
+    await pgB!.session.query('RESET enable_seqscan');
+    await pgB!.session.query('RESET enable_bitmapscan');
+    expect(JSON.stringify(plan)).toContain('"Index Only Scan"');
+    expect(JSON.stringify(plan)).toContain('"Heap Fetches":0');
+    expect(await tableChecksum(pgB!.url, 't')).toEqual(await tableChecksum(pgA!.url, 't'));
   });
 
   it('a filter is applied on the source', async () => {

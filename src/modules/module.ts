@@ -28,6 +28,8 @@ export interface Logger {
   error(obj: object, msg: string): void;
   warn(obj: object, msg: string): void;
   info(obj: object, msg: string): void;
+  /** Optional: fine-grained timings (a bridge run's phases); pino's loggers have it. */
+  debug?(obj: object, msg: string): void;
 }
 
 /** Sends a job to one of the queues a module declares (pg-boss on the store). */

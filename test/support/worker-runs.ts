@@ -1,9 +1,9 @@
 // The app with its runs worked by the modules' real handlers, as a `worker` process works them, for
 // suites whose runs reach target databases.
-import { type Client, createTestApp, type TestApp } from './app.ts';
+import { type Client, createTestApp, type TestApp, type TestAppOptions } from './app.ts';
 
-export function createTestAppWithWorker(): Promise<TestApp> {
-  return createTestApp({ work: true, targets: { connectTimeoutMs: 3_000 } });
+export function createTestAppWithWorker(options: Pick<TestAppOptions, 'logLevel'> = {}): Promise<TestApp> {
+  return createTestApp({ ...options, work: true, targets: { connectTimeoutMs: 3_000 } });
 }
 
 /** An app whose runs are worked for real, with one organization and one project in it. */

@@ -71,7 +71,9 @@ export async function openPostgresRowSession(
     async writeRows(request: WriteRowsRequest, batches: AsyncIterable<RowBatch>) {
       const table = qualifiedTable(q, request);
       // COPY writes identity columns as given, ALWAYS ones included: no OVERRIDING clause exists or is needed.
-      const sql = `COPY ${table} (${request.columns.map(q).join(', ')}) FROM STDIN`;
+      const sql =
+        `COPY ${table} (${request.columns.map(q).join(', ')}) FROM STDIN` +
+        (request.emptiedInTransaction ? ' WITH (FREEZE)' : '');
       const tally: { rows: number; upstream?: unknown } = { rows: 0 };
       try {
         // One batch read ahead, not Readable.from's default of 16 (megabytes of batches waiting).

@@ -4,14 +4,20 @@
 // PostgreSQL drops each key inside the transaction of a table it touches and adds it back there
 // NOT VALID, then validates all of them at the end (a run killed midway leaves every key in place);
 // MySQL turns checking off for the load's session and runs one orphan query per key at the end.
+// The checks at the end run on two sessions at once when there are several (a spare session of the
+// target, opened for them): each is a scan of a child table, and they lock nothing the others need
+// (PostgreSQL's VALIDATE takes SHARE UPDATE EXCLUSIVE on the child, ROW SHARE on the parent).
 // Triggers stay as the user has them. Sequences are moved past the copied keys in the same
-// transaction. Tables the run created get their primary key, unique constraints and indexes built
-// after their rows, in the same transaction (bridge-create.ts, keysAroundLoad).
+// transaction. A table truncated in its load transaction is written already visible to all
+// (WriteRowsRequest.emptiedInTransaction): the validation that reads it next is spared the
+// per-row visibility bookkeeping of freshly written rows. Tables the run created get their primary
+// key, unique constraints and indexes built after their rows, in the same transaction
+// (bridge-create.ts, keysAroundLoad).
 import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
-import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
+import type { ForeignKeyModel, SchemaModel, TableModel } from '../../engine/schema/model.ts';
 import type { KeysAroundLoad } from './bridge-create.ts';
 
 export type BridgeMode = 'replace' | 'append' | 'upsert';
@@ -29,6 +35,8 @@ export interface TargetLoader {
    * the failures, each naming the key. Run also after a failure: keys are restored before the run ends.
    */
   finish(): Promise<string[]>;
+  /** The keys `finish` validated (PostgreSQL; MySQL keys have no validity to change). */
+  validated(): { table: TableModel; name: string }[];
 }
 
 /** The target account may not take the foreign keys out of the way: nothing was written. */
@@ -41,6 +49,8 @@ const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
 
 export async function createTargetLoader(input: {
   session: RowSession;
+  /** Another session of the target, for checking keys two at a time (closed after); none: one at a time. */
+  spareSession?: () => Promise<RowSession>;
   rows: RowFormat;
   sql: SqlWriter;
   /** Every table of the target, for the keys that reference a copied table from outside the copy. */
@@ -100,12 +110,11 @@ export async function createTargetLoader(input: {
         for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
       const around = input.keysAroundLoad?.get(displayName(target));
       for (const statement of around?.before ?? []) await session.query(statement);
-      if (mode === 'replace')
-        await session.query(
-          sql.capabilities.transactionalDdl && !referencedFromOutside.has(displayName(target))
-            ? `TRUNCATE TABLE ${name}`
-            : `DELETE FROM ${name}`,
-        );
+      const truncated =
+        mode === 'replace' &&
+        sql.capabilities.transactionalDdl &&
+        !referencedFromOutside.has(displayName(target));
+      if (mode === 'replace') await session.query(`${truncated ? 'TRUNCATE TABLE' : 'DELETE FROM'} ${name}`);
       let written: { rows: number; method: string };
       if (mode === 'upsert') {
         const stage = q('dbops_bridge_stage');
@@ -118,7 +127,14 @@ export async function createTargetLoader(input: {
         await session.query(`DROP ${sql.capabilities.transactionalDdl ? '' : 'TEMPORARY '}TABLE ${stage}`);
       } else
         written = await session.writeRows(
-          { schema: target.schema, name: target.name, columns: table.columns, kinds: table.targetKinds },
+          {
+            schema: target.schema,
+            name: target.name,
+            columns: table.columns,
+            kinds: table.targetKinds,
+            // COPY FREEZE refuses a partitioned table (its rows go to the partitions).
+            emptiedInTransaction: truncated && !target.partitioning,
+          },
           batches,
         );
       for (const statement of around?.after ?? []) await session.query(statement);
@@ -142,36 +158,85 @@ export async function createTargetLoader(input: {
     }
   }
 
-  async function finish(): Promise<string[]> {
-    const failures: string[] = [];
-    if (fkLoad.kind === 'readd') {
-      for (const k of touched)
-        try {
-          await session.query(fkLoad.validate(qualified(k.table), k.fk.name));
-        } catch (error) {
-          failures.push(
-            `Foreign key ${k.fk.name} of ${displayName(k.table)} is back but not valid (NOT VALID): ${error instanceof Error ? error.message : error}`,
-          );
-        }
-      return failures;
-    }
-    await session.query(fkLoad.on);
-    for (const k of inner) {
-      const parent = referencedOf(k.table, k.fk);
-      const check =
-        `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
-        k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
-        ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
-        k.fk.columns.map((c, i) => `p.${q(k.fk.referenced_columns[i]!)} = c.${q(c)}`).join(' AND ') +
-        ') LIMIT 1';
-      const { rows: orphans } = await session.query(check);
-      if (orphans.length > 0)
-        failures.push(
-          `Foreign key ${k.fk.name} of ${displayName(k.table)}: rows reference ${displayName(parent)} rows that do not exist`,
-        );
-    }
-    return failures;
+  /** One key's check on `on`: its failure, or null. */
+  async function check(on: RowSession, k: InnerKey): Promise<string | null> {
+    if (fkLoad.kind === 'readd')
+      try {
+        await on.query(fkLoad.validate(qualified(k.table), k.fk.name));
+        return null;
+      } catch (error) {
+        return `Foreign key ${k.fk.name} of ${displayName(k.table)} is back but not valid (NOT VALID): ${error instanceof Error ? error.message : error}`;
+      }
+    const parent = referencedOf(k.table, k.fk);
+    const orphan =
+      `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
+      k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
+      ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
+      k.fk.columns.map((c, i) => `p.${q(k.fk.referenced_columns[i]!)} = c.${q(c)}`).join(' AND ') +
+      ') LIMIT 1';
+    const { rows: orphans } = await on.query(orphan);
+    return orphans.length > 0
+      ? `Foreign key ${k.fk.name} of ${displayName(k.table)}: rows reference ${displayName(parent)} rows that do not exist`
+      : null;
   }
 
-  return { load, finish };
+  async function finish(): Promise<string[]> {
+    if (fkLoad.kind === 'session') await session.query(fkLoad.on);
+    const keys = fkLoad.kind === 'readd' ? [...touched] : inner;
+    const failures: (string | null)[] = keys.map(() => null);
+    let next = 0;
+    const work = async (on: RowSession) => {
+      for (let i = next++; i < keys.length; i = next++) failures[i] = await check(on, keys[i]!);
+    };
+    // The spare opens while the first key is checked; if it cannot open, one session does them all.
+    const spare =
+      keys.length > 1 && input.spareSession
+        ? input.spareSession().then(
+            async (opened) => {
+              try {
+                await work(opened);
+              } finally {
+                await opened.close();
+              }
+            },
+            () => {},
+          )
+        : Promise.resolve();
+    const [own, other] = await Promise.allSettled([work(session), spare]);
+    for (const outcome of [own, other]) if (outcome.status === 'rejected') throw outcome.reason;
+    return failures.filter((f): f is string => f !== null);
+  }
+
+  return {
+    load,
+    finish,
+    validated: () =>
+      fkLoad.kind === 'readd' ? [...touched].map((k) => ({ table: k.table, name: k.fk.name })) : [],
+  };
+}
+
+/**
+ * The target's schema as read while its keys were being validated, with those keys valid: what
+ * the validation changes in a schema is only that (PostgreSQL's `convalidated`).
+ */
+export function withKeysValid(model: SchemaModel, keys: { table: TableModel; name: string }[]): SchemaModel {
+  const valid = new Set(keys.map((k) => `${displayName(k.table)}\u0000${k.name}`));
+  const isValidated = (table: TableModel, fk: ForeignKeyModel) =>
+    valid.has(`${displayName(table)}\u0000${fk.name}`);
+  return {
+    ...model,
+    tables: model.tables.map((table) =>
+      table.foreign_keys.some((fk) => isValidated(table, fk))
+        ? {
+            ...table,
+            foreign_keys: table.foreign_keys.map((fk) => {
+              if (!isValidated(table, fk)) return fk;
+              // Introspection leaves the flag out of a valid key.
+              const { not_valid: _, ...validKey } = fk;
+              return validKey;
+            }),
+          }
+        : table,
+    ),
+  };
 }

@@ -5,18 +5,21 @@
 // cancelled run of the same request finished. Progress is in rows, recorded at batch boundaries,
 // where a cancellation stops the run (the table being loaded rolls back). Whatever happens, the
 // target's foreign keys among the copied tables are restored and checked before the run ends.
-// After success, a snapshot of the target is taken. With an anonymization config, every table with
+// After success, a snapshot of the target is taken, of its schema read while the keys were being
+// validated (with them valid), so that it is not read a third time. With an anonymization config, every table with
 // a rule passes through its transforms between the two streams (bridge-anonymize.ts), so nothing
-// un-anonymised is written; the config is opened before anything is.
+// un-anonymised is written; the config is opened before anything is. Steps that use different
+// sessions and do not need each other's answers run together (both sides' introspection and
+// identity; the subset, the row estimates and the target's key-rights check), which on a big copy
+// is what the work around the load costs; each phase's time is logged at debug level.
 import { systemActor } from '../../core/actors.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { displayName, type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
-import type { RowBatch } from '../../engine/rows/copy-text.ts';
-import { tapBatches } from '../../engine/rows/transform.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -27,11 +30,10 @@ import { activeRunInto, liveBridgeRunIds, recordTableLoad, tablesDoneBefore } fr
 import type { BridgeParams } from './bridge.service.ts';
 import type { BridgeAnonymizer, InFlightAnonymization } from './bridge-anonymize.ts';
 import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
-import { createTargetLoader, ForeignKeyRightsMissing } from './bridge-load.ts';
+import { createTargetLoader, ForeignKeyRightsMissing, withKeysValid } from './bridge-load.ts';
+import { createPhaseClock, together } from './bridge-phases.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
-
-/** Progress is written at most this often: every batch would be a store write per megabyte. */
-const PROGRESS_EVERY_MS = 250;
+import { loadTables } from './bridge-tables.ts';
 
 export interface BridgeRunDeps {
   db: Db;
@@ -53,10 +55,17 @@ export function createBridgeRun(deps: BridgeRunDeps) {
 
   return async function bridgeRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
     const params = run.params as unknown as BridgeParams;
-    const source = await connections.findById(params.source_connection_id);
-    const target = await connections.findById(params.target_connection_id);
+    const clock = createPhaseClock();
+    const time = clock.time;
+    const [source, target, writing] = await time('lookup', () =>
+      together(
+        connections.findById(params.source_connection_id),
+        connections.findById(params.target_connection_id),
+        activeRunInto(db, params.target_connection_id, run.id),
+      ),
+    );
     if (!source || !target) throw notFound('Connection');
-    if (await activeRunInto(db, target.id, run.id).then((r) => r?.status === 'running'))
+    if (writing?.status === 'running')
       throw new RunFailed(
         'Another bridge run is writing into the target connection; nothing was written',
         {},
@@ -72,23 +81,42 @@ export function createBridgeRun(deps: BridgeRunDeps) {
       ...extra,
     });
 
+    /** The target's schema as the copy left it, when read during the key validation. */
+    let after: SchemaModel | undefined;
     const outcome = await connections.withTarget(source, (srcHandle) =>
       connections.withTarget(target, async (tgtHandle) => {
         const srcDialect = migrationDialects[srcHandle.dialect];
         const tgtDialect = migrationDialects[tgtHandle.dialect];
-        const srcSession = await srcHandle.rowSession();
-        let tgtSession: RowSession | undefined;
+        const sessions = await time('sessions', () =>
+          Promise.allSettled([srcHandle.rowSession(), tgtHandle.rowSession()]),
+        );
+        const [srcOpened, tgtOpened] = sessions;
+        if (srcOpened.status === 'rejected' || tgtOpened.status === 'rejected') {
+          for (const opened of sessions) if (opened.status === 'fulfilled') await opened.value.close();
+          throw srcOpened.status === 'rejected'
+            ? srcOpened.reason
+            : (tgtOpened as PromiseRejectedResult).reason;
+        }
+        const srcSession = srcOpened.value;
+        const tgtSession = tgtOpened.value;
         let subset: Subset | undefined;
         let anonymization: InFlightAnonymization | undefined;
         try {
-          tgtSession = await tgtHandle.rowSession();
-          if ((await identityOf(srcSession, srcHandle)) === (await identityOf(tgtSession, tgtHandle)))
+          // Reading both schemas and both servers' identities at once: nothing is written before
+          // the identities are compared, and introspection only reads.
+          const [sourceIdentity, targetIdentity, sourceModel, introspectedTarget, skip] = await together(
+            time('identity', () => identityOf(srcSession, srcHandle)),
+            time('identity', () => identityOf(tgtSession, tgtHandle)),
+            time('introspect_source', () => srcHandle.introspect()),
+            time('introspect_target', () => tgtHandle.introspect()),
+            time('tables_done_before', () => tablesDoneBefore(db, run.subject_id!, run)),
+          );
+          let targetModel = introspectedTarget;
+          if (sourceIdentity === targetIdentity)
             throw new RunFailed(
               'The source and the target are the same database (two connections reach it); nothing was written',
               {},
             );
-          const sourceModel = await srcHandle.introspect();
-          let targetModel = await tgtHandle.introspect();
           // An approval was bound to both schemas as they were when the copy was asked for.
           if (
             schemaHash(sourceModel) !== params.source_schema_hash ||
@@ -118,15 +146,18 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             );
           let created: string[] = [];
           if (params.create_tables) {
-            created = await createMissingTables({
-              source: sourceModel,
-              target: targetModel,
-              tables,
-              dialect: tgtDialect,
-              handle: tgtHandle,
-              kindOf: srcDialect.rows.valueKind,
-            });
-            if (created.length > 0) targetModel = await tgtHandle.introspect();
+            created = await time('create_tables', () =>
+              createMissingTables({
+                source: sourceModel,
+                target: targetModel,
+                tables,
+                dialect: tgtDialect,
+                handle: tgtHandle,
+                kindOf: srcDialect.rows.valueKind,
+              }),
+            );
+            if (created.length > 0)
+              targetModel = await time('introspect_created', () => tgtHandle.introspect());
           }
           const plan = planCopy(sourceModel, targetModel, tables, kinds);
           if (plan.problems.length > 0)
@@ -144,114 +175,125 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               condition,
             ]),
           );
-          const skip = await tablesDoneBefore(db, run.subject_id!, run);
-          for (const t of planned)
-            if (skip.has(t.name)) {
-              done.push({ table: t.name, rows: skip.get(t.name)! });
-              await recordTableLoad(db, {
-                runId: run.id,
-                table: t.name,
-                rows: skip.get(t.name)!,
-                carriedOver: true,
-                at: now(),
-              });
-            }
-
-          if (params.subset)
-            subset = await computeSubset({
-              session: srcSession,
-              sql: srcDialect,
-              rows: srcDialect.rows,
-              tables: planned,
-              request: {
-                ...params.subset,
-                table: plannedNamed(params.subset.table)?.name ?? params.subset.table,
-              },
-              runId: run.id,
-              liveRunIds: await liveBridgeRunIds(db),
-            });
+          const carried = planned.filter((t) => skip.has(t.name));
+          for (const t of carried) done.push({ table: t.name, rows: skip.get(t.name)! });
           const todo = planned.filter((t) => !skip.has(t.name));
-          const stats = await srcHandle.tableStats(
-            todo.map((t) => ({ schema: t.source.schema, name: t.source.name })),
+
+          // The source's side (the subset, the row estimates), the target's (taking the keys off
+          // is allowed) and the store's at once: each on its own session or pool.
+          const subsetRequest = params.subset;
+          const [stats, loader] = await together(
+            time('table_stats', () =>
+              // Every planned table's: a subset estimates a leaf it reads through from its parent's too.
+              srcHandle.tableStats(planned.map((t) => ({ schema: t.source.schema, name: t.source.name }))),
+            ),
+            time('loader_setup', () =>
+              createTargetLoader({
+                session: tgtSession,
+                spareSession: () => tgtHandle.rowSession(),
+                rows: tgtDialect.rows,
+                sql: tgtDialect,
+                targetTables: targetModel.tables,
+                copied: planned.map((t) => t.target!),
+                mode: params.mode,
+                keysAroundLoad: keysAroundLoad(
+                  planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
+                  tgtDialect,
+                  { flavor: targetModel.flavor, mode: params.mode },
+                ),
+              }),
+            ),
+            !subsetRequest
+              ? Promise.resolve()
+              : time('subset', async () => {
+                  subset = await computeSubset({
+                    session: srcSession,
+                    sql: srcDialect,
+                    rows: srcDialect.rows,
+                    tables: planned,
+                    request: {
+                      ...subsetRequest,
+                      table: plannedNamed(subsetRequest.table)?.name ?? subsetRequest.table,
+                    },
+                    filtered: new Set([...filterOf.keys()].filter((name) => name !== undefined)),
+                    runId: run.id,
+                    liveRunIds: await liveBridgeRunIds(db),
+                  });
+                }),
+            time('store_writes', async () => {
+              for (const t of carried)
+                await recordTableLoad(db, {
+                  runId: run.id,
+                  table: t.name,
+                  rows: skip.get(t.name)!,
+                  carriedOver: true,
+                  at: now(),
+                });
+            }),
           );
-          const estimate = (t: PlannedTable) =>
-            subset?.counts.get(t.name) ??
+          const sourceRows = (t: PlannedTable) =>
             Math.max(
               0,
               stats.find((s) => s.schema === t.source.schema && s.name === t.source.name)?.rows ?? 0,
             );
-          let total = todo.reduce((sum, t) => sum + estimate(t), 0);
-          let rowsDone = 0;
-          await context.progress(0, total);
+          const estimate = (t: PlannedTable) => (subset ? subset.estimate(t, sourceRows) : sourceRows(t));
 
-          const loader = await createTargetLoader({
-            session: tgtSession,
-            rows: tgtDialect.rows,
-            sql: tgtDialect,
-            targetTables: targetModel.tables,
-            copied: planned.map((t) => t.target!),
-            mode: params.mode,
-            keysAroundLoad: keysAroundLoad(
-              planned.filter((t) => created.includes(displayName(t.target!))).map((t) => t.target!),
-              tgtDialect,
-              { flavor: targetModel.flavor, mode: params.mode },
-            ),
-          });
           const methods = new Set<string>();
           let failure: unknown;
           try {
-            for (const table of todo) {
-              const conditions = [
-                ...(filterOf.has(table.name) ? [`(${filterOf.get(table.name)})`] : []),
-                ...(subset ? [subset.whereOf(table)] : []),
-              ];
-              let last = 0;
-              const read = srcSession.readRows({
-                schema: table.source.schema,
-                name: table.source.name,
-                columns: table.columns,
-                kinds: table.sourceKinds,
-                ...(conditions.length > 0 && { where: conditions.join(' AND ') }),
-              });
-              const anonymize = anonymization?.forTable(table.name, table.columns);
-              const batches: AsyncIterable<RowBatch> = tapBatches(
-                anonymize ? anonymize(read) : read,
-                async (batch) => {
-                  rowsDone += batch.rows;
-                  if (rowsDone > total) total = rowsDone;
-                  if (Date.now() - last >= PROGRESS_EVERY_MS) {
-                    last = Date.now();
-                    await context.progress(rowsDone, total);
-                  }
-                },
-              );
-              const written = await loader.load(table, batches);
-              methods.add(written.method);
-              done.push({ table: table.name, rows: written.rows });
-              await recordTableLoad(db, {
-                runId: run.id,
-                table: table.name,
-                rows: written.rows,
-                carriedOver: false,
-                at: now(),
-              });
-              await context.progress(rowsDone, total);
-            }
+            await loadTables({
+              db,
+              runId: run.id,
+              now,
+              context,
+              clock,
+              source: srcSession,
+              loader,
+              todo,
+              whereOf: (table) => {
+                const conditions = [
+                  ...(filterOf.has(table.name) ? [`(${filterOf.get(table.name)})`] : []),
+                  ...(subset ? [subset.whereOf(table)] : []),
+                ];
+                return conditions.length > 0 ? conditions.join(' AND ') : undefined;
+              },
+              anonymization,
+              total: todo.reduce((sum, t) => sum + estimate(t), 0),
+              onLoaded(table, written) {
+                methods.add(written.method);
+                done.push({ table: table.name, rows: written.rows });
+              },
+            });
           } catch (error) {
             failure = error;
           }
           // Keys come back checked whatever happened; a failure to check them is the run's failure.
-          const keyFailures = await loader.finish();
+          // After a complete load the target's schema is read meanwhile, for the snapshot taken
+          // after success (validation changes nothing else in it: withKeysValid).
+          const [keyFailures, during] = await together(
+            time('validate_keys', () => loader.finish()),
+            failure === undefined
+              ? time('introspect_after', () => tgtHandle.introspect().catch(() => undefined))
+              : Promise.resolve(undefined),
+          );
           if (failure !== undefined) throw failure;
           if (keyFailures.length > 0)
             throw new RunFailed(`The rows were copied but ${keyFailures.join('; ')}`, result());
+          if (during) after = withKeysValid(during, loader.validated());
+          const kept = subset;
           return result({
             skipped_columns: planned
               .filter((t) => t.skippedColumns.length > 0)
               .map((t) => ({ table: t.name, columns: t.skippedColumns })),
             tables_created: created,
             load_method: [...methods].join(','),
-            ...(subset && { subset_rows: Object.fromEntries(subset.counts) }),
+            ...(kept && {
+              // A leaf read through its parent keeps exactly the rows read from it (it has no filter).
+              subset_rows: Object.fromEntries([
+                ...kept.counts,
+                ...done.filter((d) => kept.readThrough.has(d.table)).map((d) => [d.table, d.rows] as const),
+              ]),
+            }),
             ...(params.anonymize && { anonymize_config_id: params.anonymize.config_id }),
           });
         } catch (error) {
@@ -270,21 +312,28 @@ export function createBridgeRun(deps: BridgeRunDeps) {
         } finally {
           await anonymization?.close();
           await subset?.drop();
-          await tgtSession?.close();
+          await tgtSession.close();
           await srcSession.close();
         }
       }),
     );
-    await deps.snapshots
-      .takeSnapshot(target.id, { baseline: false, actor: systemActor('bridge_run') })
-      .then((snapshot) => Object.assign(outcome, { snapshot_id: snapshot.id }))
-      .catch((error: unknown) => {
-        deps.logger.warn(
-          { err: error, run_id: run.id },
-          'snapshot after a bridge run failed; the copy itself succeeded',
-        );
-        Object.assign(outcome, { snapshot_id: null });
-      });
+    await time('snapshot', () =>
+      deps.snapshots
+        .takeSnapshot(target.id, {
+          baseline: false,
+          actor: systemActor('bridge_run'),
+          ...(after && { model: after }),
+        })
+        .then((snapshot) => Object.assign(outcome, { snapshot_id: snapshot.id }))
+        .catch((error: unknown) => {
+          deps.logger.warn(
+            { err: error, run_id: run.id },
+            'snapshot after a bridge run failed; the copy itself succeeded',
+          );
+          Object.assign(outcome, { snapshot_id: null });
+        }),
+    );
+    deps.logger.debug?.({ run_id: run.id, phases: clock.phases() }, 'bridge run phases');
     return outcome;
   };
 }

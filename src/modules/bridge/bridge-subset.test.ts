@@ -1,7 +1,9 @@
 // Subsets on a graph where the skipped passes matter (bridge-subset.ts): a child pulled in along one
 // key that references another parent (whose parent pass must still run), a parent reached from two
-// children, a self-referencing table, on both engines, with the exact rows expected; and no key
-// table left behind after a run, whether it succeeded or failed, nor after a killed one.
+// children, a self-referencing table, on both engines, with the exact rows expected; a leaf read
+// through its parent's key table (also when the closure pulls in parents of its own), and one that
+// must not be, because its parent gains rows as a parent later; and no key table left behind after
+// a run, whether it succeeded or failed, nor after a killed one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -86,6 +88,58 @@ describe.skipIf(!up)('bridge subsets', () => {
     );
   });
   afterAll(() => closeSuite(t, databases));
+
+  it('PostgreSQL: a leaf read through its parent keeps to it when its own parents come in', async () => {
+    // Lines are a leaf: they come from product 10 alone; the orders of those lines come in as their
+    // parents, without their other line (101, product 20).
+    const run = await copy({
+      source_connection_id: ids.pg_source,
+      target_connection_id: ids.pg_target,
+      subset: { table: 'product', where: 'id = 10' },
+    });
+    expect(run.error).toBeNull();
+    const expected = { product: [10], line: [100, 102], orders: [1, 2], customer: [1], employee: [1, 2, 3] };
+    for (const [table, rows] of Object.entries(expected))
+      expect(await idsIn(engines.postgresql, urls.pg_target!, table), table).toEqual(rows);
+    expect(run.result.subset_rows).toEqual({
+      'public.product': 1,
+      'public.line': 2,
+      'public.orders': 2,
+      'public.customer': 1,
+      'public.employee': 3,
+    });
+  });
+
+  it('PostgreSQL: a leaf whose parent gains parents-only rows later keeps the rows of before', async () => {
+    // A refund of customer 1 is for order 3 (customer 2's): order 3 comes in as a parent of the
+    // refund, after the children closure; its line 103 must not come with it.
+    const refunds = `
+      create table refund (id int primary key, customer_id int not null references customer (id),
+        order_id int not null references orders (id));`;
+    await database(
+      'pg_refund_source',
+      engines.postgresql,
+      `${schema('text') + refunds + DATA}
+      insert into refund values (1, 1, 3);`,
+    );
+    await database('pg_refund_target', engines.postgresql, schema('text') + refunds);
+    const run = await copy({
+      source_connection_id: ids.pg_refund_source,
+      target_connection_id: ids.pg_refund_target,
+      subset: { table: 'customer', where: 'id = 1' },
+    });
+    expect(run.error).toBeNull();
+    const expected = {
+      customer: [1, 2],
+      orders: [1, 2, 3],
+      refund: [1],
+      line: [100, 101, 102],
+      product: [10, 20],
+      employee: [1, 2, 3, 4],
+    };
+    for (const [table, rows] of Object.entries(expected))
+      expect(await idsIn(engines.postgresql, urls.pg_refund_target!, table), table).toEqual(rows);
+  });
 
   for (const [engine, source, target] of [
     ['PostgreSQL', 'pg_source', 'pg_target'],

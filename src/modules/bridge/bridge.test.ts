@@ -127,6 +127,16 @@ describe.skipIf(!up)('bridge runs', () => {
       load_method: 'copy',
     });
     expect(run.result.snapshot_id).toEqual(expect.any(String));
+    // The run's snapshot is of the schema read while the keys were validated, with them valid: the
+    // same as reading the target again now.
+    const snapshot = await t.store.db
+      .selectFrom('snapshots')
+      .select('schema_hash')
+      .where('id', '=', run.result.snapshot_id)
+      .executeTakeFirstOrThrow();
+    const fresh = await owner.post(`${API}/connections/${ids.pg_target}/snapshots`, {});
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(201);
+    expect(snapshot.schema_hash).toBe(fresh.body.schema_hash);
     const audited = await t.store.db
       .selectFrom('audit_log')
       .select(['action', 'target_id', 'details'])

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Actor, SystemActor } from '../../core/actors.ts';
 import { notFound } from '../../core/errors.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Snapshot } from '../../store/tables.ts';
@@ -41,11 +42,19 @@ export function createSnapshotsService(deps: {
    */
   async function takeSnapshot(
     connectionId: string,
-    options: { baseline: boolean; actor?: Actor | SystemActor },
+    options: {
+      baseline: boolean;
+      actor?: Actor | SystemActor;
+      /**
+       * The schema as the caller has just read it from the connection (a bridge run, introspecting
+       * while it validates its keys): stored instead of introspecting again.
+       */
+      model?: SchemaModel;
+    },
   ): Promise<Snapshot> {
     const connection = await connections.findById(connectionId);
     if (!connection) throw notFound('Connection');
-    const model = await connections.introspect(connection);
+    const model = options.model ?? (await connections.introspect(connection));
     const actor = options.actor ?? SNAPSHOT_SYSTEM;
     return db.transaction().execute(async (trx) => {
       // Serialises snapshots of one connection (two "make it the baseline" at once), and notices a
