@@ -264,7 +264,8 @@ export type ForeignKeyLoad =
       kind: 'readd';
       /** `table` and `referenced` are quoted, qualified names. */
       drop(table: string, name: string): string;
-      addNotValid(table: string, fk: ForeignKeyModel, referenced: string): string;
+      /** The statements that put the key back as it was (its comment too), not yet validated. */
+      addNotValid(table: string, fk: ForeignKeyModel, referenced: string): string[];
       validate(table: string, name: string): string;
     };
 

@@ -4,7 +4,7 @@
 // shapes the text: UTC (timestamptz prints as `…+00`), ISO dates, hex bytea, exact floats.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type pg from 'pg';
+import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { type RowBatch, wholeRowBatches } from '../../engine/rows/copy-text.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
@@ -207,6 +207,7 @@ function postgresColumnType(kind: ValueKind, type: string): string {
 
 const fkClause = (fk: ForeignKeyModel, referenced: string) =>
   `FOREIGN KEY (${fk.columns.map(q).join(', ')}) REFERENCES ${referenced} (${fk.referenced_columns.map(q).join(', ')})` +
+  (fk.match_full ? ' MATCH FULL' : '') +
   ` ON UPDATE ${fk.on_update.toUpperCase()} ON DELETE ${fk.on_delete.toUpperCase()}` +
   (fk.deferrable ? ` DEFERRABLE INITIALLY ${fk.initially_deferred ? 'DEFERRED' : 'IMMEDIATE'}` : '');
 
@@ -221,8 +222,13 @@ export const postgresRowFormat: RowFormat = {
   foreignKeyLoad: {
     kind: 'readd',
     drop: (table, name) => `ALTER TABLE ${table} DROP CONSTRAINT ${q(name)}`,
-    addNotValid: (table, fk, referenced) =>
+    // The key as it was (MATCH FULL, deferrability, its comment): putting it back must not drift it.
+    addNotValid: (table, fk, referenced) => [
       `ALTER TABLE ${table} ADD CONSTRAINT ${q(fk.name)} ${fkClause(fk, referenced)} NOT VALID`,
+      ...(fk.comment
+        ? [`COMMENT ON CONSTRAINT ${q(fk.name)} ON ${table} IS ${pg.escapeLiteral(fk.comment)}`]
+        : []),
+    ],
     validate: (table, name) => `ALTER TABLE ${table} VALIDATE CONSTRAINT ${q(name)}`,
   },
   // Serial and identity columns alike: the sequence the column owns (serial, identity), else the one its default calls: schemas

@@ -301,9 +301,12 @@ async function rewriteGroup(
 
     if (fkLoad.kind === 'readd')
       for (const k of keys) {
-        await session.query(
-          fkLoad.addNotValid(qualified(k.table), k.fk, qualified(referencedOf(k.table, k.fk))),
-        );
+        for (const statement of fkLoad.addNotValid(
+          qualified(k.table),
+          k.fk,
+          qualified(referencedOf(k.table, k.fk)),
+        ))
+          await session.query(statement);
         await session.query(fkLoad.validate(qualified(k.table), k.fk.name));
       }
     else

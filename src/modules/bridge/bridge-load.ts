@@ -145,9 +145,12 @@ export async function createTargetLoader(input: {
       }
       if (fkLoad.kind === 'readd')
         for (const k of keys) {
-          await session.query(
-            fkLoad.addNotValid(qualified(k.table), k.fk, qualified(referencedOf(k.table, k.fk))),
-          );
+          for (const statement of fkLoad.addNotValid(
+            qualified(k.table),
+            k.fk,
+            qualified(referencedOf(k.table, k.fk)),
+          ))
+            await session.query(statement);
           touched.add(k);
         }
       await session.query('COMMIT');
