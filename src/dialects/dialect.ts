@@ -212,8 +212,12 @@ export interface RowFormat {
   stageSql(stage: string, table: string): string[];
   /** Inserts the rows of `stage` into `table`, updating the row of the same `key` where there is one. */
   upsertSql(table: string, stage: string, columns: string[], key: string[]): string;
-  /** An expression answering a random number in [0, 1) for each row (subset `percent`). */
-  readonly randomSql: string;
+  /**
+   * An expression answering a number in [0, 1) for each row, a hash of its key `columns` (quoted)
+   * and `seed` (subset `percent`): the same body samples the same rows, so a run resumed after a
+   * failure completes the sample the tables already copied belong to.
+   */
+  sampleSql(columns: string[], seed: string): string;
   /**
    * Where a subset's key tables live: `temporary`, session-private tables the server drops with the
    * session, even when the process dies (PostgreSQL); `own`, plain tables among this service's own

@@ -22,11 +22,20 @@
 // table", and any parent pass from it uses the same condition. The leaves of a schema are usually
 // its biggest tables (order lines, events), and this saves the pass that would scan them only to
 // collect keys, so that the copy scans each such table once.
+import { createHash } from 'node:crypto';
 import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
 import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
 import { mayGrowInParentClosure } from './subset-leaves.ts';
+
+/** The seed of a `percent` sample: the subset as asked, so the same request samples the same rows. */
+function sampleSeed(request: SubsetRequest): string {
+  return createHash('sha256')
+    .update(JSON.stringify([request.table, request.where ?? null, request.percent ?? null]))
+    .digest('hex')
+    .slice(0, 16);
+}
 
 export interface SubsetRequest {
   table: string;
@@ -61,7 +70,7 @@ export interface Subset {
 export async function computeSubset(input: {
   session: RowSession;
   sql: SqlWriter;
-  rows: Pick<RowFormat, 'randomSql' | 'subsetKeyTables'>;
+  rows: Pick<RowFormat, 'sampleSql' | 'subsetKeyTables'>;
   tables: PlannedTable[];
   request: SubsetRequest;
   /** The tables with a filter of the request: never read through (their count is the subset's, not the filtered). */
@@ -211,7 +220,7 @@ export async function computeSubset(input: {
       ...(request.where === undefined ? [] : [`(${request.where})`]),
       ...(request.percent === undefined || request.percent >= 100
         ? []
-        : [`${input.rows.randomSql} < ${request.percent / 100}`]),
+        : [`${input.rows.sampleSql(keyOf(start).map(q), sampleSeed(request))} < ${request.percent / 100}`]),
     ];
     await session.query(
       `INSERT INTO ${keyTable.get(start.name)} (${keyOf(start).map(q).join(', ')}) SELECT ${keyOf(start)

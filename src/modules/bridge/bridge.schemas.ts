@@ -52,7 +52,8 @@ export const BridgeRunBody = Type.Object(
             Type.Number({
               exclusiveMinimum: 0,
               maximum: 100,
-              description: 'Share of the start rows, taken at random',
+              description:
+                'Share of the start rows, sampled by a hash of their key and of the subset asked (the same request, the same rows)',
             }),
           ),
         },

@@ -2147,7 +2147,7 @@ export interface components {
             source_connection_id: string;
             /** @description Start from these rows of `table`; keep the rows that reference them (recursively) and the rows every kept row references (recursively); a parent pulled in does not pull in its other children; cycles end the walk */
             subset?: {
-                /** @description Share of the start rows, taken at random */
+                /** @description Share of the start rows, sampled by a hash of their key and of the subset asked (the same request, the same rows) */
                 percent?: number;
                 /** @description `schema.table`, or a bare table name */
                 table: string;
@@ -3168,11 +3168,25 @@ export interface components {
          * @description The result of a seed_run, anonymize_run or bridge_run
          */
         RowsRunResult: {
+            /** @description anonymize_run and seed_run while running: the target transaction (id) being committed and, for anonymize_run, its tables; asked about when the run is interrupted */
+            committing?: {
+                tables?: {
+                    rows: number;
+                    table: string;
+                }[];
+                transaction: string | null;
+            };
             rows_total: number;
             tables: {
                 rows: number;
                 table: string;
             }[];
+            /** @description anonymize_run, bridge_run */
+            tables_done?: string[];
+            /** @description anonymize_run, bridge_run: tables left as they were */
+            tables_not_done?: string[];
+            /** @description anonymize_run interrupted on MySQL during a commit: tables that may or may not be anonymised */
+            tables_not_known?: string[];
         };
         /** Run */
         Run: {
