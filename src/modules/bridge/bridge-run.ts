@@ -268,13 +268,17 @@ export function createBridgeRun(deps: BridgeRunDeps) {
             failure = error;
           }
           // Keys come back checked whatever happened; a failure to check them is the run's failure.
-          // After a complete load the target's schema is read meanwhile, for the snapshot taken
-          // after success (validation changes nothing else in it: withKeysValid).
+          // The snapshot taken after success is of the schema as the run read it, with the keys it
+          // validated (withKeysValid): a copy changes no schema (the keys set aside go back as they
+          // were). Tables it created got their keys and indexes after the load: the target's schema
+          // is then read again, meanwhile.
           const [keyFailures, during] = await together(
             time('validate_keys', () => loader.finish()),
-            failure === undefined
-              ? time('introspect_after', () => tgtHandle.introspect().catch(() => undefined))
-              : Promise.resolve(undefined),
+            failure !== undefined
+              ? Promise.resolve(undefined)
+              : created.length === 0
+                ? Promise.resolve(targetModel)
+                : time('introspect_after', () => tgtHandle.introspect().catch(() => undefined)),
           );
           if (failure !== undefined) throw failure;
           if (keyFailures.length > 0)
