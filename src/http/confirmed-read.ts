@@ -13,18 +13,19 @@ import { actorOf } from './context.ts';
 
 export async function confirmedRead<T>(
   request: FastifyRequest,
-  read: (actor: Actor) => Promise<T>,
+  /** `withEpoch`: the query must return the epoch (only a principal still to confirm needs it). */
+  read: (actor: Actor, withEpoch: boolean) => Promise<T>,
   /** The epoch the read's query returned, or undefined when it returned no row to carry it. */
   epochOf: (result: T) => string | undefined,
 ): Promise<T> {
-  const result = await read(actorOf(request));
   const identified = request.identified;
   const cachedUnder = identified?.unconfirmedEpoch ?? null;
+  const result = await read(actorOf(request), cachedUnder !== null);
   if (!identified || cachedUnder === null) return result;
   const seen = epochOf(result) ?? (await identified.readEpoch());
   if (seen === cachedUnder) return result;
   request.principal = await identified.refresh();
   request.identified = { ...identified, principal: request.principal, unconfirmedEpoch: null };
   enforceAction(request.principal, request.routeOptions.config.action);
-  return read(actorOf(request));
+  return read(actorOf(request), false);
 }

@@ -72,7 +72,13 @@ export async function countOpenDriftReports(db: Executor, projectId: string): Pr
 }
 
 /** Projects visible to a user: all of them for organization admins, else those they are a member of. */
-export function visibleProjectsQuery(db: Executor, orgId: string, userId: string, seesAll: boolean) {
+export function visibleProjectsQuery(
+  db: Executor,
+  orgId: string,
+  userId: string,
+  seesAll: boolean,
+  withEpoch = false,
+) {
   let query = db
     .selectFrom('projects')
     .select(['id', 'name', 'description', 'created_at', 'updated_at'])
@@ -94,9 +100,9 @@ export function visibleProjectsQuery(db: Executor, orgId: string, userId: string
         .where('drift_reports.status', '=', 'pending')
         .as('open_drift_reports'),
     )
-    // The credential epoch rides along too, read in the same snapshot: the caller's cached principal
-    // is confirmed against it without a round trip of its own (src/http/confirmed-read.ts).
-    .select(epochColumn.as('credential_epoch'))
+    // The credential epoch rides along too when asked, read in the same snapshot: the caller's cached
+    // principal is confirmed against it without a round trip of its own (src/http/confirmed-read.ts).
+    .$if(withEpoch, (query) => query.select(epochColumn.as('credential_epoch')))
     .where('org_id', '=', orgId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');

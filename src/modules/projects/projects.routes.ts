@@ -36,7 +36,7 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
       const paging = request.query;
       const found = await confirmedRead(
         request,
-        (actor) => projects.list(actor, paging),
+        (actor, withEpoch) => projects.list(actor, paging, { withEpoch }),
         (page) => page.rows[0]?.credential_epoch,
       );
       return pageOf(paging, found, toProjectResponse);

@@ -43,10 +43,11 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
   }
 
   return {
-    list(actor: Actor, page: PageRequest) {
+    /** `withEpoch`: each row also carries the credential epoch (src/http/confirmed-read.ts). */
+    list(actor: Actor, page: PageRequest, options: { withEpoch?: boolean } = {}) {
       const { principal } = actor;
       return paginate(
-        visibleProjectsQuery(db, principal.orgId, principal.userId, isOrgAdmin(principal)),
+        visibleProjectsQuery(db, principal.orgId, principal.userId, isOrgAdmin(principal), options.withEpoch),
         page,
       );
     },
