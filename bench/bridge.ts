@@ -23,7 +23,7 @@
 // measured, which counts as missed); subset under 2× the time of its rows alone; RSS growth under
 // 150 MB on the 5M-row copies. A missed target is reported as missed and the exit code is 1.
 //
-// Environment: BENCH_BRIDGE_ROWS (default 1000000), BENCH_BRIDGE_REPEATS (default 2),
+// Environment: BENCH_BRIDGE_ROWS (default 1000000), BENCH_BRIDGE_REPEATS (default 3),
 // BENCH_BRIDGE_RSS_ROWS (default 5000000), TEST_PG_URL, TEST_MYSQL_URL.
 import { execFile, spawn } from 'node:child_process';
 import os from 'node:os';
@@ -170,7 +170,7 @@ const medianRun = (runs: Measured[]) =>
 
 export async function runBridgeBench(): Promise<boolean> {
   const rows = Math.round(positiveNumber('BENCH_BRIDGE_ROWS', 1_000_000));
-  const repeats = Math.round(positiveNumber('BENCH_BRIDGE_REPEATS', 2));
+  const repeats = Math.round(positiveNumber('BENCH_BRIDGE_REPEATS', 3));
   const dbs: { drop(): Promise<void> }[] = [];
   let t: TestApp | undefined;
   const report: string[] = [];
@@ -332,7 +332,7 @@ export async function runBridgeBench(): Promise<boolean> {
       '',
       `- Date: ${new Date().toISOString()}`,
       `- Node ${process.version} on ${os.platform()} ${os.release()}; ${os.cpus().length} cores; databases on the same machine`,
-      `- Data: ${fmt(rows)} rows of ~150 bytes in 3 FK-linked tables (customers 10 %, orders 30 %, order_lines 60 %); ${repeats} repeats, medians`,
+      `- Data: ${fmt(rows)} rows of ~150 bytes in 3 FK-linked tables (customers 10 %, orders 30 %, order_lines 60 %); ${repeats} repeats, medians (of an even count, the lower middle one)`,
       `- Load average after: ${load1!.toFixed(2)} / ${load5!.toFixed(2)} / ${load15!.toFixed(2)} (other agents share the 2 cores)`,
       '',
       '| Copy | Ours | Ours rows/s | Reference | Reference time | Reference rows/s | Ours speed / reference | Peak RSS growth (ours) | Target | Result |',
