@@ -332,7 +332,7 @@ export async function runBridgeBench(): Promise<boolean> {
       '',
       `- Date: ${new Date().toISOString()}`,
       `- Node ${process.version} on ${os.platform()} ${os.release()}; ${os.cpus().length} cores; databases on the same machine`,
-      `- Data: ${fmt(rows)} rows of ~150 bytes in 3 FK-linked tables (customers 10 %, orders 30 %, order_lines 60 %); ${repeats} repeats, medians (of an even count, the lower middle one)`,
+      `- Data: ${fmt(rows)} rows of ~150 bytes in 3 FK-linked tables (customers 10 %, orders 30 %, order_lines 60 %); ${repeats} repeats, medians${repeats % 2 === 0 ? ' (of an even count, the lower middle one)' : ''}`,
       `- Load average after: ${load1!.toFixed(2)} / ${load5!.toFixed(2)} / ${load15!.toFixed(2)} (other agents share the 2 cores)`,
       '',
       '| Copy | Ours | Ours rows/s | Reference | Reference time | Reference rows/s | Ours speed / reference | Peak RSS growth (ours) | Target | Result |',
