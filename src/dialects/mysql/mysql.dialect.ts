@@ -128,6 +128,21 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
     }
   };
 
+  /** Runs `work` on a connection of the pool: released after, or destroyed when `work` failed. */
+  const borrowed = async <T>(work: (connection: mysql.PoolConnection) => Promise<T>): Promise<T> => {
+    const connection = await connect();
+    let failed = false;
+    try {
+      return await work(connection);
+    } catch (error) {
+      failed = true;
+      throw error;
+    } finally {
+      if (failed) connection.destroy();
+      else connection.release();
+    }
+  };
+
   try {
     (await connect()).release();
   } catch (error) {
@@ -140,10 +155,8 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
     dialect: 'mysql',
     flavor: knownFlavor,
     serverVersion,
-    async introspect(options: IntrospectOptions = {}): Promise<SchemaModel> {
-      const connection = await connect();
-      let failed = false;
-      try {
+    introspect(options: IntrospectOptions = {}): Promise<SchemaModel> {
+      return borrowed(async (connection) => {
         const rows: CatalogRows = {
           flavor: knownFlavor,
           serverVersion,
@@ -182,42 +195,24 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           buildMysqlModel(rows, objects),
           compileFilter(options.filter ?? DEFAULT_OBJECT_FILTER),
         );
-      } catch (error) {
-        failed = true;
-        throw error;
-      } finally {
-        if (failed) connection.destroy();
-        else connection.release();
-      }
+      });
     },
-    async tableStats(tables) {
-      const connection = await connect();
-      let failed = false;
-      try {
-        return await mysqlTableStats(connection, knownFlavor, tables);
-      } catch (error) {
-        failed = true;
-        throw fail(error);
-      } finally {
-        if (failed) connection.destroy();
-        else connection.release();
-      }
+    tableStats(tables) {
+      return borrowed((connection) =>
+        mysqlTableStats(connection, knownFlavor, tables).catch((error: unknown) => {
+          throw fail(error);
+        }),
+      );
     },
     async apply(statements, options = {}) {
       return applyMysql(await connect(), knownFlavor, statements, options, fail);
     },
-    async endSession(session, timeoutMs) {
-      const connection = await connect();
-      let failed = false;
-      try {
-        return await endMysqlSession(connection, session, timeoutMs);
-      } catch (error) {
-        failed = true;
-        throw fail(error);
-      } finally {
-        if (failed) connection.destroy();
-        else connection.release();
-      }
+    endSession(session, timeoutMs) {
+      return borrowed((connection) =>
+        endMysqlSession(connection, session, timeoutMs).catch((error: unknown) => {
+          throw fail(error);
+        }),
+      );
     },
     async transaction(work, options) {
       const connection = await connect();
