@@ -1,6 +1,6 @@
 // Approvals and the decisions on them. Status changes are conditional updates (`where status = …`),
 // so a decision, an expiry and a void racing on one approval cannot both take it somewhere.
-import type { Insertable, Kysely } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import type {
   Approval,
   ApprovalDecision,
@@ -25,7 +25,11 @@ export async function insertPendingApproval(
   const inserted = await db
     .insertInto('approvals')
     .values({ ...approval, status: 'pending' })
-    .onConflict((oc) => oc.columns(['kind', 'subject_id']).where('status', '=', 'pending').doNothing())
+    // The partial index's predicate as a literal: a parameter there matches no index once the
+    // statement, prepared (src/store/prepared-statements.ts), runs on a generic plan.
+    .onConflict((oc) =>
+      oc.columns(['kind', 'subject_id']).where('status', '=', sql.lit('pending')).doNothing(),
+    )
     .returningAll()
     .executeTakeFirst();
   if (inserted) return { approval: inserted, created: true };
