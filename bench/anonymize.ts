@@ -22,7 +22,7 @@ import { connectionBody } from '../test/support/connections.ts';
 import { createTestPgDatabase } from '../test/support/databases.ts';
 import { createTestAppWithWorker } from '../test/support/worker-runs.ts';
 import { positiveNumber } from './env.ts';
-import { updateResults } from './results.ts';
+import { failureReport, publishReport } from './results.ts';
 
 const API = '/api/v1';
 const log = (message: string) => console.error(`[anonymize] ${message}`);
@@ -170,19 +170,12 @@ export async function runAnonymizeBench(): Promise<boolean> {
       "- Ours is the run's own time, started_at → finished_at: introspection, checks, the table locked, rows streamed out, transformed and, in place, streamed back into the table emptied in the run's transaction (a reload: the bench's table has no trigger or foreign key that would make it an UPDATE … FROM a stage), or the copy with the keys set aside and validated and the target's snapshot (bridge).",
     );
   } catch (error) {
-    report.push(
-      '# Anonymization bench',
-      '',
-      `The bench failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    log(String(error instanceof Error ? error.stack : error));
+    report.push(...failureReport('Anonymization bench', error, log));
   } finally {
     await t?.close();
     for (const db of dbs) await db.drop().catch(() => {});
   }
-  const markdown = report.join('\n');
-  console.log(markdown);
-  await updateResults('anonymize', markdown);
+  await publishReport('anonymize', report);
   return ok;
 }
 

@@ -36,7 +36,7 @@ import { createTestMysqlDatabase } from '../test/support/mysql.ts';
 import { createTestAppWithWorker } from '../test/support/worker-runs.ts';
 import { mysqlData, PG_DROP_KEYS, PG_KEYS, PG_TABLES, pgData, TABLES } from './bridge-data.ts';
 import { positiveNumber } from './env.ts';
-import { updateResults } from './results.ts';
+import { failureReport, publishReport } from './results.ts';
 
 const API = '/api/v1';
 const log = (message: string) => console.error(`[bridge] ${message}`);
@@ -350,19 +350,12 @@ export async function runBridgeBench(): Promise<boolean> {
     );
   } catch (error) {
     ok = false;
-    report.push(
-      '# Bridge bench',
-      '',
-      `The bench failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    log(String(error instanceof Error ? error.stack : error));
+    report.push(...failureReport('Bridge bench', error, log));
   } finally {
     await t?.close();
     for (const db of dbs) await db.drop().catch(() => {});
   }
-  const markdown = report.join('\n');
-  console.log(markdown);
-  await updateResults('bridge', markdown);
+  await publishReport('bridge', report);
   return ok;
 }
 

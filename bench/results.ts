@@ -25,3 +25,16 @@ export async function updateResults(name: string, markdown: string): Promise<voi
 function wrap(name: string, markdown: string): string {
   return `<!-- bench:${name} -->\n${markdown.trimEnd()}\n<!-- /bench:${name} -->\n`;
 }
+
+/** Prints a bench's report and writes it as its section of bench/results.md. */
+export async function publishReport(name: string, report: string[]): Promise<void> {
+  const markdown = report.join('\n');
+  console.log(markdown);
+  await updateResults(name, markdown);
+}
+
+/** The report of a bench that failed: its title and the error; the stack goes to the log. */
+export function failureReport(title: string, error: unknown, log: (line: string) => void): string[] {
+  log(String(error instanceof Error ? error.stack : error));
+  return [`# ${title}`, '', `The bench failed: ${error instanceof Error ? error.message : String(error)}`];
+}
