@@ -2,13 +2,15 @@
 // without a report of its COMMIT nothing was committed; with one, the target's server tells whether
 // the COMMIT landed. Deterministic: the kill -9 test (test/e2e/crash-safety-data.test.ts) rarely
 // lands inside a COMMIT.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
-import { connectionBody } from '../../../test/support/connections.ts';
-import { createTestPgDatabase, pgAvailable, type TestPgDatabase } from '../../../test/support/databases.ts';
+import type { Client, TestApp } from '../../../test/support/app.ts';
+import { pgAvailable, type TestPgDatabase } from '../../../test/support/databases.ts';
+import {
+  projectOnTarget,
+  settledAfterKill,
+  targetTransaction,
+} from '../../../test/support/interrupted-runs.ts';
 import { closeSuite } from '../../../test/support/worker-runs.ts';
-import { findRunById } from '../runs/runs.repo.ts';
 
 const API = '/api/v1';
 const available = await pgAvailable();
@@ -21,16 +23,12 @@ describe.skipIf(!available)('settling a seed run that was interrupted', () => {
 
   beforeAll(async () => {
     // Runs are recorded, not worked: each is made the one a dead process left.
-    t = await createTestApp();
-    ({ owner } = await t.createOrg('Seed interrupted'));
-    const projectId = (await owner.post(`${API}/projects`, { name: 'Settled' })).body.id;
-    target = (await createTestPgDatabase()) as TestPgDatabase;
-    const client = new pg.Client({ connectionString: target.url });
-    await client.connect();
-    await client.query('create table people (id int primary key, name text not null)');
-    await client.end();
-    const connectionId = (await owner.post(`${API}/connections`, connectionBody(projectId, target.url))).body
-      .id;
+    let projectId: string;
+    let connectionId: string;
+    ({ t, owner, projectId, target, connectionId } = await projectOnTarget(
+      'Seed interrupted',
+      'create table people (id int primary key, name text not null)',
+    ));
     const scenario = await owner.post(`${API}/seed/scenarios`, {
       project_id: projectId,
       connection_id: connectionId,
@@ -43,34 +41,9 @@ describe.skipIf(!available)('settling a seed run that was interrupted', () => {
   });
   afterAll(() => closeSuite(t, target ? [target] : []));
 
-  /** The id of a target transaction that ended as `end` says. */
-  async function transaction(end: 'COMMIT' | 'ROLLBACK'): Promise<string> {
-    const client = new pg.Client({ connectionString: target.url });
-    await client.connect();
-    await client.query('BEGIN');
-    const { rows } = await client.query('SELECT txid_current()::text AS id');
-    await client.query(end);
-    await client.end();
-    return rows[0].id;
-  }
-
-  async function settled(reported: Record<string, unknown> | null) {
-    const started = await owner.post(`${API}/seed/scenarios/${scenarioId}/run`);
-    expect(started.status).toBe(202);
-    const id = started.body.id as string;
-    await t.store.db
-      .updateTable('runs')
-      .set({
-        status: 'failed',
-        error: 'interrupted: the process working this run stopped',
-        result: reported && JSON.stringify(reported),
-      })
-      .where('id', '=', id)
-      .execute();
-    const run = await findRunById(t.store.db, id);
-    await t.composition.runKinds.get('seed_run')?.interrupted?.(run!);
-    return (await owner.get(`${API}/runs/${id}`)).body;
-  }
+  const transaction = (end: 'COMMIT' | 'ROLLBACK') => targetTransaction(target.url, end);
+  const settled = (reported: Record<string, unknown> | null) =>
+    settledAfterKill(t, owner, 'seed_run', `${API}/seed/scenarios/${scenarioId}/run`, reported);
   const committing = (transaction: string | null) => ({
     tables: [{ table: 'public.people', rows: 10 }],
     rows_total: 10,
