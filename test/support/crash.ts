@@ -41,9 +41,12 @@ export type TargetState = 'before' | 'after';
 export interface KillOptions {
   /** Kills before the last, unkilled run (default 3). */
   kills?: number;
-  /** The first kill lands this long (random, up to) after the run is seen running (default 400 ms). */
+  /**
+   * The first kill lands this long (random, up to) after the run is seen running (default 200 ms):
+   * well inside the shortest run, whose first kill must find it still working.
+   */
   withinMs?: number;
-  /** The later kills, up to this long (default `withinMs`): as long as a run, to reach its commit. */
+  /** The later kills, up to this long (default 400 ms): as long as a run, to reach its commit. */
   laterWithinMs?: number;
   /** Checks of an interrupted run beyond its `interrupted` error (e.g. the tables it names). */
   interrupted?: (run: Record<string, unknown>, state: TargetState) => Promise<void> | void;
@@ -180,8 +183,8 @@ export function createCrashHarness(name: string): CrashHarness {
      */
     async killRepeatedly(start, consistent, options = {}) {
       const kills = options.kills ?? 3;
-      const withinMs = options.withinMs ?? 400;
-      const laterWithinMs = options.laterWithinMs ?? withinMs;
+      const withinMs = options.withinMs ?? 200;
+      const laterWithinMs = options.laterWithinMs ?? 400;
       const outcomes: string[] = [];
       for (let kill = 0; kill < kills; kill++) {
         const started = await start();
