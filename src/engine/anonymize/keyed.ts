@@ -4,8 +4,7 @@
 // way a transformer only ever sees "32 bytes for this value", and picks or builds from them: no
 // generator is reseeded per value, which is what makes other tools slow.
 import { createHash, randomFillSync } from 'node:crypto';
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { prefixedHmacSha256 } from './hmac-sha256.ts';
 
 const encoder = new TextEncoder();
 
@@ -44,37 +43,17 @@ function expand(first: Buffer, length: number): Buffer {
   return Buffer.concat(blocks, total).subarray(0, length);
 }
 
-/** What of noble's HMAC object is used (its declared types wrap every argument in branded forms). */
-interface HmacState {
-  update(data: Uint8Array): unknown;
-  digestInto(out: Uint8Array): void;
-  /** A copy of this state, written into `to` (reused) when given. */
-  _cloneInto(to?: HmacState): HmacState;
-}
-
 /**
- * HMAC-SHA256 (RFC 2104) under the config's key of `purpose NUL input`. The HMAC state after the
- * padded key and the purpose is computed once (@noble/hashes keeps it as two SHA-256 states) and
- * cloned per value, so a short value costs two SHA-256 block compressions and no call into
- * OpenSSL: Node's one-shot hash() twice per value (four compressions, two native calls, two
- * Buffers) was half of a transform batch's time, and a createHmac object per value six times
- * slower still. This runs once per value of every deterministic column.
+ * HMAC-SHA256 (RFC 2104) under the config's key of `purpose NUL input`. This runs once per value of
+ * every deterministic column, so it is the specialised implementation of hmac-sha256.ts: the pads
+ * and the purpose are compressed once, a short value costs two SHA-256 block compressions.
  */
 export function keyedSource(key: Buffer, purpose: string): ByteSource {
-  const keyed = hmac.create(sha256, key).update(encoder.encode(`${purpose}\u0000`)) as unknown as HmacState;
-  let work: HmacState | undefined;
-  // The input is encoded into one reused buffer (a Buffer.from per value was mostly GC).
-  let input = new Uint8Array(256);
+  const mac = prefixedHmacSha256(key, encoder.encode(`${purpose}\u0000`));
   const bytes = (value: string) => {
-    // At most 3 UTF-8 bytes per UTF-16 unit: grow only when even that could overflow.
-    if (value.length * 3 > input.length) input = new Uint8Array(value.length * 3);
-    const { written } = encoder.encodeInto(value, input);
-    const clone = keyed._cloneInto(work);
-    work = clone;
-    clone.update(input.subarray(0, written));
     // A fresh (pooled) Buffer per value: callers may hold one value's bytes while asking for the next.
     const out = Buffer.allocUnsafe(32);
-    clone.digestInto(out);
+    mac(value, out);
     return out;
   };
   return { bytes, stream: (value, length) => expand(bytes(value), length) };
