@@ -66,7 +66,7 @@ describe('kill -9 of the worker at random points of a run on PostgreSQL', async 
   it.skipIf(!available)(
     'migration apply: failed at once, the schema as before or as the source (foreign keys included), then applied',
     async () => {
-      const [source, target] = [await database(), await database()];
+      const [source, target] = await Promise.all([database(), database()]);
       const schema = (idType: string) => `
         create table accounts (id int primary key, n ${idType} not null);
         ${idType === 'bigint' ? 'create table ledger (id int primary key, account_id int not null references accounts (id));' : ''}`;
@@ -110,7 +110,7 @@ describe('kill -9 of the worker at random points of a run on PostgreSQL', async 
   it.skipIf(!available)(
     'bridge copy: failed at once, each table all or nothing with its foreign keys, then completed',
     async () => {
-      const [source, target] = [await database(), await database()];
+      const [source, target] = await Promise.all([database(), database()]);
       const schema = `
         create table customers (id int primary key, name text not null);
         create table orders (id int primary key, customer_id int not null references customers (id), total int not null);`;

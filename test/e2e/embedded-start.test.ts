@@ -124,6 +124,8 @@ async function call(
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
+// The last three tests each start their own server on their own DATA_DIR and port, and mostly wait
+// on a process's start-up or exit: they run side by side (it.concurrent).
 describe('the embedded store, end to end', () => {
   it('runs on Node 24 or newer, which executes the TypeScript sources as they are', () => {
     expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(24);
@@ -250,7 +252,7 @@ describe('the embedded store, end to end', () => {
     }
   }, 180_000);
 
-  it('stops `npm start` on SIGTERM to npm: the service exits, frees its port and its store', async () => {
+  it.concurrent('stops `npm start` on SIGTERM to npm: the service exits, frees its port and its store', async () => {
     const dataDir = tempDataDir();
     const server = await startServer(dataDir, {}, 'npm');
     const port = Number(new URL(server.base).port);
@@ -269,7 +271,7 @@ describe('the embedded store, end to end', () => {
     });
   }, 120_000);
 
-  it('says how to create an admin when the store is empty and ADMIN_EMAIL is not set', async () => {
+  it.concurrent('says how to create an admin when the store is empty and ADMIN_EMAIL is not set', async () => {
     const server = await startServer(tempDataDir());
     try {
       await waitForOutput(server, 'No users yet');
@@ -280,7 +282,7 @@ describe('the embedded store, end to end', () => {
     }
   }, 90_000);
 
-  it('creates the owner on the first start from ADMIN_EMAIL and ADMIN_PASSWORD', async () => {
+  it.concurrent('creates the owner on the first start from ADMIN_EMAIL and ADMIN_PASSWORD', async () => {
     const email = `boot-${Date.now().toString(36)}@example.com`;
     const server = await startServer(tempDataDir(), {
       ADMIN_EMAIL: email,

@@ -85,20 +85,13 @@ describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async 
       SCHEDULE_CRON_OVERRIDE: EVERY_MINUTE,
     };
     await cli(['migrate']);
-    await cli(['create-admin', '--email', `limited-${tag}@example.com`, '--org', 'Limited'], {
-      ADMIN_PASSWORD: PASSWORD,
-    });
-    await cli(['create-admin', '--email', `runner-${tag}@example.com`, '--org', 'Runner'], {
-      ADMIN_PASSWORD: PASSWORD,
-    });
-    // Runs weigh 10 against the allowance: the organization that runs them is not the limited one.
-    await cli(['set-plan', '--org', 'Runner', '--plan', 'enterprise']);
-    await targetQuery('create table counters (id int primary key, n int not null)');
-    await targetQuery('insert into counters select g, 0 from generate_series(1, 5) g');
-
+    // The schedules' ticks are counted from the processes' start, and the schedule test waits for two
+    // of them: the processes start as soon as the store is migrated, while the CLI creates the
+    // organizations beside them (no request reaches the APIs before this hook ends, so nothing is
+    // cached before the plan is set).
     const api = { ...settings, JOBS_IN_SERVER: 'false', TRUSTED_PROXIES: '127.0.0.1' };
     const worker = { ...settings, LOG_LEVEL: 'info' };
-    [apis, workers] = await Promise.all([
+    const started = Promise.all([
       Promise.all([startProcess({ env: api }), startProcess({ env: api })]),
       Promise.all([
         startProcess({ args: ['src/main.ts', 'worker'], env: worker }),
@@ -106,8 +99,27 @@ describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async 
       ]),
     ]);
     await Promise.all([
-      ...apis.map((p) => p.ready()),
-      ...workers.map((p) => p.waitForOutput('worker started', 45_000)),
+      cli(['create-admin', '--email', `limited-${tag}@example.com`, '--org', 'Limited'], {
+        ADMIN_PASSWORD: PASSWORD,
+      }),
+      (async () => {
+        await cli(['create-admin', '--email', `runner-${tag}@example.com`, '--org', 'Runner'], {
+          ADMIN_PASSWORD: PASSWORD,
+        });
+        // Runs weigh 10 against the allowance: the organization that runs them is not the limited one.
+        await cli(['set-plan', '--org', 'Runner', '--plan', 'enterprise']);
+      })(),
+      (async () => {
+        await targetQuery('create table counters (id int primary key, n int not null)');
+        await targetQuery('insert into counters select g, 0 from generate_series(1, 5) g');
+      })(),
+      (async () => {
+        [apis, workers] = await started;
+        await Promise.all([
+          ...apis.map((p) => p.ready()),
+          ...workers.map((p) => p.waitForOutput('worker started', 45_000)),
+        ]);
+      })(),
     ]);
   }, 120_000);
 

@@ -127,13 +127,20 @@ export function createCrashHarness(name: string): CrashHarness {
       const store = await database();
       settings = { DATABASE_URL: store.url, SECRET_KEY };
       await cli(['migrate']);
-      await cli(['create-admin', '--email', `crash-${tag}@example.com`, '--org', `Crash ${tag}`], {
-        ADMIN_PASSWORD: PASSWORD,
-      });
-      await cli(['set-plan', '--org', `Crash ${tag}`, '--plan', 'enterprise']);
-      api = await startProcess({ env: { ...settings, JOBS_IN_SERVER: 'false' } });
-      [worker] = await Promise.all([startWorker(), api.ready()]);
-      owner = await signIn(api.base, `crash-${tag}@example.com`, PASSWORD);
+      // The processes start while the CLI creates the organization: nothing asks them anything
+      // before it is there and on its plan.
+      const admin = async () => {
+        await cli(['create-admin', '--email', `crash-${tag}@example.com`, '--org', `Crash ${tag}`], {
+          ADMIN_PASSWORD: PASSWORD,
+        });
+        await cli(['set-plan', '--org', `Crash ${tag}`, '--plan', 'enterprise']);
+      };
+      const processes = async () => {
+        api = await startProcess({ env: { ...settings, JOBS_IN_SERVER: 'false' } });
+        [worker] = await Promise.all([startWorker(), api.ready()]);
+      };
+      await Promise.all([admin(), processes()]);
+      owner = await signIn(base(), `crash-${tag}@example.com`, PASSWORD);
       const created = await post('/api/v1/projects', { name: `Crash ${tag}` });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       project = created.body.id;

@@ -120,14 +120,36 @@ describe.skipIf(!corpusUp)('data patches on the corpus schemas', () => {
   let owner: Client;
   let projectId: string;
   const databases: { drop(): Promise<void> }[] = [];
+  /** Each engine and corpus's loaded database (its URL), by `${corpus} on ${engine}`. */
+  const loaded = new Map<string, Promise<string>>();
 
   beforeAll(async () => {
+    // The four databases are independent (each its own throw-away database) and their loads wait
+    // mostly on the servers: they load side by side, and while the app starts. A failed load fails
+    // the describe that awaits it.
+    for (const engine of ENGINES) {
+      if (!engine.up) continue;
+      for (const corpus of CORPORA) {
+        const load = (async () => {
+          const database = await engine.create();
+          databases.push(database);
+          await corpus.load(engine.dialect, database.url);
+          return database.url;
+        })();
+        load.catch(() => {});
+        loaded.set(`${corpus.name} on ${engine.name}`, load);
+      }
+    }
     ({ t, owner, projectId } = await createWorkerProject({
       org: 'Corpus patches',
       project: 'Corpus patches',
     }));
   });
-  afterAll(() => closeSuite(t, databases));
+  afterAll(async () => {
+    // A load still running (its describe failed first) has a database to drop too.
+    await Promise.allSettled(loaded.values());
+    await closeSuite(t, databases);
+  });
 
   for (const engine of ENGINES) {
     for (const corpus of CORPORA) {
@@ -137,10 +159,9 @@ describe.skipIf(!corpusUp)('data patches on the corpus schemas', () => {
         let connectionId: string;
 
         beforeAll(async () => {
-          const database = await engine.create();
-          databases.push(database);
-          url = database.url;
-          await corpus.load(engine.dialect, url);
+          const load = loaded.get(`${corpus.name} on ${engine.name}`);
+          if (!load) throw new Error(`${corpus.name} on ${engine.name} was not loaded`);
+          url = await load;
           const connection = await owner.post(
             `${API}/connections`,
             connectionBody(projectId, url, { name: `${corpus.name} on ${engine.name}` }),

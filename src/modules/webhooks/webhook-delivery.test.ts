@@ -13,6 +13,8 @@ describe('webhook deliveries', () => {
   let owner: Client;
   let projectId: string;
   let receiver: Receiver;
+  /** The receivers of the tests that run side by side (ownHook below). */
+  const ownReceivers: Receiver[] = [];
 
   beforeAll(async () => {
     t = await createTestApp({
@@ -22,7 +24,10 @@ describe('webhook deliveries', () => {
     ({ orgId, owner } = await t.createOrg('Deliveries'));
     projectId = (await owner.post('/api/v1/projects', { name: 'Delivered' })).body.id;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    for (const own of ownReceivers) await own.close();
+  });
   afterEach(async () => {
     await receiver?.close();
     // Each test's webhooks go, so that later events are not delivered to earlier receivers.
@@ -43,10 +48,36 @@ describe('webhook deliveries', () => {
   const emit = (
     type: 'run.failed' | 'drift.detected' = 'run.failed',
     data: Record<string, unknown> = { n: 1 },
+    project = projectId,
   ) =>
     t.store.db
       .transaction()
-      .execute((trx) => t.composition.events.emit(trx, { type, orgId, projectId, data }));
+      .execute((trx) => t.composition.events.emit(trx, { type, orgId, projectId: project, data }));
+
+  /**
+   * A webhook on a project of the test's own, with a receiver of its own: for the tests that run side
+   * by side (each waits out retry delays or a quiet period), which must not see each other's events.
+   */
+  async function ownHook(events: string[] = ['*']) {
+    const project = (await owner.post('/api/v1/projects', { name: `Delivered ${randomUUID()}` })).body
+      .id as string;
+    const own = await startReceiver();
+    ownReceivers.push(own);
+    const created = await owner.post(`/api/v1/projects/${project}/webhooks`, {
+      url: `${own.url}/hook`,
+      events,
+    });
+    expect(created.status).toBe(201);
+    const { id, secret } = created.body as { id: string; secret: string };
+    return {
+      id,
+      secret,
+      receiver: own,
+      projectId: project,
+      emit: (type?: 'run.failed' | 'drift.detected', data?: Record<string, unknown>) =>
+        emit(type, data, project),
+    };
+  }
 
   async function deliveries(id: string) {
     return (await owner.get(`/api/v1/webhooks/${id}/deliveries`)).body.items as Record<string, unknown>[];
@@ -97,27 +128,6 @@ describe('webhook deliveries', () => {
     expect(request!.headers['webhook-id']).toBe(delivery!.id);
   });
 
-  it('sends only the events a webhook subscribes to, and nothing for a rolled-back change', async () => {
-    await hook(['drift.detected']);
-    await emit('run.failed');
-    await expect(
-      t.store.db.transaction().execute(async (trx) => {
-        await t.composition.events.emit(trx, {
-          type: 'drift.detected',
-          orgId,
-          projectId,
-          data: { rolled: 'back' },
-        });
-        throw new Error('the change fails');
-      }),
-    ).rejects.toThrow('the change fails');
-    await emit('drift.detected', { kept: true });
-    const [only] = await receiver.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(receiver.received).toHaveLength(1);
-    expect(JSON.parse(only!.body)).toMatchObject({ type: 'drift.detected', data: { kept: true } });
-  });
-
   it('delivers an event committed without a nudge (a crash after the commit) with the next pass', async () => {
     await hook();
     const orphan = randomUUID();
@@ -156,55 +166,6 @@ describe('webhook deliveries', () => {
     });
   });
 
-  it('retries on 500 by the schedule until a 2xx, with the same webhook-id and a fresh timestamp', async () => {
-    const { id } = await hook();
-    receiver.respond((_request, index) => (index < 2 ? { status: 500, body: 'down' } : { status: 204 }));
-    await emit();
-    const received = await receiver.waitFor(3);
-    expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    expect(received[1]!.at - received[0]!.at).toBeGreaterThanOrEqual(900);
-    expect(received[2]!.at - received[1]!.at).toBeGreaterThanOrEqual(900);
-    const [delivery] = await until(
-      () => deliveries(id),
-      (rows) => rows[0]?.status === 'succeeded',
-    );
-    expect(delivery).toMatchObject({
-      attempts: 3,
-      last_status_code: 204,
-      last_error: null,
-      next_attempt_at: null,
-    });
-  });
-
-  it('fails a delivery for good when the schedule is spent, keeping a bounded excerpt of the answer', async () => {
-    const { id } = await hook();
-    receiver.respond(() => ({ status: 500, body: 'x'.repeat(5000) }));
-    await emit();
-    await receiver.waitFor(3);
-    const [delivery] = await until(
-      () => deliveries(id),
-      (rows) => rows[0]?.status === 'failed',
-    );
-    expect(delivery).toMatchObject({
-      attempts: 3,
-      last_status_code: 500,
-      last_error: 'The receiver answered 500',
-    });
-    expect((delivery!.last_response_excerpt as string).length).toBe(1024);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(receiver.received).toHaveLength(3);
-  });
-
-  it('honours Retry-After on 429', async () => {
-    await hook();
-    receiver.respond((_request, index) =>
-      index === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 },
-    );
-    await emit();
-    const received = await receiver.waitFor(2);
-    expect(received[1]!.at - received[0]!.at).toBeGreaterThanOrEqual(2_900);
-  });
-
   it('never follows a redirect: a 3xx is a failed attempt', async () => {
     const { id } = await hook();
     receiver.respond((request) =>
@@ -231,25 +192,6 @@ describe('webhook deliveries', () => {
     );
     expect(delivery!.last_error).toBe('Timed out after 800 ms');
     expect(delivery!.last_status_code).toBeNull();
-  });
-
-  it('disables the webhook on 410 Gone and stops its retries', async () => {
-    const { id } = await hook();
-    receiver.respond(() => ({ status: 410 }));
-    await emit();
-    await receiver.waitFor(1);
-    const webhook = await until(
-      async () => (await owner.get(`/api/v1/webhooks/${id}`)).body,
-      (body) => body.active === false,
-    );
-    expect(webhook.disabled_reason).toMatch(/^The receiver answered 410 Gone at /);
-    await emit();
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(receiver.received).toHaveLength(1);
-    const [delivery] = await deliveries(id);
-    expect(delivery).toMatchObject({ status: 'failed', last_status_code: 410, attempts: 1 });
-    const audited = (await owner.get('/api/v1/audit?action=webhook.disable')).body.items;
-    expect(audited[0]).toMatchObject({ target_id: id, actor_type: 'system' });
   });
 
   it('signs with both secrets for a day after a rotation', async () => {
@@ -290,6 +232,99 @@ describe('webhook deliveries', () => {
     expect((await owner.post(`/api/v1/webhooks/${id}/deliveries/${randomUUID()}/redeliver`)).status).toBe(
       404,
     );
+  });
+
+  // Each of these waits out retry delays of a second or more, or a quiet period that shows nothing
+  // more arrives: they run side by side, each on a project and a receiver of its own.
+  describe('on projects of their own, side by side', { concurrent: true }, () => {
+    it('sends only the events a webhook subscribes to, and nothing for a rolled-back change', async () => {
+      const { receiver, projectId, emit } = await ownHook(['drift.detected']);
+      await emit('run.failed');
+      await expect(
+        t.store.db.transaction().execute(async (trx) => {
+          await t.composition.events.emit(trx, {
+            type: 'drift.detected',
+            orgId,
+            projectId,
+            data: { rolled: 'back' },
+          });
+          throw new Error('the change fails');
+        }),
+      ).rejects.toThrow('the change fails');
+      await emit('drift.detected', { kept: true });
+      const [only] = await receiver.waitFor(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(receiver.received).toHaveLength(1);
+      expect(JSON.parse(only!.body)).toMatchObject({ type: 'drift.detected', data: { kept: true } });
+    });
+
+    it('retries on 500 by the schedule until a 2xx, with the same webhook-id and a fresh timestamp', async () => {
+      const { id, receiver, emit } = await ownHook();
+      receiver.respond((_request, index) => (index < 2 ? { status: 500, body: 'down' } : { status: 204 }));
+      await emit();
+      const received = await receiver.waitFor(3);
+      expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      expect(received[1]!.at - received[0]!.at).toBeGreaterThanOrEqual(900);
+      expect(received[2]!.at - received[1]!.at).toBeGreaterThanOrEqual(900);
+      const [delivery] = await until(
+        () => deliveries(id),
+        (rows) => rows[0]?.status === 'succeeded',
+      );
+      expect(delivery).toMatchObject({
+        attempts: 3,
+        last_status_code: 204,
+        last_error: null,
+        next_attempt_at: null,
+      });
+    });
+
+    it('fails a delivery for good when the schedule is spent, keeping a bounded excerpt of the answer', async () => {
+      const { id, receiver, emit } = await ownHook();
+      receiver.respond(() => ({ status: 500, body: 'x'.repeat(5000) }));
+      await emit();
+      await receiver.waitFor(3);
+      const [delivery] = await until(
+        () => deliveries(id),
+        (rows) => rows[0]?.status === 'failed',
+      );
+      expect(delivery).toMatchObject({
+        attempts: 3,
+        last_status_code: 500,
+        last_error: 'The receiver answered 500',
+      });
+      expect((delivery!.last_response_excerpt as string).length).toBe(1024);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(receiver.received).toHaveLength(3);
+    });
+
+    it('honours Retry-After on 429', async () => {
+      const { receiver, emit } = await ownHook();
+      receiver.respond((_request, index) =>
+        index === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 },
+      );
+      await emit();
+      const received = await receiver.waitFor(2);
+      expect(received[1]!.at - received[0]!.at).toBeGreaterThanOrEqual(2_900);
+    });
+
+    it('disables the webhook on 410 Gone and stops its retries', async () => {
+      const { id, receiver, emit } = await ownHook();
+      receiver.respond(() => ({ status: 410 }));
+      await emit();
+      await receiver.waitFor(1);
+      const webhook = await until(
+        async () => (await owner.get(`/api/v1/webhooks/${id}`)).body,
+        (body) => body.active === false,
+      );
+      expect(webhook.disabled_reason).toMatch(/^The receiver answered 410 Gone at /);
+      await emit();
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(receiver.received).toHaveLength(1);
+      const [delivery] = await deliveries(id);
+      expect(delivery).toMatchObject({ status: 'failed', last_status_code: 410, attempts: 1 });
+      const audited = (await owner.get('/api/v1/audit?action=webhook.disable')).body.items;
+      expect(audited[0]).toMatchObject({ target_id: id, actor_type: 'system' });
+    });
   });
 
   it('computes retry delays from the schedule with jitter, honouring Retry-After', () => {
