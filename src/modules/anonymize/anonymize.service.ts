@@ -4,38 +4,24 @@
 // approvals bound to them) and deleted. The PII scan and the preview read bounded samples.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
+import { AppError, conflict } from '../../core/errors.ts';
 import { type CheckedRules, type ConfigRule, checkConfigRules } from '../../engine/anonymize/config-check.ts';
 import { planRun, strictViolations } from '../../engine/anonymize/run-plan.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
-import type { Action } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
-import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { AnonymizeConfig, Connection, Run } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { requireConnection } from '../connections/connections.access.ts';
+import { createConnectionConfigs } from '../connections/connection-configs.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { requireProject } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
-import {
-  deleteConfig,
-  findConfig,
-  insertConfig,
-  lockConfig,
-  nameTaken,
-  projectConfigsQuery,
-  updateConfig,
-} from './anonymize.repo.ts';
 import type { CreateConfigBody, EditConfigBody, PreviewBody } from './anonymize.schemas.ts';
 import type { AnonymizeRunParams } from './anonymize-run.ts';
 import { generateKey, keyId, openKey, sealKey } from './config-key.ts';
 import { scanColumns } from './pii-scan.ts';
 import { previewRules } from './preview.ts';
 import { runContentHash } from './run-content.ts';
-
-const RESOURCE = 'Anonymization config';
 
 export type AnonymizeService = ReturnType<typeof createAnonymizeService>;
 
@@ -48,25 +34,20 @@ export function createAnonymizeService(deps: {
   runs: Pick<RunsService, 'create' | 'enqueue'>;
   now: () => Date;
 }) {
-  const { db, audit, box, connections, gate, runs, now } = deps;
-
-  async function load(actor: Actor, id: string, action: Action): Promise<AnonymizeConfig> {
-    const config = await findConfig(db, actor.principal.orgId, id);
-    if (!config) throw notFound(RESOURCE);
-    try {
-      await requireProject(db, actor, config.project_id, action, { connectionId: config.connection_id });
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') throw notFound(RESOURCE);
-      throw error;
-    }
-    return config;
-  }
-
-  async function connectionOf(config: AnonymizeConfig): Promise<Connection> {
-    const connection = await connections.findById(config.connection_id);
-    if (!connection) throw notFound('Connection');
-    return connection;
-  }
+  const { db, audit, box, connections, gate, runs } = deps;
+  const configs = createConnectionConfigs(deps, {
+    table: 'anonymize_configs',
+    resource: 'Anonymization config',
+    auditType: 'anonymize_config',
+    nameTaken: (name) => `An anonymization config named "${name}" already exists in this project`,
+    actions: {
+      create: 'anonymize.create',
+      read: 'anonymize.read',
+      edit: 'anonymize.edit',
+      delete: 'anonymize.delete',
+    },
+  });
+  const { load, connectionOf, event } = configs;
 
   /** The rules checked against the connection's schema as it is now; 422 naming every problem. */
   async function checked(connection: Connection, rules: ConfigRule[]): Promise<CheckedRules> {
@@ -80,117 +61,55 @@ export function createAnonymizeService(deps: {
     return checked;
   }
 
-  function event(action: string, config: AnonymizeConfig, details?: Record<string, unknown>) {
-    return {
-      action,
-      projectId: config.project_id,
-      target: { type: 'anonymize_config', id: config.id, label: config.name },
-      details,
-    };
-  }
-
   return {
     async create(actor: Actor, body: CreateConfigBody): Promise<AnonymizeConfig> {
-      await requireProject(db, actor, body.project_id, 'anonymize.create', {
-        connectionId: body.connection_id,
-      });
-      const { connection } = await requireConnection(db, actor, body.connection_id, 'anonymize.create').catch(
-        (error) => {
-          if (error instanceof AppError && error.code === 'not_found')
-            throw invalid(['body', 'connection_id'], 'Connection not found in this project', 'not_found');
-          throw error;
-        },
-      );
-      if (connection.project_id !== body.project_id)
-        throw invalid(['body', 'connection_id'], 'Connection not found in this project', 'not_found');
+      const connection = await configs.connectionForCreate(actor, body);
       const { rules, propagated } = await checked(connection, body.rules);
       const id = randomUUID();
       const key = body.key ?? generateKey();
-      const at = now();
-      return db.transaction().execute(async (trx) => {
-        if (await nameTaken(trx, body.project_id, body.name))
-          throw conflict(`An anonymization config named "${body.name}" already exists in this project`);
-        const config = await insertConfig(trx, {
-          id,
-          org_id: actor.principal.orgId,
-          project_id: body.project_id,
-          connection_id: connection.id,
-          name: body.name,
+      return configs.create(
+        actor,
+        { id, projectId: body.project_id, connectionId: connection.id, name: body.name },
+        {
           rules: JSON.stringify(rules),
           propagated: JSON.stringify(propagated),
           strict: body.strict ?? false,
           key_sealed: sealKey(box, id, key),
           key_id: keyId(key),
-          created_by: actor.principal.userId,
-          created_at: at,
-          updated_at: at,
-        });
-        await audit.record(
-          trx,
-          actor,
-          event('anonymize_config.create', config, {
-            rules: rules.length,
-            propagated: propagated.length,
-            strict: config.strict,
-            key_generated: body.key === undefined,
-          }),
-        );
-        return config;
-      });
+        },
+        (config) => ({
+          rules: rules.length,
+          propagated: propagated.length,
+          strict: config.strict,
+          key_generated: body.key === undefined,
+        }),
+      );
     },
 
-    async list(actor: Actor, projectId: string, page: PageRequest) {
-      await requireProject(db, actor, projectId, 'anonymize.read');
-      return paginate(projectConfigsQuery(db, projectId), page);
-    },
-
-    get: (actor: Actor, id: string) => load(actor, id, 'anonymize.read'),
+    list: configs.list,
+    get: configs.get,
 
     /** Renames, replaces rules (checked again), the key or strict mode; rules or key voids approvals. */
     async edit(actor: Actor, id: string, body: EditConfigBody): Promise<AnonymizeConfig> {
       const current = await load(actor, id, 'anonymize.edit');
       const recheck =
         body.rules !== undefined ? await checked(await connectionOf(current), body.rules) : null;
-      return db.transaction().execute(async (trx) => {
-        const locked = await lockConfig(trx, id);
-        if (!locked) throw notFound(RESOURCE);
-        if (body.name !== undefined && (await nameTaken(trx, locked.project_id, body.name, id)))
-          throw conflict(`An anonymization config named "${body.name}" already exists in this project`);
-        const contentChanged = recheck !== null || body.key !== undefined;
-        const updated = await updateConfig(trx, id, {
-          name: body.name ?? locked.name,
+      return configs.update(actor, id, {
+        name: body.name,
+        changes: (locked) => ({
           ...(recheck && {
             rules: JSON.stringify(recheck.rules),
             propagated: JSON.stringify(recheck.propagated),
           }),
           ...(body.key !== undefined && { key_sealed: sealKey(box, id, body.key), key_id: keyId(body.key) }),
           strict: body.strict ?? locked.strict,
-          updated_at: now(),
-        });
-        const voided = contentChanged ? await gate.voidApprovals(trx, actor, id) : 0;
-        await audit.record(
-          trx,
-          actor,
-          event('anonymize_config.update', updated, {
-            rules_changed: recheck !== null,
-            key_replaced: body.key !== undefined,
-            approvals_voided: voided,
-          }),
-        );
-        return updated;
+        }),
+        contentChanged: recheck !== null || body.key !== undefined,
+        details: { rules_changed: recheck !== null, key_replaced: body.key !== undefined },
       });
     },
 
-    async remove(actor: Actor, id: string): Promise<void> {
-      await load(actor, id, 'anonymize.delete');
-      await db.transaction().execute(async (trx) => {
-        const locked = await lockConfig(trx, id);
-        if (!locked) throw notFound(RESOURCE);
-        await gate.voidApprovals(trx, actor, id);
-        await deleteConfig(trx, id);
-        await audit.record(trx, actor, event('anonymize_config.delete', locked));
-      });
-    },
+    remove: configs.remove,
 
     /** Columns that look personal by name or by a bounded sample of their values, and whether a rule covers them. */
     async piiScan(actor: Actor, id: string) {

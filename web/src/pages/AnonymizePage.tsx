@@ -2,16 +2,17 @@
 // transformer and its options), the PII scan (what looks personal and whether a rule covers it),
 // a preview of values before and after, and the run in place with its progress.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema';
+import { ConfigList } from '../components/ConfigList.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { NewConfigForm } from '../components/NewConfigForm.tsx';
 import { RowsTable } from '../components/RowsTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
-import { QueryState } from '../components/States.tsx';
-import { useConnections } from '../shell/connections.ts';
+import { useLiveSchema } from '../shell/connections.ts';
 import { ConfigRulesForm, type RuleDraft, RulesEditor, rulesOf } from './AnonymizeRules.tsx';
 
 type Config = components['schemas']['AnonymizeConfig'];
@@ -22,55 +23,24 @@ export function AnonymizePage() {
     queryKey: ['anonymize', pid],
     queryFn: () => call(api.GET('/api/v1/anonymize/configs', { params: { query: { project_id: pid } } })),
   });
-  const [selected, setSelected] = useState<string | undefined>();
-  const config = configs.data?.items.find((c) => c.id === selected);
   return (
-    <>
-      <h1>Anonymization</h1>
-      <NewConfig projectId={pid} onCreated={setSelected} />
-      <QueryState
-        isLoading={configs.isLoading}
-        error={configs.error}
-        isEmpty={configs.data?.items.length === 0}
-        empty="No configs yet."
-      >
-        <ul className="list">
-          {configs.data?.items.map((c) => (
-            <li key={c.id} className="card row">
-              <strong>{c.name}</strong>
-              <span className="muted">{c.rules.length} rules</span>
-              <span className="spacer" />
-              <button
-                type="button"
-                className="secondary"
-                aria-pressed={selected === c.id}
-                onClick={() => setSelected(c.id)}
-              >
-                Open {c.name}
-              </button>
-            </li>
-          ))}
-        </ul>
-      </QueryState>
-      {config && <ConfigDetail key={config.id} config={config} />}
-    </>
+    <ConfigList
+      title="Anonymization"
+      list={configs}
+      empty="No configs yet."
+      newForm={(onCreated) => <NewConfig projectId={pid} onCreated={onCreated} />}
+      summary={(c) => `${c.rules.length} rules`}
+      detail={(c) => <ConfigDetail config={c} />}
+    />
   );
 }
 
 function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id: string) => void }) {
   const queryClient = useQueryClient();
-  const connections = useConnections(projectId);
   const [name, setName] = useState('');
   const [connectionId, setConnectionId] = useState('');
   const [rules, setRules] = useState<RuleDraft[]>([]);
-  const schema = useQuery({
-    queryKey: ['schema', connectionId],
-    // Live: a table created a moment ago must be pickable at once.
-    staleTime: 0,
-    queryFn: () =>
-      call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
-    enabled: connectionId !== '',
-  });
+  const schema = useLiveSchema(connectionId);
   const tables = schema.data?.tables ?? [];
   const create = useMutation({
     mutationFn: () =>
@@ -91,37 +61,22 @@ function NewConfig({ projectId, onCreated }: { projectId: string; onCreated: (id
       onCreated(created.id);
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <form className="card stack" onSubmit={submit} aria-label="New anonymization config">
-      <div className="inline-form">
-        <label>
-          Config name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Connection
-          <select required value={connectionId} onChange={(e) => setConnectionId(e.target.value)}>
-            <option value="">Choose…</option>
-            {connections.data?.items.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name} ({c.environment})
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
+    <NewConfigForm
+      label="New anonymization config"
+      projectId={projectId}
+      nameLabel="Config name"
+      name={name}
+      onNameChange={setName}
+      connectionId={connectionId}
+      onConnectionChange={setConnectionId}
+      submitLabel="Save config"
+      submitDisabled={create.isPending}
+      error={schema.error ?? create.error}
+      onSubmit={() => create.mutate()}
+    >
       <RulesEditor rules={rules} onChange={setRules} tables={tables} disabled={connectionId === ''} />
-      <div className="actions">
-        <button type="submit" disabled={create.isPending}>
-          Save config
-        </button>
-      </div>
-      <ErrorText error={schema.error ?? create.error} />
-    </form>
+    </NewConfigForm>
   );
 }
 

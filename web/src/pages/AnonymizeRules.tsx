@@ -1,12 +1,13 @@
 // The rules of an anonymization config as the form edits them: table and column picked from the
 // live schema, the transformer and its options as JSON. Used to create a config and to edit the
 // rules of a saved one.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { parseOptions } from '../lib/forms.ts';
+import { useLiveSchema } from '../shell/connections.ts';
 
 type Config = components['schemas']['AnonymizeConfig'];
 type SchemaTable = components['schemas']['SchemaModel']['tables'][number];
@@ -155,13 +156,7 @@ export function RulesEditor({
 export function ConfigRulesForm({ config, onDone }: { config: Config; onDone: () => void }) {
   const queryClient = useQueryClient();
   const [rules, setRules] = useState(() => draftsOf(config));
-  const schema = useQuery({
-    queryKey: ['schema', config.connection_id],
-    // Live: a table created a moment ago must be pickable at once.
-    staleTime: 0,
-    queryFn: () =>
-      call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: config.connection_id } } })),
-  });
+  const schema = useLiveSchema(config.connection_id);
   const save = useMutation({
     mutationFn: () =>
       call(

@@ -1,7 +1,7 @@
 // Bridge: copy tables from one connection to another, with the tables picked from the source's live
 // schema, the mode, the option to create missing tables, and which rows (filters, subset); the run's
 // progress in rows, then the rows per table.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
@@ -9,7 +9,7 @@ import type { Run } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
-import { useConnections } from '../shell/connections.ts';
+import { useConnections, useLiveSchema } from '../shell/connections.ts';
 import { CopyRowOptions, NO_ROW_OPTIONS, type RowOptions, rowOptionsBody } from './CopyRowOptions.tsx';
 
 type Mode = 'replace' | 'append' | 'upsert';
@@ -29,13 +29,7 @@ export function BridgePage() {
   const [rowOptions, setRowOptions] = useState<RowOptions>(NO_ROW_OPTIONS);
   const [runId, setRunId] = useState<string | undefined>();
   const [result, setResult] = useState<CopyResult | undefined>();
-  const schema = useQuery({
-    queryKey: ['schema', source],
-    // Live: a table created a moment ago must be pickable at once.
-    staleTime: 0,
-    queryFn: () => call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: source } } })),
-    enabled: source !== '',
-  });
+  const schema = useLiveSchema(source);
   const names = schema.data?.tables.map((t) => (t.schema ? `${t.schema}.${t.name}` : t.name)) ?? [];
   const start = useMutation({
     mutationFn: () =>

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { Status } from '../components/Badge.tsx';
+import { ConnectionSelect } from '../components/ConnectionSelect.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { ListTable } from '../components/ListTable.tsx';
 import { SqlEditor } from '../components/SqlEditor.tsx';
@@ -40,17 +41,7 @@ export function PatchesPage() {
             Title
             <input required value={title} onChange={(e) => setTitle(e.target.value)} />
           </label>
-          <label>
-            Connection
-            <select required value={connectionId} onChange={(e) => setConnectionId(e.target.value)}>
-              <option value="">Choose…</option>
-              {connections.data?.items.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name} ({c.environment})
-                </option>
-              ))}
-            </select>
-          </label>
+          <ConnectionSelect projectId={pid} value={connectionId} onChange={setConnectionId} />
         </div>
         <SqlEditor label="Patch SQL" value={sql} onChange={setSql} />
         <div className="actions">

@@ -2,16 +2,17 @@
 // generator for every column from its name and type), a seed for repeatable output, a preview of the
 // rows, and the run with its progress.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema';
+import { ConfigList } from '../components/ConfigList.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { NewConfigForm } from '../components/NewConfigForm.tsx';
 import { RowsTable } from '../components/RowsTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
-import { QueryState } from '../components/States.tsx';
 import { type ColumnChoice, GENERATOR_KINDS, generatorColumns } from '../lib/seed-columns.ts';
-import { useConnections } from '../shell/connections.ts';
+import { useLiveSchema } from '../shell/connections.ts';
 
 type Scenario = components['schemas']['SeedScenario'];
 
@@ -21,58 +22,27 @@ export function SeedsPage() {
     queryKey: ['seeds', pid],
     queryFn: () => call(api.GET('/api/v1/seed/scenarios', { params: { query: { project_id: pid } } })),
   });
-  const [selected, setSelected] = useState<string | undefined>();
-  const scenario = scenarios.data?.items.find((s) => s.id === selected);
   return (
-    <>
-      <h1>Seed scenarios</h1>
-      <NewScenario projectId={pid} onCreated={setSelected} />
-      <QueryState
-        isLoading={scenarios.isLoading}
-        error={scenarios.error}
-        isEmpty={scenarios.data?.items.length === 0}
-        empty="No scenarios yet."
-      >
-        <ul className="list">
-          {scenarios.data?.items.map((s) => (
-            <li key={s.id} className="card row">
-              <strong>{s.name}</strong>
-              <span className="muted">
-                {s.definition.tables.map((t) => `${t.table} × ${t.rows}`).join(', ')} · seed {s.seed}
-              </span>
-              <span className="spacer" />
-              <button
-                type="button"
-                className="secondary"
-                aria-pressed={selected === s.id}
-                onClick={() => setSelected(s.id)}
-              >
-                Open {s.name}
-              </button>
-            </li>
-          ))}
-        </ul>
-      </QueryState>
-      {scenario && <ScenarioDetail key={scenario.id} scenario={scenario} />}
-    </>
+    <ConfigList
+      title="Seed scenarios"
+      list={scenarios}
+      empty="No scenarios yet."
+      newForm={(onCreated) => <NewScenario projectId={pid} onCreated={onCreated} />}
+      summary={(s) =>
+        `${s.definition.tables.map((t) => `${t.table} × ${t.rows}`).join(', ')} · seed ${s.seed}`
+      }
+      detail={(s) => <ScenarioDetail scenario={s} />}
+    />
   );
 }
 
 function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (id: string) => void }) {
   const queryClient = useQueryClient();
-  const connections = useConnections(projectId);
   const [name, setName] = useState('');
   const [connectionId, setConnectionId] = useState('');
   const [seed, setSeed] = useState(1);
   const [tables, setTables] = useState<{ table: string; rows: number }[]>([]);
-  const schema = useQuery({
-    queryKey: ['schema', connectionId],
-    // Live: a table created a moment ago must be pickable at once.
-    staleTime: 0,
-    queryFn: () =>
-      call(api.GET('/api/v1/connections/{id}/schema', { params: { path: { id: connectionId } } })),
-    enabled: connectionId !== '',
-  });
+  const schema = useLiveSchema(connectionId);
   const tableName = (t: { schema?: string | null; name: string }) =>
     t.schema ? `${t.schema}.${t.name}` : t.name;
   const names = schema.data?.tables.map(tableName) ?? [];
@@ -104,10 +74,6 @@ function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (
       onCreated(created.id);
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   const setRows = (table: string, rows: number) =>
     setTables(
       rows > 0
@@ -115,35 +81,28 @@ function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (
         : tables.filter((t) => t.table !== table),
     );
   return (
-    <form className="card stack" onSubmit={submit} aria-label="New seed scenario">
-      <div className="inline-form">
-        <label>
-          Scenario name
-          <input required value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
-        <label>
-          Connection
-          <select
-            required
-            value={connectionId}
-            onChange={(e) => {
-              setConnectionId(e.target.value);
-              setTables([]);
-            }}
-          >
-            <option value="">Choose…</option>
-            {connections.data?.items.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name} ({c.environment})
-              </option>
-            ))}
-          </select>
-        </label>
+    <NewConfigForm
+      label="New seed scenario"
+      projectId={projectId}
+      nameLabel="Scenario name"
+      name={name}
+      onNameChange={setName}
+      connectionId={connectionId}
+      onConnectionChange={(id) => {
+        setConnectionId(id);
+        setTables([]);
+      }}
+      settings={
         <label>
           Seed
           <input type="number" required value={seed} onChange={(e) => setSeed(Number(e.target.value))} />
         </label>
-      </div>
+      }
+      submitLabel="Save scenario"
+      submitDisabled={create.isPending || tables.length === 0}
+      error={schema.error ?? create.error}
+      onSubmit={() => create.mutate()}
+    >
       {names.length > 0 && (
         <fieldset>
           <legend>Rows per table (0: not seeded)</legend>
@@ -196,13 +155,7 @@ function NewScenario({ projectId, onCreated }: { projectId: string; onCreated: (
             })}
         </fieldset>
       ))}
-      <div className="actions">
-        <button type="submit" disabled={create.isPending || tables.length === 0}>
-          Save scenario
-        </button>
-      </div>
-      <ErrorText error={schema.error ?? create.error} />
-    </form>
+    </NewConfigForm>
   );
 }
 
