@@ -1,5 +1,5 @@
 // Random tokens, digests and constant-time comparison: the small primitives the auth code shares.
-import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -14,8 +14,9 @@ export function randomToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** One-shot: a fourth of createHash's time, and every API request hashes its key's secret. */
 export function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function hmac(key: Buffer, value: string): string {

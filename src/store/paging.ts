@@ -9,18 +9,33 @@ export interface PageRequest {
   page_size: number;
 }
 
+export const offsetOf = ({ page, page_size }: PageRequest) => (page - 1) * page_size;
+
 export async function paginate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
-  { page, page_size }: PageRequest,
+  page: PageRequest,
 ): Promise<{ rows: O[]; total: number }> {
-  const offset = (page - 1) * page_size;
-  const rows = await query.limit(page_size).offset(offset).execute();
-  if (rows.length < page_size && (rows.length > 0 || offset === 0))
-    return { rows, total: offset + rows.length };
+  const rows = await query.limit(page.page_size).offset(offsetOf(page)).execute();
+  return { rows, total: totalFromPage(rows.length, page) ?? (await countRows(query)) };
+}
+
+/**
+ * The total told by a page that holds `found` rows, when it tells it: a page that is not full, and
+ * is not past the end, ends the list. Undefined when only counting can tell (`countRows`).
+ */
+export function totalFromPage(found: number, page: PageRequest): number | undefined {
+  const offset = offsetOf(page);
+  return found < page.page_size && (found > 0 || offset === 0) ? offset + found : undefined;
+}
+
+/** The rows of `query` in all pages. */
+export async function countRows<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+): Promise<number> {
   const counted = await query
     .clearSelect()
     .clearOrderBy()
     .select(sql<string>`count(*)`.as('total'))
     .executeTakeFirst();
-  return { rows, total: Number((counted as { total?: string } | undefined)?.total ?? 0) };
+  return Number((counted as { total?: string } | undefined)?.total ?? 0);
 }

@@ -1,5 +1,8 @@
 // Projects and their members.
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { apiTimestamp } from '../../store/api-timestamp.ts';
+import { statementTemplate } from '../../store/statement-template.ts';
 import type { Database, PolicyRule, Project, ProjectRole } from '../../store/tables.ts';
 import { epochColumn } from '../auth/credential-epoch.ts';
 
@@ -71,17 +74,18 @@ export async function countOpenDriftReports(db: Executor, projectId: string): Pr
   return row.n;
 }
 
-/** Projects visible to a user: all of them for organization admins, else those they are a member of. */
-export function visibleProjectsQuery(
-  db: Executor,
-  orgId: string,
-  userId: string,
-  seesAll: boolean,
-  withEpoch = false,
-) {
+/**
+ * Projects visible to a user (all of them for organization admins, else those they are a member of),
+ * newest first, each as the API lists it: timestamps already in the API's text form.
+ */
+export function visibleProjectsQuery(db: Executor, orgId: string, userId: string, seesAll: boolean) {
   let query = db
     .selectFrom('projects')
-    .select(['id', 'name', 'description', 'created_at', 'updated_at'])
+    .select(['id', 'name', 'description'])
+    .select([
+      apiTimestamp('projects.created_at').as('created_at'),
+      apiTimestamp('projects.updated_at').as('updated_at'),
+    ])
     // The badge count rides along as a subquery (index approvals_project_status): no query per project.
     .select((eb) =>
       eb
@@ -89,6 +93,9 @@ export function visibleProjectsQuery(
         .select(sql<number>`count(*)::int`.as('n'))
         .whereRef('approvals.project_id', '=', 'projects.id')
         .where('approvals.status', '=', 'pending')
+        // A count is never null.
+        .$asScalar()
+        .$notNull()
         .as('pending_approvals'),
     )
     // Likewise the drift badge (index drift_reports_project_status).
@@ -98,18 +105,58 @@ export function visibleProjectsQuery(
         .select(sql<number>`count(*)::int`.as('n'))
         .whereRef('drift_reports.project_id', '=', 'projects.id')
         .where('drift_reports.status', '=', 'pending')
+        .$asScalar()
+        .$notNull()
         .as('open_drift_reports'),
     )
-    // The credential epoch rides along too when asked, read in the same snapshot: the caller's cached
-    // principal is confirmed against it without a round trip of its own (src/http/confirmed-read.ts).
-    .$if(withEpoch, (query) => query.select(epochColumn.as('credential_epoch')))
     .where('org_id', '=', orgId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc');
+    // Qualified: a bare "created_at" in ORDER BY would sort by the output column, the text above.
+    .orderBy('projects.created_at', 'desc')
+    .orderBy('projects.id', 'desc');
   if (!seesAll) {
     query = query.where((eb) => isProjectMember(eb, 'projects.id', userId));
   }
   return query;
+}
+
+/**
+ * One page of `visible` as one row: the items as a JSON array built by the store, so the driver
+ * parses one value instead of a typed field per column per row. The array keeps the order of its
+ * sorted, limited subquery, as PostgreSQL aggregates a subquery scan in its order. `withEpoch`: the
+ * credential epoch rides along, read in the same snapshot, so the caller's cached principal is
+ * confirmed against it without a round trip of its own (src/http/confirmed-read.ts); the row is
+ * there even when the page is empty.
+ */
+export function projectsPageQuery(
+  db: Executor,
+  visible: ReturnType<typeof visibleProjectsQuery>,
+  slice: { limit: number; offset: number },
+  withEpoch: boolean,
+) {
+  return db
+    .selectNoFrom(jsonArrayFrom(visible.limit(slice.limit).offset(slice.offset)).as('items'))
+    .$if(withEpoch, (query) => query.select(epochColumn.as('credential_epoch')));
+}
+
+/**
+ * `projectsPageQuery` as a statement template (src/store/statement-template.ts): the request path
+ * lists projects without building the query each time.
+ */
+export function projectsPageStatement(db: Executor) {
+  return statementTemplate(
+    db,
+    (
+      db,
+      shape: { seesAll: boolean; withEpoch: boolean },
+      values: { orgId: string; userId: string; limit: number; offset: number },
+    ) =>
+      projectsPageQuery(
+        db,
+        visibleProjectsQuery(db, values.orgId, values.userId, shape.seesAll),
+        values,
+        shape.withEpoch,
+      ),
+  );
 }
 
 export async function findProjectByName(db: Executor, orgId: string, name: string, exceptId?: string) {

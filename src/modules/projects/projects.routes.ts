@@ -37,9 +37,9 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
       const found = await confirmedRead(
         request,
         (actor, withEpoch) => projects.list(actor, paging, { withEpoch }),
-        (page) => page.rows[0]?.credential_epoch,
+        (page) => page.credentialEpoch,
       );
-      return pageOf(paging, found, toProjectResponse);
+      return pageOf(paging, found);
     },
   );
 

@@ -5,7 +5,7 @@ import type { Actor } from '../../core/actors.ts';
 import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
-import { type PageRequest, paginate } from '../../store/paging.ts';
+import { countRows, offsetOf, type PageRequest, paginate, totalFromPage } from '../../store/paging.ts';
 import type { PolicyRule, Project, ProjectRole } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { findUser } from '../users/users.repo.ts';
@@ -20,6 +20,7 @@ import {
   insertMember,
   insertProject,
   membersQuery,
+  projectsPageStatement,
   updateMemberRole,
   updateProject,
   visibleProjectsQuery,
@@ -32,6 +33,7 @@ const duplicateName = () => conflict('A project with this name already exists in
 
 export function createProjectsService(deps: { db: Db; audit: AuditService; now: () => Date }) {
   const { db, audit, now } = deps;
+  const listPage = projectsPageStatement(db);
 
   function projectEvent(action: string, project: Project, details?: Record<string, unknown>) {
     return {
@@ -43,13 +45,25 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
   }
 
   return {
-    /** `withEpoch`: each row also carries the credential epoch (src/http/confirmed-read.ts). */
-    list(actor: Actor, page: PageRequest, options: { withEpoch?: boolean } = {}) {
-      const { principal } = actor;
-      return paginate(
-        visibleProjectsQuery(db, principal.orgId, principal.userId, isOrgAdmin(principal), options.withEpoch),
-        page,
-      );
+    /**
+     * A page of the projects the actor sees, already in the API's item form. `withEpoch`: also the
+     * credential epoch, read in the same statement (src/http/confirmed-read.ts).
+     */
+    async list(actor: Actor, page: PageRequest, options: { withEpoch?: boolean } = {}) {
+      const { orgId, userId } = actor.principal;
+      const seesAll = isOrgAdmin(actor.principal);
+      const shape = { seesAll, withEpoch: options.withEpoch ?? false };
+      const slice = { limit: page.page_size, offset: offsetOf(page) };
+      const { rows } = await listPage.execute(shape, { orgId, userId, ...slice });
+      // A select without FROM: always one row.
+      const found = rows[0] as NonNullable<(typeof rows)[0]>;
+      return {
+        rows: found.items,
+        total:
+          totalFromPage(found.items.length, page) ??
+          (await countRows(visibleProjectsQuery(db, orgId, userId, seesAll))),
+        credentialEpoch: found.credential_epoch,
+      };
     },
 
     async get(actor: Actor, id: string): Promise<ProjectView> {
