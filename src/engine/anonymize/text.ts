@@ -11,7 +11,8 @@ export function fitText(text: string, maxLength: number | null): string {
 
 /** Keyed HMAC in hex, `length` characters (at most 64). */
 export function hashText(source: ByteSource, input: string, length: number): string {
-  return source.bytes(input).toString('hex').slice(0, length);
+  // Only the bytes the length needs become hex.
+  return source.bytes(input).toString('hex', 0, Math.ceil(length / 2)).slice(0, length);
 }
 
 export interface MaskOptions {

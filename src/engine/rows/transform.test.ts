@@ -32,8 +32,42 @@ describe('transformFields', () => {
 
   it('appends the extra text from the original fields and the row index', () => {
     const data = Buffer.from('7\tsecret\n8\tother\n');
-    const out = transformFields(data, new Map([[1, () => 'masked']]), (raw, row) => `\t${raw[1]}\t${row}`);
+    const out = transformFields(data, new Map([[1, () => 'masked']]), (raw, row) => `\t${raw(1)}\t${row}`);
     expect(out.data.toString()).toBe('7\tmasked\tsecret\t0\n8\tmasked\tother\t1\n');
     expect(out.rows).toBe(2);
+  });
+
+  it('writes non-ASCII values as UTF-8 and reads them back', () => {
+    const data = Buffer.from('1\tZoë\tΣ\n2\t東京\tx\n');
+    const out = transformFields(data, new Map([[1, (v) => `«${v}»`]]));
+    expect(out.data.toString()).toBe('1\t«Zoë»\tΣ\n2\t«東京»\tx\n');
+  });
+
+  it('grows its buffer when the values grow, and skips fields a short row does not have', () => {
+    const data = Buffer.from('a\tb\nc\n');
+    const long = 'é'.repeat(5000);
+    const out = transformFields(
+      data,
+      new Map([
+        [1, () => long],
+        [3, () => 'never'],
+      ]),
+    );
+    expect(out.data.toString()).toBe(`a\t${long}\nc\n`);
+    expect(out.rows).toBe(2);
+  });
+
+  it('keeps a last row without its newline whole, and an empty batch empty', () => {
+    expect(transformFields(Buffer.from('1\tx'), new Map([[1, upper]])).data.toString()).toBe('1\tX\n');
+    expect(transformFields(Buffer.alloc(0), new Map([[1, upper]]))).toEqual({
+      data: Buffer.alloc(0),
+      rows: 0,
+    });
+  });
+
+  it('hands the appended text the fields as they arrived, escapes included', () => {
+    const data = Buffer.from('k\\1\tv\n');
+    const out = transformFields(data, new Map([[1, upper]]), (raw) => `\t${raw(0)}\t${raw(5) ?? 'none'}`);
+    expect(out.data.toString()).toBe('k\\1\tV\tk\\1\tnone\n');
   });
 });

@@ -63,34 +63,144 @@ export async function* tapBatches(
 /** A transform of one field's text (null for NULL); what a per-column rule is on the row pipeline. */
 export type FieldTransform = (value: string | null) => string | null;
 
+/** A row's original field at a position, as it arrived (still encoded), or undefined past its last field. */
+export type RawField = (at: number) => string | undefined;
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const BACKSLASH = 0x5c;
+
 /**
  * One batch with `fields` (by position) applied to each row, the other fields passed on as the
- * bytes they were, never decoded: an anonymised copy masks a few columns of wide rows, and decoding
- * and re-encoding every field was most of its per-row cost besides the transformers. `extra`, when
- * given, returns text (already in the neutral format, tab-led) appended to each row, from its
- * original fields as they arrived (still encoded) and its index in the batch.
+ * bytes they were, never decoded: an anonymised copy masks a few columns of wide rows. The batch is
+ * worked on as bytes: each row is scanned once for its tabs, only a transformed field becomes a
+ * string, and the row goes out as copied byte ranges and written values, into one buffer. (Through
+ * strings, a batch became one long string, a line, an array of fields and a joined line per row,
+ * and a rope of the lines that lived as long as the batch: the garbage collector's threads then cost
+ * as much as a transformer.) `extra`, when given, returns text (already in the neutral format,
+ * tab-led) appended to each row, from its original fields and its index in the batch.
  */
 export function transformFields(
   data: Buffer,
   fields: ReadonlyMap<number, FieldTransform>,
-  extra?: (raw: readonly string[], row: number) => string,
+  extra?: (raw: RawField, row: number) => string,
 ): RowBatch {
-  const text = data.toString('utf8');
-  const touched = [...fields];
-  let out = '';
+  const touched = [...fields].sort(([a], [b]) => a - b);
+  const positions = touched.map(([at]) => at);
+  const applies = touched.map(([, apply]) => apply);
+  // Never from the shared pool: a worker hands the whole memory over (transform-worker.ts).
+  let out = Buffer.allocUnsafeSlow(data.length + 1024);
+  let size = 0;
+  /** Room for `bytes` more: the buffer doubles when a row grows past it. */
+  const reserve = (bytes: number) => {
+    if (size + bytes <= out.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(out.length * 2, size + bytes));
+    out.copy(grown, 0, 0, size);
+    out = grown;
+  };
+  // Field boundaries of the current row: field i is data[starts[i], ends[i]).
+  let starts: Int32Array = new Int32Array(64);
+  let ends: Int32Array = new Int32Array(64);
+  let escaped: Int32Array = new Int32Array(64);
+  let count = 0;
+  const raw: RawField = (at) => (at < count ? data.toString('utf8', starts[at], ends[at]) : undefined);
   let rows = 0;
-  for (let start = 0; start < text.length; rows++) {
-    let end = text.indexOf('\n', start);
+  const length = data.length;
+  for (let start = 0; start < length; rows++) {
+    // One pass over the row's bytes: where each field ends, and whether it holds an escape.
+    count = 0;
+    let fieldStart = start;
+    let sawEscape = 0;
+    let at = start;
+    for (; at < length; at++) {
+      const byte = data[at]!;
+      if (byte === TAB || byte === NEWLINE) {
+        if (count === starts.length) {
+          starts = grow(starts);
+          ends = grow(ends);
+          escaped = grow(escaped);
+        }
+        starts[count] = fieldStart;
+        ends[count] = at;
+        escaped[count++] = sawEscape;
+        if (byte === NEWLINE) break;
+        fieldStart = at + 1;
+        sawEscape = 0;
+      } else if (byte === BACKSLASH) sawEscape = 1;
+    }
     // The batch ends with a newline; a missing one would be a cut row, kept whole all the same.
-    if (end === -1) end = text.length;
-    const raw = text.slice(start, end).split('\t');
-    const done = extra ? raw.slice() : raw;
-    for (const [at, apply] of touched)
-      if (at < raw.length) done[at] = encodeField(apply(decodeField(raw[at] as string)));
-    out += done.join('\t');
-    if (extra) out += extra(raw, rows);
-    out += '\n';
-    start = end + 1;
+    if (at === length) {
+      starts[count] = fieldStart;
+      ends[count] = at;
+      escaped[count++] = sawEscape;
+    }
+    const rowEnd = at;
+    // Untouched stretches are copied as they are; a touched field is decoded, transformed, encoded.
+    let copyFrom = start;
+    for (let t = 0; t < positions.length; t++) {
+      const field = positions[t]!;
+      if (field >= count) break;
+      const s = starts[field]!;
+      const e = ends[field]!;
+      reserve(s - copyFrom);
+      size = copyBytes(data, copyFrom, s, out, size);
+      const text = data.toString('utf8', s, e);
+      const value = applies[t]!(escaped[field] ? decodeField(text) : text);
+      // At most 3 bytes per UTF-16 unit, escapes included (2 bytes for 1 unit).
+      reserve(value === null ? 2 : value.length * 3);
+      size = writeField(out, value, size);
+      copyFrom = e;
+    }
+    reserve(rowEnd - copyFrom + 1);
+    size = copyBytes(data, copyFrom, rowEnd, out, size);
+    if (extra) {
+      const appended = extra(raw, rows);
+      reserve(appended.length * 3 + 1);
+      size = writeText(out, appended, size);
+    }
+    out[size++] = NEWLINE;
+    start = rowEnd + 1;
   }
-  return { data: Buffer.from(out, 'utf8'), rows };
+  return { data: out.subarray(0, size), rows };
+}
+
+// The two helpers below write into `out` at `at` (room checked by the caller) and return where they
+// end. Short copies go by hand: a native call per field cost more than the bytes it moved.
+
+/** `from[start, end)` into `out`. */
+function copyBytes(from: Buffer, start: number, end: number, out: Buffer, at: number): number {
+  if (end - start > 64) return at + from.copy(out, at, start, end);
+  for (let i = start; i < end; i++) out[at++] = from[i]!;
+  return at;
+}
+
+/** `text` as UTF-8 (ASCII, nearly every value, by hand). */
+function writeText(out: Buffer, text: string, at: number): number {
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return at + i + out.write(text.slice(i), at + i, 'utf8');
+    out[at + i] = code;
+  }
+  return at + n;
+}
+
+/** A field's value in the neutral format (encodeField), escaping as it copies. */
+function writeField(out: Buffer, value: string | null, at: number): number {
+  if (value === null) return writeText(out, '\\N', at);
+  const n = value.length;
+  for (let i = 0; i < n; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x80 || code === TAB || code === NEWLINE || code === CARRIAGE_RETURN || code === BACKSLASH)
+      return writeText(out, encodeField(value.slice(i)), at + i);
+    out[at + i] = code;
+  }
+  return at + n;
+}
+
+function grow(array: Int32Array): Int32Array {
+  const grown = new Int32Array(array.length * 2);
+  grown.set(array);
+  return grown;
 }

@@ -40,7 +40,7 @@ function byFields(fields: Map<number, FieldTransform>): Compiled {
         ((raw, row) => {
           // The original key fields as they arrived: already in the neutral format.
           let out = '';
-          for (const k of extras.keyAt) out += `\t${raw[k] ?? '\\N'}`;
+          for (const k of extras.keyAt) out += `\t${raw(k) ?? '\\N'}`;
           return extras.rankFrom === null ? out : `${out}\t${extras.rankFrom + row + 1}`;
         }),
     );
@@ -75,8 +75,11 @@ port?.on('message', (request: TransformRequest) => {
     const data = Buffer.from(request.data.buffer, request.data.byteOffset, request.data.byteLength);
     const done = transform(data, request.extras);
     const reply = { id: request.id, data: done.data, rows: done.rows } satisfies TransformReply;
-    // A batch that owns its whole memory is handed over rather than copied (a pooled small one is not).
-    const owned = done.data.byteOffset === 0 && done.data.byteLength === done.data.buffer.byteLength;
+    // A batch is handed over rather than copied unless it may live in Node's shared pool of small
+    // buffers (only allocations under half of Buffer.poolSize do), which must stay here.
+    const owned =
+      done.data.byteLength >= Buffer.poolSize >>> 1 ||
+      (done.data.byteOffset === 0 && done.data.byteLength === done.data.buffer.byteLength);
     port.postMessage(reply, owned ? [done.data.buffer as ArrayBuffer] : []);
   } catch (error) {
     port.postMessage({
