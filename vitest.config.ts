@@ -1,4 +1,13 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// The suite starts servers, workers and the CLI as child processes by the hundred, each compiling
+// the same modules again; with Node's on-disk compile cache (inherited through the environment) a
+// start is about 0.4 s cheaper. Kept with the dependencies, where a clean clone has none yet.
+process.env.NODE_COMPILE_CACHE ??= path.resolve(
+  import.meta.dirname,
+  'node_modules/.cache/node-compile-cache',
+);
 
 export default defineConfig({
   test: {
