@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
+import { AppError, conflict, notFound } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
@@ -15,7 +15,7 @@ import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import { type ConfigTable, connectionConfigsRepo } from './connection-configs.repo.ts';
-import { requireConnection } from './connections.access.ts';
+import { requireBodyConnection } from './connections.access.ts';
 import type { ConnectionsService } from './connections.service.ts';
 
 /** One kind of connection-scoped config: its table, its words and the actions that guard it. */
@@ -109,18 +109,13 @@ export function createConnectionConfigs<T extends ConfigTable>(
       await requireProject(db, actor, body.project_id, kind.actions.create, {
         connectionId: body.connection_id,
       });
-      const absent = () =>
-        invalid(['body', 'connection_id'], 'Connection not found in this project', 'not_found');
-      const { connection } = await requireConnection(
+      const connection = await requireBodyConnection(
         db,
         actor,
+        body.project_id,
         body.connection_id,
         kind.actions.create,
-      ).catch((error) => {
-        if (error instanceof AppError && error.code === 'not_found') throw absent();
-        throw error;
-      });
-      if (connection.project_id !== body.project_id) throw absent();
+      );
       return connection;
     },
 

@@ -4,7 +4,7 @@
 // resources hang off a connection (snapshots, drift, patches) go through here.
 
 import type { Actor } from '../../core/actors.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { AppError, invalid, notFound } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Project } from '../../store/tables.ts';
@@ -30,4 +30,26 @@ export async function requireConnection(
     if (error instanceof AppError && error.code === 'not_found') throw notFound(resource);
     throw error;
   }
+}
+
+/**
+ * The connection a request body names for a project (its `field`): one that does not exist, that
+ * the caller cannot see or that belongs to another project is answered as absent on that field (422
+ * `not_found`), not 404, since the URL names neither; 403 when the role or the key's scope is too low.
+ */
+export async function requireBodyConnection(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  id: string,
+  action: Action,
+  field = 'connection_id',
+): Promise<Connection> {
+  const absent = () => invalid(['body', field], 'Connection not found in this project', 'not_found');
+  const { connection } = await requireConnection(db, actor, id, action).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'not_found') throw absent();
+    throw error;
+  });
+  if (connection.project_id !== projectId) throw absent();
+  return connection;
 }

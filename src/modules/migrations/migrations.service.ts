@@ -14,7 +14,7 @@ import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { requireConnection } from '../connections/connections.access.ts';
+import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
@@ -64,21 +64,8 @@ export function createMigrationsService(deps: {
     return migration;
   }
 
-  async function connectionIn(
-    actor: Actor,
-    projectId: string,
-    id: string,
-    field: string,
-  ): Promise<Connection> {
-    const { connection } = await requireConnection(db, actor, id, 'migration.compare').catch((error) => {
-      if (error instanceof AppError && error.code === 'not_found')
-        throw invalid(['body', field], 'Connection not found in this project', 'not_found');
-      throw error;
-    });
-    if (connection.project_id !== projectId)
-      throw invalid(['body', field], 'Connection not found in this project', 'not_found');
-    return connection;
-  }
+  const connectionIn = (actor: Actor, projectId: string, id: string, field: string) =>
+    requireBodyConnection(db, actor, projectId, id, 'migration.compare', field);
 
   function event(action: string, migration: SchemaMigration, details?: Record<string, unknown>) {
     return {

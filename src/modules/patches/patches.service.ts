@@ -14,7 +14,7 @@ import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Patch, Run, StoredPatchStatement } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { requireConnection } from '../connections/connections.access.ts';
+import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
@@ -118,15 +118,13 @@ export function createPatchesService(deps: {
     async create(actor: Actor, body: CreatePatchBody): Promise<Patch> {
       // With the connection, so that a just-in-time grant on that connection counts.
       await requireProject(db, actor, body.project_id, 'patch.create', { connectionId: body.connection_id });
-      const { connection } = await requireConnection(db, actor, body.connection_id, 'patch.create').catch(
-        (error) => {
-          if (error instanceof AppError && error.code === 'not_found')
-            throw invalid(['body', 'connection_id'], 'Connection not found in this project', 'not_found');
-          throw error;
-        },
+      const connection = await requireBodyConnection(
+        db,
+        actor,
+        body.project_id,
+        body.connection_id,
+        'patch.create',
       );
-      if (connection.project_id !== body.project_id)
-        throw invalid(['body', 'connection_id'], 'Connection not found in this project', 'not_found');
       const allowFullTable = body.allow_full_table ?? false;
       const statements = await checkedStatements(
         connection,
