@@ -25,6 +25,7 @@ import * as auditSinks from './migrations/0020_audit_sinks.ts';
 import * as billing from './migrations/0021_billing.ts';
 import * as seeds from './migrations/0022_seeds.ts';
 import * as credentialEpoch from './migrations/0023_credential_epoch.ts';
+import * as pendingBadges from './migrations/0024_pending_badges.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '0021_billing': billing,
   '0022_seeds': seeds,
   '0023_credential_epoch': credentialEpoch,
+  '0024_pending_badges': pendingBadges,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -8,6 +8,9 @@ import { epochColumn } from '../auth/credential-epoch.ts';
 
 type Executor = Kysely<Database>;
 
+/** The status the badges count, as a literal (see visibleProjectsQuery). */
+const PENDING = sql.lit('pending' as const);
+
 const ROLE_RANK = sql`case g.role when 'admin' then 3 when 'developer' then 2 else 1 end`;
 
 /**
@@ -86,27 +89,62 @@ export function visibleProjectsQuery(db: Executor, orgId: string, userId: string
       apiTimestamp('projects.created_at').as('created_at'),
       apiTimestamp('projects.updated_at').as('updated_at'),
     ])
-    // The badge count rides along as a subquery (index approvals_project_status): no query per project.
+    // The badges ride along as subqueries (no query per project), each counted only when the
+    // organization has anything pending at all: the uncorrelated EXISTS runs once per statement (an
+    // InitPlan), and in the common case, nothing pending, spares the per-project counts. Both read the
+    // partial indexes of what is pending (migration 0024_pending_badges), with 'pending' written in
+    // the text: a parameter would keep the prepared statement's generic plan off partial indexes.
     .select((eb) =>
       eb
-        .selectFrom('approvals')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .whereRef('approvals.project_id', '=', 'projects.id')
-        .where('approvals.status', '=', 'pending')
-        // A count is never null.
-        .$asScalar()
-        .$notNull()
+        .case()
+        .when(
+          eb.exists(
+            eb
+              .selectFrom('approvals')
+              .select(sql.lit(1).as('one'))
+              .where('approvals.org_id', '=', orgId)
+              .where('approvals.status', '=', PENDING),
+          ),
+        )
+        .then(
+          eb
+            .selectFrom('approvals')
+            .select(sql<number>`count(*)::int`.as('n'))
+            .whereRef('approvals.org_id', '=', 'projects.org_id')
+            .whereRef('approvals.project_id', '=', 'projects.id')
+            .where('approvals.status', '=', PENDING)
+            // A count is never null.
+            .$asScalar()
+            .$notNull(),
+        )
+        .else(0)
+        .end()
         .as('pending_approvals'),
     )
-    // Likewise the drift badge (index drift_reports_project_status).
     .select((eb) =>
       eb
-        .selectFrom('drift_reports')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .whereRef('drift_reports.project_id', '=', 'projects.id')
-        .where('drift_reports.status', '=', 'pending')
-        .$asScalar()
-        .$notNull()
+        .case()
+        .when(
+          eb.exists(
+            eb
+              .selectFrom('drift_reports')
+              .select(sql.lit(1).as('one'))
+              .where('drift_reports.org_id', '=', orgId)
+              .where('drift_reports.status', '=', PENDING),
+          ),
+        )
+        .then(
+          eb
+            .selectFrom('drift_reports')
+            .select(sql<number>`count(*)::int`.as('n'))
+            .whereRef('drift_reports.org_id', '=', 'projects.org_id')
+            .whereRef('drift_reports.project_id', '=', 'projects.id')
+            .where('drift_reports.status', '=', PENDING)
+            .$asScalar()
+            .$notNull(),
+        )
+        .else(0)
+        .end()
         .as('open_drift_reports'),
     )
     .where('org_id', '=', orgId)
