@@ -269,7 +269,7 @@ describe('the embedded store, end to end', () => {
       probe.once('error', reject);
       probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
     });
-  }, 120_000);
+  }, 150_000);
 
   it.concurrent('says how to create an admin when the store is empty and ADMIN_EMAIL is not set', async () => {
     const server = await startServer(tempDataDir());
@@ -280,7 +280,7 @@ describe('the embedded store, end to end', () => {
     } finally {
       expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     }
-  }, 90_000);
+  }, 150_000);
 
   it.concurrent('creates the owner on the first start from ADMIN_EMAIL and ADMIN_PASSWORD', async () => {
     const email = `boot-${Date.now().toString(36)}@example.com`;
@@ -300,5 +300,5 @@ describe('the embedded store, end to end', () => {
     } finally {
       expect(await stopServer(server)).toEqual({ code: 0, signal: null });
     }
-  }, 90_000);
+  }, 150_000);
 });

@@ -423,7 +423,11 @@ describe.skipIf(!up)('bridge runs', () => {
       });
       expect(started.status).toBe(202);
       for (let i = 0; ; i++) {
-        const waiting = await lock.query('select count(*)::int as n from pg_locks where not granted');
+        // A wait on this very table: other suites on the same server wait on locks of their own.
+        const waiting = await lock.query(
+          `select count(*)::int as n from pg_locks where not granted and relation = 'line'::regclass
+             and database = (select oid from pg_database where datname = current_database())`,
+        );
         if (waiting.rows[0].n > 0) break;
         if (i > 200) throw new Error('the run never waited on the lock');
         await sleep(50);

@@ -78,6 +78,22 @@ export async function countOpenDriftReports(db: Executor, projectId: string): Pr
 }
 
 /**
+ * A project's sidebar badge: its rows of `table` still pending, as a subquery of the projects list
+ * (no query per project), counted only when the organization has anything pending at all: the
+ * uncorrelated EXISTS runs once per statement (an InitPlan) and, in the common case of nothing
+ * pending, spares the per-project counts. Both read the partial index of what is pending (migration
+ * 0024_pending_badges), with 'pending' written in the text: a parameter would keep the prepared
+ * statement's generic plan off a partial index.
+ */
+function pendingBadge(table: 'approvals' | 'drift_reports', orgId: string) {
+  const t = sql.table(table);
+  return sql<number>`case when exists (select 1 from ${t} where ${t}.org_id = ${orgId} and ${t}.status = ${PENDING})
+    then (select count(*)::int from ${t} where ${t}.org_id = ${sql.ref('projects.org_id')}
+      and ${t}.project_id = ${sql.ref('projects.id')} and ${t}.status = ${PENDING})
+    else 0 end`;
+}
+
+/**
  * Projects visible to a user (all of them for organization admins, else those they are a member of),
  * newest first, each as the API lists it: timestamps already in the API's text form.
  */
@@ -89,64 +105,10 @@ export function visibleProjectsQuery(db: Executor, orgId: string, userId: string
       apiTimestamp('projects.created_at').as('created_at'),
       apiTimestamp('projects.updated_at').as('updated_at'),
     ])
-    // The badges ride along as subqueries (no query per project), each counted only when the
-    // organization has anything pending at all: the uncorrelated EXISTS runs once per statement (an
-    // InitPlan), and in the common case, nothing pending, spares the per-project counts. Both read the
-    // partial indexes of what is pending (migration 0024_pending_badges), with 'pending' written in
-    // the text: a parameter would keep the prepared statement's generic plan off partial indexes.
-    .select((eb) =>
-      eb
-        .case()
-        .when(
-          eb.exists(
-            eb
-              .selectFrom('approvals')
-              .select(sql.lit(1).as('one'))
-              .where('approvals.org_id', '=', orgId)
-              .where('approvals.status', '=', PENDING),
-          ),
-        )
-        .then(
-          eb
-            .selectFrom('approvals')
-            .select(sql<number>`count(*)::int`.as('n'))
-            .whereRef('approvals.org_id', '=', 'projects.org_id')
-            .whereRef('approvals.project_id', '=', 'projects.id')
-            .where('approvals.status', '=', PENDING)
-            // A count is never null.
-            .$asScalar()
-            .$notNull(),
-        )
-        .else(0)
-        .end()
-        .as('pending_approvals'),
-    )
-    .select((eb) =>
-      eb
-        .case()
-        .when(
-          eb.exists(
-            eb
-              .selectFrom('drift_reports')
-              .select(sql.lit(1).as('one'))
-              .where('drift_reports.org_id', '=', orgId)
-              .where('drift_reports.status', '=', PENDING),
-          ),
-        )
-        .then(
-          eb
-            .selectFrom('drift_reports')
-            .select(sql<number>`count(*)::int`.as('n'))
-            .whereRef('drift_reports.org_id', '=', 'projects.org_id')
-            .whereRef('drift_reports.project_id', '=', 'projects.id')
-            .where('drift_reports.status', '=', PENDING)
-            .$asScalar()
-            .$notNull(),
-        )
-        .else(0)
-        .end()
-        .as('open_drift_reports'),
-    )
+    .select([
+      pendingBadge('approvals', orgId).as('pending_approvals'),
+      pendingBadge('drift_reports', orgId).as('open_drift_reports'),
+    ])
     .where('org_id', '=', orgId)
     // Qualified: a bare "created_at" in ORDER BY would sort by the output column, the text above.
     .orderBy('projects.created_at', 'desc')
