@@ -179,7 +179,7 @@ export async function startServer(store: Store, options: { metering?: boolean } 
   storeQueries = [
     projectsPageQuery(
       db,
-      visibleProjectsQuery(db, org.id, owner.id, true),
+      visibleProjectsQuery(db, org.id, owner.id, true, store.plansCached),
       { limit: 50, offset: 0 },
       !store.pglite,
     ).compile(),

@@ -170,6 +170,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     const twoFactor = createTwoFactorService({ db, audit, box, now });
     const runKinds = createRunKinds();
     const shared: Shared = {
+      plansCached: store.plansCached,
       config,
       db,
       now,

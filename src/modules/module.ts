@@ -45,6 +45,8 @@ export interface JobSender {
 export interface Shared {
   config: Config;
   db: Db;
+  /** The store keeps statements' plans (src/store/db.ts `plansCached`). */
+  plansCached: boolean;
   now: () => Date;
   logger: Logger;
   secretKey: Buffer;

@@ -27,6 +27,12 @@ export interface Store {
   pglite: PGlite | undefined;
   /** The server's URL, when the store is PostgreSQL: pg-boss opens its own pool on it. */
   url: string | undefined;
+  /**
+   * Whether the store keeps each data statement's plan (named prepared statements on a PostgreSQL
+   * server) or plans it on every run (PGlite, or STORE_PREPARED_STATEMENTS=false): a query may then
+   * trade planning time for execution time, or not.
+   */
+  plansCached: boolean;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,7 +67,7 @@ export async function openStore(location: StoreLocation): Promise<Store> {
       pool: location.preparedStatements === false ? pool : preparingPool(pool),
     });
     const db = new Kysely<Database>({ dialect });
-    return storeOf(db, undefined, location.url, async () => {});
+    return storeOf(db, undefined, location.url, location.preparedStatements !== false, async () => {});
   }
   let lock: DataDirLock | undefined;
   let pglite: PGlite;
@@ -77,7 +83,7 @@ export async function openStore(location: StoreLocation): Promise<Store> {
     pglite = await PGlite.create();
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return storeOf(db, pglite, undefined, async () => {
+  return storeOf(db, pglite, undefined, false, async () => {
     await pglite.close();
     lock?.release();
   });
@@ -87,12 +93,14 @@ function storeOf(
   db: Db,
   pglite: PGlite | undefined,
   url: string | undefined,
+  plansCached: boolean,
   after: () => Promise<void>,
 ): Store {
   return {
     db,
     pglite,
     url,
+    plansCached,
     async ping() {
       await sql`select 1`.execute(db);
     },

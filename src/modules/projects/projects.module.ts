@@ -3,7 +3,7 @@ import type { Module, Shared } from '../module.ts';
 import { registerProjectsRoutes } from './projects.routes.ts';
 import { createProjectsService } from './projects.service.ts';
 
-export function projectsModule({ db, audit, now }: Shared): Module {
-  const projects = createProjectsService({ db, audit, now });
+export function projectsModule({ db, plansCached, audit, now }: Shared): Module {
+  const projects = createProjectsService({ db, plansCached, audit, now });
   return { name: 'projects', routes: (api) => registerProjectsRoutes(api, { projects }) };
 }

@@ -31,9 +31,15 @@ export type ProjectsService = ReturnType<typeof createProjectsService>;
 
 const duplicateName = () => conflict('A project with this name already exists in the organization');
 
-export function createProjectsService(deps: { db: Db; audit: AuditService; now: () => Date }) {
+export function createProjectsService(deps: {
+  db: Db;
+  /** The store keeps statements' plans: the list may then guard its badge counts (projects.repo.ts). */
+  plansCached: boolean;
+  audit: AuditService;
+  now: () => Date;
+}) {
   const { db, audit, now } = deps;
-  const listPage = projectsPageStatement(db);
+  const listPage = projectsPageStatement(db, deps.plansCached);
 
   function projectEvent(action: string, project: Project, details?: Record<string, unknown>) {
     return {
@@ -61,7 +67,7 @@ export function createProjectsService(deps: { db: Db; audit: AuditService; now: 
         rows: found.items,
         total:
           totalFromPage(found.items.length, page) ??
-          (await countRows(visibleProjectsQuery(db, orgId, userId, seesAll))),
+          (await countRows(visibleProjectsQuery(db, orgId, userId, seesAll, deps.plansCached))),
         credentialEpoch: found.credential_epoch,
       };
     },
