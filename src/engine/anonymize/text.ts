@@ -12,7 +12,10 @@ export function fitText(text: string, maxLength: number | null): string {
 /** Keyed HMAC in hex, `length` characters (at most 64). */
 export function hashText(source: ByteSource, input: string, length: number): string {
   // Only the bytes the length needs become hex.
-  return source.bytes(input).toString('hex', 0, Math.ceil(length / 2)).slice(0, length);
+  return source
+    .bytes(input)
+    .toString('hex', 0, Math.ceil(length / 2))
+    .slice(0, length);
 }
 
 export interface MaskOptions {
