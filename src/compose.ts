@@ -170,9 +170,9 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     const twoFactor = createTwoFactorService({ db, audit, box, now });
     const runKinds = createRunKinds();
     const shared: Shared = {
-      plansCached: store.plansCached,
       config,
       db,
+      plansCached: store.plansCached,
       now,
       logger,
       secretKey,

@@ -70,4 +70,11 @@ describe('transformFields', () => {
     const out = transformFields(data, new Map([[1, upper]]), (raw) => `\t${raw(0)}\t${raw(5) ?? 'none'}`);
     expect(out.data.toString()).toBe('k\\1\tV\tk\\1\tnone\n');
   });
+
+  it('keeps a cut last row of more fields than it first makes room for', () => {
+    // 64 tabs fill the room for 64 fields; the cut field after them needs more.
+    const fields = Array.from({ length: 65 }, (_, i) => `f${i}`);
+    const out = transformFields(Buffer.from(fields.join('\t')), new Map([[64, upper]]));
+    expect(out.data.toString()).toBe(`${[...fields.slice(0, 64), 'F64'].join('\t')}\n`);
+  });
 });

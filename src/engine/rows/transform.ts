@@ -116,11 +116,7 @@ export function transformFields(
     for (; at < length; at++) {
       const byte = data[at]!;
       if (byte === TAB || byte === NEWLINE) {
-        if (count === starts.length) {
-          starts = grow(starts);
-          ends = grow(ends);
-          escaped = grow(escaped);
-        }
+        if (count === starts.length) [starts, ends, escaped] = [grow(starts), grow(ends), grow(escaped)];
         starts[count] = fieldStart;
         ends[count] = at;
         escaped[count++] = sawEscape;
@@ -131,6 +127,7 @@ export function transformFields(
     }
     // The batch ends with a newline; a missing one would be a cut row, kept whole all the same.
     if (at === length) {
+      if (count === starts.length) [starts, ends, escaped] = [grow(starts), grow(ends), grow(escaped)];
       starts[count] = fieldStart;
       ends[count] = at;
       escaped[count++] = sawEscape;

@@ -8,7 +8,7 @@ import { epochColumn } from '../auth/credential-epoch.ts';
 
 type Executor = Kysely<Database>;
 
-/** The status the badges count, as a literal (see visibleProjectsQuery). */
+/** The status the badges count, as a literal (see pendingBadge). */
 const PENDING = sql.lit('pending' as const);
 
 const ROLE_RANK = sql`case g.role when 'admin' then 3 when 'developer' then 2 else 1 end`;
