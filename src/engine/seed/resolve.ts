@@ -3,7 +3,7 @@
 // range (min ≤ max, from ≤ to, weights as many as values), the values it can produce fit the
 // column (type, length, enum labels, NOT NULL) and its CHECKs (a `choice` whose values break one,
 // an `int` range outside one), and a unique column can get enough distinct values. Pure.
-import { allLocales, Faker } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
 import type { SeedColumn, SeedFamily } from './column-kind.ts';
 import {
   GENERATOR_KINDS,
@@ -12,6 +12,7 @@ import {
   REFERENCE_DISTRIBUTIONS,
   type ReferenceDistribution,
 } from './definition.ts';
+import { fakerLibrary } from './faker-library.ts';
 import { boundValue } from './limits.ts';
 import type { Resolved } from './resolved.ts';
 
@@ -55,7 +56,11 @@ export function fakerMethod(faker: Faker, path: string): ((...args: unknown[]) =
 }
 
 let probe: Faker | undefined;
-const probeFaker = () => (probe ??= new Faker({ locale: [allLocales.en, allLocales.base] }));
+const probeFaker = () => {
+  const { Faker, allLocales } = fakerLibrary();
+  probe ??= new Faker({ locale: [allLocales.en, allLocales.base] });
+  return probe;
+};
 
 /** A value of the definition as the text the row pipeline writes for this column, or why it cannot be one. */
 export function valueText(seed: SeedColumn, value: unknown): { text: string | null } | { error: string } {

@@ -4,9 +4,10 @@
 // picked by the hash; an explicit faker method runs on a faker instance reseeded once per block of
 // 1,000 rows from (seed, table, column, block), so a row's value does not depend on the batch it is
 // written in. Pure apart from that faker state, which is private to the compiled column.
-import { allLocales, Faker, type LocaleDefinition } from '@faker-js/faker';
+import type { LocaleDefinition } from '@faker-js/faker';
 import { type Dictionary, dictionary } from '../anonymize/dictionaries.ts';
 import type { SeedColumn } from './column-kind.ts';
+import { fakerLibrary } from './faker-library.ts';
 import { index, permutation, streamKey, unit, word } from './hash.ts';
 import { fakerMethod } from './resolve.ts';
 import type { FakeValue, Resolved } from './resolved.ts';
@@ -37,16 +38,21 @@ function ascii(name: string): string {
     .replace(/[^a-z]/g, '');
 }
 
-const LOREM: readonly string[] = (() => {
-  const words = (allLocales.en as { lorem?: { word?: unknown } }).lorem?.word;
-  const list = Array.isArray(words) ? words.filter((w): w is string => typeof w === 'string') : [];
-  return list.length > 0 ? list : ['alpha', 'beta', 'gamma', 'delta'];
-})();
-const WORDS: readonly string[] = (() => {
-  const word = (allLocales.en as { word?: Record<string, unknown> }).word ?? {};
-  const list = ['adjective', 'noun'].flatMap((k) => (Array.isArray(word[k]) ? (word[k] as string[]) : []));
-  return list.length > 0 ? list : LOREM;
-})();
+let english: { lorem: readonly string[]; words: readonly string[] } | undefined;
+
+/** The faker library's English lorem words, and its adjectives and nouns; read once, on first use. */
+function englishWords(): { lorem: readonly string[]; words: readonly string[] } {
+  if (english) return english;
+  const en = fakerLibrary().allLocales.en as { lorem?: { word?: unknown }; word?: Record<string, unknown> };
+  const listed = Array.isArray(en.lorem?.word)
+    ? en.lorem.word.filter((w): w is string => typeof w === 'string')
+    : [];
+  const lorem = listed.length > 0 ? listed : ['alpha', 'beta', 'gamma', 'delta'];
+  const word = en.word ?? {};
+  const words = ['adjective', 'noun'].flatMap((k) => (Array.isArray(word[k]) ? (word[k] as string[]) : []));
+  english = { lorem, words: words.length > 0 ? words : lorem };
+  return english;
+}
 const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** Text cut to fit the column (length and CHECK length limits), padded when a CHECK wants more. */
@@ -107,7 +113,7 @@ function fakeText(
     case 'company':
       return `${pick(d.lastNames, 1)} ${pick(d.companySuffixes, 2)}`;
     case 'url':
-      return `https://www.${ascii(pick(WORDS, 0)) || 'site'}${word(key, row, attempt, 1) % 1000}.example.com/`;
+      return `https://www.${ascii(pick(englishWords().words, 0)) || 'site'}${word(key, row, attempt, 1) % 1000}.example.com/`;
     case 'street_address': {
       const number = digits(pick(d.buildingNumbers, 1), 10);
       const street = pick(d.streetNames, 0);
@@ -120,12 +126,12 @@ function fakeText(
       );
     case 'title': {
       const n = 1 + (word(key, row, attempt, 9) % 3);
-      const words = Array.from({ length: n }, (_, i) => pick(WORDS, i));
+      const words = Array.from({ length: n }, (_, i) => pick(englishWords().words, i));
       return words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
     }
     case 'sentence': {
       const n = 4 + (word(key, row, attempt, 9) % 9);
-      const words = Array.from({ length: n }, (_, i) => pick(LOREM, i));
+      const words = Array.from({ length: n }, (_, i) => pick(englishWords().lorem, i));
       const text = words.join(' ');
       return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
     }
@@ -136,7 +142,7 @@ function fakeText(
       return out;
     }
     case 'word':
-      return pick(WORDS, 0);
+      return pick(englishWords().words, 0);
     case 'uuid': {
       const h = Array.from({ length: 4 }, (_, i) =>
         word(key, row, attempt, i).toString(16).padStart(8, '0'),
@@ -144,14 +150,17 @@ function fakeText(
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[word(key, row, attempt, 5) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
     }
     case 'json':
-      return JSON.stringify({ [pick(WORDS, 0)]: pick(WORDS, 1), n: word(key, row, attempt, 2) % 100 });
+      return JSON.stringify({
+        [pick(englishWords().words, 0)]: pick(englishWords().words, 1),
+        n: word(key, row, attempt, 2) % 100,
+      });
     case 'boolean':
       return word(key, row, attempt, 0) & 1 ? 't' : 'f';
   }
 }
 
 function fakerLocale(locale: string): LocaleDefinition[] {
-  const all = allLocales as unknown as Record<string, LocaleDefinition>;
+  const all = fakerLibrary().allLocales as unknown as Record<string, LocaleDefinition>;
   return [...new Set([locale, locale.split('_')[0] as string, 'en', 'base'])].flatMap((l) =>
     all[l] ? [all[l]] : [],
   );
@@ -308,7 +317,7 @@ export function compileValue(
       };
     }
     case 'faker': {
-      const faker = new Faker({ locale: fakerLocale(context.locale) });
+      const faker = new (fakerLibrary().Faker)({ locale: fakerLocale(context.locale) });
       const method = fakerMethod(faker, generator.method)!;
       const args = generator.args;
       let block = -1;
