@@ -3,10 +3,11 @@ import type { InjectOptions } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, testConfig } from '../../test/support/app.ts';
+import { openTemplateStore } from '../../test/support/store-template.ts';
 import { buildApp } from '../app.ts';
 import { compose, LOG_REDACT } from '../compose.ts';
 import { createPasswordHasher } from '../security/passwords.ts';
-import { openStore, type Store } from '../store/db.ts';
+import type { Store } from '../store/db.ts';
 import type { App } from './types.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -256,7 +257,7 @@ describe('http: the error model, request ids, health and the OpenAPI description
     let store: Store | undefined;
     let app: App | undefined;
     try {
-      store = await openStore({ kind: 'pglite-memory' });
+      store = await openTemplateStore('blank');
       ({ app } = await buildOwnApp(store));
       await app.ready();
       const ready = await app.inject({ method: 'GET', url: '/readyz' });

@@ -8,6 +8,7 @@ import {
   type TestPgDatabase,
   testPgUrl,
 } from '../../test/support/databases.ts';
+import { openTemplateStore } from '../../test/support/store-template.ts';
 import { compose } from '../compose.ts';
 import { loadConfig, TARGET_DEFAULTS } from '../config.ts';
 import { APPROVAL_EXPIRY_CRON, APPROVAL_EXPIRY_JOB } from '../modules/approvals/expiry-pass.ts';
@@ -252,7 +253,7 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
 
 describe('jobs on PGlite (in memory)', () => {
   const { started } = jobsSuite(async () => {
-    const store = await openStore({ kind: 'pglite-memory' });
+    const store = await openTemplateStore('blank');
     return { store, dispose: () => store.close() };
   });
 

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPgDatabase, type TestPgDatabase } from '../../test/support/databases.ts';
+import { openTemplateStore } from '../../test/support/store-template.ts';
 import { openStore, type Store } from '../store/db.ts';
 import { createWorkerLiveness, newWorkerId } from './worker-liveness.ts';
 
@@ -42,7 +43,7 @@ describe('worker liveness', () => {
   });
 
   it('embedded store: the workers of this process are alive, those of an earlier process are gone', async () => {
-    const embedded = await openStore({ kind: 'pglite-memory' });
+    const embedded = await openTemplateStore('blank');
     try {
       const mine = newWorkerId();
       const liveness = await createWorkerLiveness(embedded, mine, (e) => errors.push(e));

@@ -18,8 +18,12 @@ export type StoreLocation =
    */
   | { kind: 'postgres'; url: string; preparedStatements?: boolean; poolSize?: number }
   | { kind: 'pglite'; dataDir: string }
-  /** In memory, for tests without a PostgreSQL server. */
-  | { kind: 'pglite-memory' };
+  /**
+   * In memory, for tests without a PostgreSQL server. `template`: a data directory to start from (a
+   * PGlite `dumpDataDir()` tarball) instead of running initdb, which costs seconds of CPU per store:
+   * tests start theirs from one built once (test/support/store-template.ts).
+   */
+  | { kind: 'pglite-memory'; template?: Blob };
 
 export interface Store {
   db: Db;
@@ -80,7 +84,7 @@ export async function openStore(location: StoreLocation): Promise<Store> {
       throw error;
     }
   } else {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create({ loadDataDir: location.template });
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
   return storeOf(db, pglite, undefined, false, async () => {

@@ -11,9 +11,10 @@ import {
   type UnknownRow,
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTemplateStore } from '../../test/support/store-template.ts';
 import { toTimestamp } from '../http/schemas.ts';
 import { apiTimestamp } from './api-timestamp.ts';
-import { openStore, type Store } from './db.ts';
+import type { Store } from './db.ts';
 import { statementTemplate } from './statement-template.ts';
 
 interface Probe {
@@ -36,7 +37,7 @@ describe('statement templates', () => {
   let db: Kysely<Probe>;
 
   beforeAll(async () => {
-    store = await openStore({ kind: 'pglite-memory' });
+    store = await openTemplateStore('blank');
     db = store.db as unknown as Kysely<Probe>;
     await sql`create table probe (id int primary key, label text not null, at timestamptz not null)`.execute(
       db,

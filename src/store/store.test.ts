@@ -11,6 +11,7 @@ import {
   type TestPgDatabase,
   testPgUrl,
 } from '../../test/support/databases.ts';
+import { seedDataDir } from '../../test/support/store-template.ts';
 import { DataDirBusyError, lockDataDir } from './data-dir-lock.ts';
 import { type Db, openStore, type Store } from './db.ts';
 import { isMigrated, migrateToLatest } from './migrate.ts';
@@ -55,6 +56,8 @@ describe('store on PGlite (in memory)', () => {
   let store: Store;
 
   beforeAll(async () => {
+    // From nothing (initdb here, every migration below): the production path of a first start, which
+    // the other tests skip by starting from the store template (test/support/store-template.ts).
     store = await openStore({ kind: 'pglite-memory' });
     await sql`create table probe (v integer not null)`.execute(store.db);
   });
@@ -238,6 +241,8 @@ describe('data-dir lock', () => {
 
   it('locks the embedded store: a second openStore on the same DATA_DIR is refused', async () => {
     const dir = tempDir();
+    // The lock is the point, not initdb (the in-memory store above starts from nothing).
+    await seedDataDir(dir);
     const first = await openStore({ kind: 'pglite', dataDir: dir });
     try {
       await expect(openStore({ kind: 'pglite', dataDir: dir })).rejects.toThrow(DataDirBusyError);

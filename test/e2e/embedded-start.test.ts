@@ -16,12 +16,23 @@ import {
   startProcess,
   tempDir,
 } from '../support/server-process.ts';
+import { seedDataDir } from '../support/store-template.ts';
 
 const PASSWORD = 'a long enough password';
 
 afterAll(killAll);
 
 const tempDataDir = () => path.join(tempDir('dbops-e2e-'), 'data');
+/**
+ * A DATA_DIR holding the migrated store template (../support/store-template.ts): an empty store
+ * without the initdb of a first start, for the tests about what comes after it. The first start
+ * from nothing (initdb and every migration, in the process) is the owner-from-ADMIN_EMAIL test's.
+ */
+const seededDataDir = async () => {
+  const dataDir = tempDataDir();
+  await seedDataDir(dataDir);
+  return dataDir;
+};
 
 /** The child environment of these tests: the scrubbed one, this DATA_DIR and PORT, cheap hashes. */
 function childEnv(dataDir: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -132,7 +143,7 @@ describe('the embedded store, end to end', () => {
   });
 
   it('creates an admin, serves, refuses a second process on the store, stops on SIGTERM and keeps the data', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = await seededDataDir();
     const email = `admin-${Date.now().toString(36)}@example.com`;
     // The password comes from the environment: npm echoes a command line, and `ps` shows it.
     const created = await run(
@@ -253,7 +264,7 @@ describe('the embedded store, end to end', () => {
   }, 180_000);
 
   it.concurrent('stops `npm start` on SIGTERM to npm: the service exits, frees its port and its store', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = await seededDataDir();
     const server = await startServer(dataDir, {}, 'npm');
     const port = Number(new URL(server.base).port);
     // npm ends as it was told to (it re-raises the signal); what matters is what it leaves behind.
@@ -272,7 +283,7 @@ describe('the embedded store, end to end', () => {
   }, 150_000);
 
   it.concurrent('says how to create an admin when the store is empty and ADMIN_EMAIL is not set', async () => {
-    const server = await startServer(tempDataDir());
+    const server = await startServer(await seededDataDir());
     try {
       await waitForOutput(server, 'No users yet');
       expect(server.output()).toContain('create-admin --email');
@@ -282,6 +293,7 @@ describe('the embedded store, end to end', () => {
     }
   }, 150_000);
 
+  // The one start from nothing: initdb and every migration, as on a user's first `npm start`.
   it.concurrent('creates the owner on the first start from ADMIN_EMAIL and ADMIN_PASSWORD', async () => {
     const email = `boot-${Date.now().toString(36)}@example.com`;
     const server = await startServer(tempDataDir(), {

@@ -1,5 +1,5 @@
 // The test harness: the real app on a real store (a throw-away PostgreSQL database when the test
-// server answers, in-memory PGlite otherwise), a clock tests can move, captured log lines, and small
+// server answers, in-memory PGlite started from the migrated template otherwise), a clock tests can move, captured log lines, and small
 // clients that sign in with a session (cookies + CSRF) or an API key and call routes through inject.
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -28,6 +28,7 @@ import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { OrgRole, Scope, User } from '../../src/store/tables.ts';
 import { createTestPgDatabase } from './databases.ts';
 import { createUncountedRateLimitStore } from './rate-limits.ts';
+import { openTemplateStore } from './store-template.ts';
 
 export const TEST_PASSWORD = 'correct horse battery';
 /** The service key of test apps (to open what they sealed). */
@@ -153,9 +154,9 @@ export function testConfig(options: TestAppOptions): Config {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const pgDatabase = await createTestPgDatabase();
-  const store = await openStore(
-    pgDatabase ? { kind: 'postgres', url: pgDatabase.url } : { kind: 'pglite-memory' },
-  );
+  const store = pgDatabase
+    ? await openStore({ kind: 'postgres', url: pgDatabase.url })
+    : await openTemplateStore('migrated');
   await migrateToLatest(store.db);
   let offset = 0;
   const now = () => new Date(Date.now() + offset);

@@ -1,11 +1,15 @@
-// Runs once before the whole suite. With REQUIRE_DATABASES=1 (CI) it stops the run at once, with one
-// clear message, when a database server is missing, rather than letting every database-backed test
-// fail on its own. Without it there is nothing to do: each test file skips what it cannot run.
+// Runs once before the whole suite. It builds the embedded-store template (./store-template.ts) if
+// the cache has none for these migrations, before the test files would race to. With
+// REQUIRE_DATABASES=1 (CI) it stops the run at once, with one clear message, when a database server
+// is missing, rather than letting every database-backed test fail on its own. Without it there is
+// nothing more to do: each test file skips what it cannot run.
 import { databasesRequired, probePg, redactUrl, testPgUrl } from './databases.ts';
 import { probeMysql, testMysqlUrl } from './mysql.ts';
 import { probeRedis, testRedisUrl } from './rate-limits.ts';
+import { storeTemplate } from './store-template.ts';
 
 export async function setup(): Promise<void> {
+  await storeTemplate();
   if (!databasesRequired) return;
   const failure = await probePg(testPgUrl);
   if (failure !== undefined) {

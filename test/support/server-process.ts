@@ -7,10 +7,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { seedDataDir } from './store-template.ts';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 // A first start on a fresh embedded store runs PGlite's initdb (about 5 s of CPU alone); three such
-// starts side by side on a loaded 2-core machine have taken over 45 s.
+// starts side by side on a loaded 2-core machine have taken over 45 s. (`startServerProcess` starts
+// from the store template instead; test/e2e/embedded-start.test.ts still makes a real first start.)
 const STARTUP_MS = 90_000;
 
 /** Settings of the outer environment that would change what the child does. */
@@ -212,10 +214,16 @@ export async function startProcess(options: StartOptions = {}): Promise<ServiceP
   };
 }
 
-/** `node src/main.ts serve` on the embedded store in a temporary DATA_DIR and a free port. */
+/**
+ * `node src/main.ts serve` on the embedded store in a temporary DATA_DIR and a free port. The store
+ * is the migrated template's (./store-template.ts), empty like a first start's but without its
+ * initdb: what these servers are started for comes after that.
+ */
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
   const home = tempDir('dbops-server-');
-  const server = await startProcess({ env: { DATA_DIR: path.join(home, 'data'), ...env } });
+  const dataDir = path.join(home, 'data');
+  await seedDataDir(dataDir);
+  const server = await startProcess({ env: { DATA_DIR: dataDir, ...env } });
   return {
     ...server,
     async stop() {

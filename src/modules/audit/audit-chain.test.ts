@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp, uniqueEmail } from '../../../test/support/app.ts';
-import { openStore } from '../../store/db.ts';
+import { openTemplateStore } from '../../../test/support/store-template.ts';
 import { migrateTo, migrateToLatest } from '../../store/migrate.ts';
 import { canonicalJson, entryHash, GENESIS } from './audit-chain.ts';
 
@@ -135,7 +135,7 @@ describe('audit hash chain', () => {
 
 describe('audit chain migration', () => {
   it('chains the entries written before it, per organization, in their listed order', async () => {
-    const store = await openStore({ kind: 'pglite-memory' });
+    const store = await openTemplateStore('blank');
     try {
       await migrateTo(store.db, '0018_event_outbox_webhooks');
       const orgs = ['11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222'];

@@ -22,6 +22,7 @@ import {
 } from '../../../test/support/app.ts';
 import { createTestPgDatabase, type TestPgDatabase } from '../../../test/support/databases.ts';
 import { createUncountedRateLimitStore } from '../../../test/support/rate-limits.ts';
+import { openTemplateStore } from '../../../test/support/store-template.ts';
 import { buildApp } from '../../app.ts';
 import { compose } from '../../compose.ts';
 import type { App } from '../../http/types.ts';
@@ -189,7 +190,7 @@ describe('cached credentials, checked against the credential epoch', () => {
 
 describe('the credential epoch of each store', () => {
   const stores: [string, () => Promise<{ store: Store; database?: TestPgDatabase } | undefined>][] = [
-    ['PGlite', async () => ({ store: await openStore({ kind: 'pglite-memory' }) })],
+    ['PGlite', async () => ({ store: await openTemplateStore('blank') })],
     [
       'PostgreSQL',
       async () => {

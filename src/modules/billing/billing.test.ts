@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/support/app.ts';
+import { seedDataDir } from '../../../test/support/store-template.ts';
 import { cliActor } from '../../core/actors.ts';
 import { AppError } from '../../core/errors.ts';
 import { openStore } from '../../store/db.ts';
@@ -218,8 +219,10 @@ describe('billing: npm run cli -- set-plan', () => {
     }
   }
 
-  // Six processes, each opening the embedded store: seconds each on a busy machine.
+  // Six processes, each opening the embedded store: seconds each on a busy machine. The store is
+  // the migrated template's, so that the first of them does not run initdb too.
   it('sets the plan and custom limits of an organization named on the command line', async () => {
+    await seedDataDir(env.DATA_DIR!);
     const created = await cli(
       'create-admin',
       '--email',
