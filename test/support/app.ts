@@ -1,5 +1,6 @@
-// The test harness: the real app on a real store (a throw-away PostgreSQL database when the test
-// server answers, in-memory PGlite started from the migrated template otherwise), a clock tests can move, captured log lines, and small
+// The test harness: the real app on a real store (a throw-away PostgreSQL database, a copy of the
+// run's migrated one, when the test server answers; in-memory PGlite started from the migrated
+// template otherwise), a clock tests can move, captured log lines, and small
 // clients that sign in with a session (cookies + CSRF) or an API key and call routes through inject.
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -26,7 +27,7 @@ import { createPasswordHasher } from '../../src/security/passwords.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { OrgRole, Scope, User } from '../../src/store/tables.ts';
-import { createTestPgDatabase } from './databases.ts';
+import { createStorePgDatabase } from './databases.ts';
 import { createUncountedRateLimitStore } from './rate-limits.ts';
 import { openTemplateStore } from './store-template.ts';
 
@@ -153,7 +154,7 @@ export function testConfig(options: TestAppOptions): Config {
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const pgDatabase = await createTestPgDatabase();
+  const pgDatabase = await createStorePgDatabase();
   const store = pgDatabase
     ? await openStore({ kind: 'postgres', url: pgDatabase.url })
     : await openTemplateStore('migrated');
