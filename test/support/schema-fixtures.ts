@@ -48,6 +48,19 @@ export function readSchemaFixture(
   return readFileSync(join(fixturesDir, engine, name, file), 'utf8');
 }
 
+/**
+ * Runs `work` with a list to collect its databases in, and closes (drops) them when it ends: a
+ * test of its own databases, which can run beside the others (it.concurrent).
+ */
+export async function withDatabases<T>(work: (open: LoadedDatabase[]) => Promise<T>): Promise<T> {
+  const open: LoadedDatabase[] = [];
+  try {
+    return await work(open);
+  } finally {
+    await Promise.all(open.map((db) => db.close()));
+  }
+}
+
 const context = (migration: Migration) =>
   `\n--- migration ---\n${migration.sql}\n--- rollback ---\n${migration.rollback_sql}`;
 

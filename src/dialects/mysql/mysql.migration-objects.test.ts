@@ -1,6 +1,8 @@
 // Views, triggers, stored routines and column placement on MariaDB, as round trips with the dump
 // oracle (mariadb-dump --no-data): the fixture pairs of test/fixtures/schema/mariadb, both ways.
-import { afterEach, describe, expect, it } from 'vitest';
+// Each case has its own databases and mostly waits on the server and on mariadb-dump: the cases run
+// side by side (it.concurrent).
+import { describe, expect, it } from 'vitest';
 import { reportSkipped } from '../../../test/support/databases.ts';
 import type { LoadedDatabase } from '../../../test/support/migrations.ts';
 import { mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
@@ -8,6 +10,7 @@ import {
   fixtureRoundTrip,
   readSchemaFixture,
   schemaFixtureCases,
+  withDatabases,
 } from '../../../test/support/schema-fixtures.ts';
 import { mysqlDialect } from './mysql.dialect.ts';
 
@@ -22,13 +25,8 @@ if (!mysqlUp)
 describe.skipIf(!mysqlUp)(
   'MariaDB migrations of views, triggers, routines, columns (fixtures, both ways)',
   () => {
-    const open: LoadedDatabase[] = [];
-    afterEach(async () => {
-      await Promise.all(open.splice(0).map((db) => db.close()));
-    });
-
     const cases = schemaFixtureCases('mariadb');
-    it.each(cases)('%s: a → b', async (name) => {
+    it.concurrent.each(cases)('%s: a → b', async (name) => {
       const a = readSchemaFixture('mariadb', name, 'a.sql');
       const b = readSchemaFixture('mariadb', name, 'b.sql');
       // The dump oracle forgives column order: here it must match the source's (AFTER / FIRST).
@@ -36,22 +34,19 @@ describe.skipIf(!mysqlUp)(
         (await db.handle.introspect()).tables.map(
           (t) => `${t.name}(${t.columns.map((c) => c.name).join(',')})`,
         );
-      const migration = await fixtureRoundTrip(
-        mysqlDialect,
-        a,
-        b,
-        open,
-        `fx-${name}-ab`,
-        async (target, source) => {
+      const migration = await withDatabases((open) =>
+        fixtureRoundTrip(mysqlDialect, a, b, open, `fx-${name}-ab`, async (target, source) => {
           expect(await order(target)).toEqual(await order(source));
-        },
+        }),
       );
       expect(migration.statements.length).toBeGreaterThan(0);
     });
-    it.each(cases)('%s: b → a', async (name) => {
+    it.concurrent.each(cases)('%s: b → a', async (name) => {
       const a = readSchemaFixture('mariadb', name, 'a.sql');
       const b = readSchemaFixture('mariadb', name, 'b.sql');
-      const migration = await fixtureRoundTrip(mysqlDialect, b, a, open, `fx-${name}-ba`);
+      const migration = await withDatabases((open) =>
+        fixtureRoundTrip(mysqlDialect, b, a, open, `fx-${name}-ba`),
+      );
       expect(migration.statements.length).toBeGreaterThan(0);
     });
   },
