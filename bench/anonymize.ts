@@ -21,6 +21,7 @@ import type { Client, TestApp } from '../test/support/app.ts';
 import { connectionBody } from '../test/support/connections.ts';
 import { createTestPgDatabase } from '../test/support/databases.ts';
 import { createTestAppWithWorker } from '../test/support/worker-runs.ts';
+import { type CpuDelta, cpuBetween, cpuSnapshot } from './cpu-time.ts';
 import { positiveNumber } from './env.ts';
 import { failureReport, publishReport } from './results.ts';
 
@@ -82,8 +83,33 @@ async function timedRun(t: TestApp, owner: Client, path: string, body?: object):
     }
     if (got.body.status === 'failed' || got.body.status === 'cancelled')
       throw new Error(`run ${got.body.status}: ${got.body.error}`);
-    await sleep(50);
+    // The run's time is the store's (started_at → finished_at), so a coarse poll loses nothing; each
+    // poll is a request this process serves beside the run, on cores the run is saturating.
+    await sleep(250);
   }
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** The bridge's CPU beside the pipe's, mean of the repeats: what saturates the cores. */
+function cpuReport(pipe: (CpuDelta | null)[], bridge: (CpuDelta | null)[], cores: number): string[] {
+  const measured = (list: (CpuDelta | null)[]) => list.filter((d): d is CpuDelta => d !== null);
+  const [p, b] = [measured(pipe), measured(bridge)];
+  if (p.length === 0 || b.length === 0) return [];
+  const mean = (list: CpuDelta[], key: keyof CpuDelta) =>
+    list.reduce((sum, d) => sum + d[key], 0) / list.length;
+  const total = (list: CpuDelta[]) => mean(list, 'process') + mean(list, 'children') + mean(list, 'servers');
+  return [
+    '',
+    `## Where the CPU goes: the bridge with the config vs the pipe (seconds per copy, mean of ${b.length}; ${cores} cores)`,
+    '',
+    "| Copy | Run's thread (and the service beside it) | V8 helper threads (garbage collector) | Transform workers | psql | Database server | All |",
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| Bridge with the config | ${seconds(mean(b, 'main'))} | ${seconds(mean(b, 'v8Helpers'))} | ${seconds(mean(b, 'ended') + mean(b, 'otherLive'))} | – | ${seconds(mean(b, 'servers'))} | ${seconds(total(b))} |`,
+    `| psql COPY \\| psql COPY | – | – | – | ${seconds(mean(p, 'children'))} | ${seconds(mean(p, 'servers'))} | ${seconds(total(p))} |`,
+    '',
+    "- User + system time from /proc: this process's threads by kind (the transform workers are the threads that ended during the run), the processes it waited for, and the PostgreSQL server's processes (the store's included: the service's own bookkeeping). When all of it is near cores × wall time, the copy is CPU-bound and only less work makes it faster.",
+  ];
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
@@ -127,9 +153,14 @@ export async function runAnonymizeBench(): Promise<boolean> {
     const bridgeMs: number[] = [];
     const updateMs: number[] = [];
     const inPlaceMs: number[] = [];
+    const pipeCpu: (CpuDelta | null)[] = [];
+    const bridgeCpu: (CpuDelta | null)[] = [];
     for (let i = 0; i < repeats; i++) {
       log(`bridge repeat ${i + 1}`);
+      let before = cpuSnapshot();
       pipeMs.push(await pipe(source.url, target.url));
+      pipeCpu.push(cpuBetween(before, cpuSnapshot()));
+      before = cpuSnapshot();
       bridgeMs.push(
         await timedRun(t, owner, `/projects/${projectId}/bridge/run`, {
           source_connection_id: ids.source,
@@ -137,6 +168,7 @@ export async function runAnonymizeBench(): Promise<boolean> {
           anonymize_config_id: onSource,
         }),
       );
+      bridgeCpu.push(cpuBetween(before, cpuSnapshot()));
       log(`in-place repeat ${i + 1}`);
       await pipe(source.url, target.url);
       await psql(target.url, 'vacuum analyze people');
@@ -168,6 +200,7 @@ export async function runAnonymizeBench(): Promise<boolean> {
       '',
       `- Every measure: in place ${inPlaceMs.map(fmt).join(', ')} ms vs UPDATE ${updateMs.map(fmt).join(', ')} ms; bridge ${bridgeMs.map(fmt).join(', ')} ms vs pipe ${pipeMs.map(fmt).join(', ')} ms.`,
       "- Ours is the run's own time, started_at → finished_at: introspection, checks, the table locked, rows streamed out, transformed and, in place, streamed back into the table emptied in the run's transaction (a reload: the bench's table has no trigger or foreign key that would make it an UPDATE … FROM a stage), or the copy with the keys set aside and validated and the target's snapshot (bridge).",
+      ...cpuReport(pipeCpu, bridgeCpu, os.cpus().length),
     );
   } catch (error) {
     report.push(...failureReport('Anonymization bench', error, log));
