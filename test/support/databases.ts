@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { migrationsKey } from './store-template.ts';
 
 export const testPgUrl = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const databasesRequired = process.env.REQUIRE_DATABASES === '1';
@@ -87,24 +88,26 @@ export const STORE_TEMPLATE_ENV = 'DBOPS_TEST_STORE_TEMPLATE';
 
 /**
  * A new database to hold a service store, as `createTestPgDatabase`, but already migrated when the
- * run has a template: a copy of it (CREATE DATABASE … TEMPLATE copies its files) costs a tenth of
- * running every migration again, about 0.6 s per test app. Without one (a bench, a script), it is
- * empty and the caller's migrations do the work.
+ * run has a template of the current migrations: a copy of it (CREATE DATABASE … TEMPLATE copies its
+ * files) costs a tenth of running every migration again, about 0.6 s per test app. Without one (a
+ * bench, a script, a migration changed since the run began), it is empty and the caller's
+ * migrations do the work.
  */
 export async function createStorePgDatabase(): Promise<TestPgDatabase | undefined> {
   if (!(await pgAvailable())) return undefined;
   const template = process.env[STORE_TEMPLATE_ENV];
-  if (template !== undefined && !/^dbops_template_[0-9a-f]+$/.test(template))
-    throw new Error(`${STORE_TEMPLATE_ENV} is not a template database of the tests: ${template}`);
-  return createDatabase('dbops_test', template);
+  const current = template !== undefined && new RegExp(`^${templatePrefix()}_[0-9a-f]+$`).test(template);
+  return createDatabase('dbops_test', current ? template : undefined);
 }
+
+const templatePrefix = () => `dbops_template_${migrationsKey()}`;
 
 /**
  * A database with every store migration applied, that no one connects to (CREATE DATABASE …
  * TEMPLATE refuses a source with sessions open): the global setup's template for the run.
  */
 export async function createStoreTemplate(): Promise<TestPgDatabase> {
-  const database = await createDatabase('dbops_template');
+  const database = await createDatabase(templatePrefix());
   const store = await openStore({ kind: 'postgres', url: database.url });
   try {
     await migrateToLatest(store.db);

@@ -41,12 +41,23 @@ function migrationSources(): string[] {
   return [...seen].sort();
 }
 
-function templateKey(): string {
-  const hash = createHash('sha256').update(FORMAT);
-  const pglite = path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json');
-  hash.update(JSON.parse(fs.readFileSync(pglite, 'utf8')).version);
-  for (const file of migrationSources()) hash.update(path.relative(ROOT, file)).update(fs.readFileSync(file));
-  return hash.digest('hex').slice(0, 16);
+let key: string | undefined;
+
+/**
+ * What a migrated store depends on, as 16 hex digits: PGlite's version and the migration sources.
+ * Also names the PostgreSQL template of a run (./databases.ts), which a test then uses only while
+ * the migrations are the ones it was made from (in watch mode they may change under a run).
+ */
+export function migrationsKey(): string {
+  if (key === undefined) {
+    const hash = createHash('sha256').update(FORMAT);
+    const pglite = path.join(ROOT, 'node_modules/@electric-sql/pglite/package.json');
+    hash.update(JSON.parse(fs.readFileSync(pglite, 'utf8')).version);
+    for (const file of migrationSources())
+      hash.update(path.relative(ROOT, file)).update(fs.readFileSync(file));
+    key = hash.digest('hex').slice(0, 16);
+  }
+  return key;
 }
 
 /** Initdb on disk, dumped; every migration, dumped; the migrated directory kept as it is. */
@@ -77,7 +88,7 @@ let ready: Promise<string> | undefined;
  */
 export function storeTemplate(): Promise<string> {
   ready ??= (async () => {
-    const key = templateKey();
+    const key = migrationsKey();
     const dir = path.join(CACHE, key);
     if (fs.existsSync(dir)) return dir;
     fs.mkdirSync(CACHE, { recursive: true });
