@@ -56,9 +56,12 @@ describe.skipIf(!chromiumAvailable)('web application: signing in', () => {
     const { page, problems } = await openPage(browser, web.base);
     await signIn(page, owner.user.email);
     await page.getByRole('link', { name: 'API keys' }).click();
-    await page.getByLabel('Name').fill('ci deploys');
-    await page.getByRole('checkbox', { name: 'write' }).check();
-    await page.getByRole('button', { name: 'Create key' }).click();
+    // React renders the new page in a transition, keeping the old one on screen meanwhile: the home
+    // page's "New project name" would take the key's name if the form were looked up before it shows.
+    const form = page.getByRole('form', { name: 'New API key' });
+    await form.getByLabel('Name', { exact: true }).fill('ci deploys');
+    await form.getByRole('checkbox', { name: 'write' }).check();
+    await form.getByRole('button', { name: 'Create key' }).click();
 
     const secret = await page.getByTestId('api-key-secret').textContent();
     expect(secret).toMatch(/^ak_[0-9A-Za-z]{8}_[0-9A-Za-z]{32,}$/);
