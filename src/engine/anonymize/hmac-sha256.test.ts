@@ -1,5 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { generateWasmModule, WASM_MODULE_FILE } from '../../../scripts/build-wasm.ts';
 import { prefixedHmacSha256 } from './hmac-sha256.ts';
 
 const encoder = new TextEncoder();
@@ -40,5 +42,19 @@ describe('prefixedHmacSha256', () => {
     mac('a much longer value than the next one, spanning two blocks of the message', out);
     mac('short', out);
     expect(out).toEqual(createHmac('sha256', key).update('hash:{}\u0000short').digest());
+  });
+
+  it('grows its memory for a value longer than a page, and still answers short ones after', () => {
+    const key = Buffer.alloc(32, 9);
+    const mac = prefixedHmacSha256(key, encoder.encode('hash:{}\u0000'));
+    const out = Buffer.alloc(32);
+    for (const value of ['€'.repeat(100_000), 'short']) {
+      mac(value, out);
+      expect(out).toEqual(createHmac('sha256', key).update(`hash:{}\u0000${value}`).digest());
+    }
+  });
+
+  it('runs the WebAssembly compiled from sha256.wat (else: npm run wasm)', async () => {
+    expect(fs.readFileSync(WASM_MODULE_FILE, 'utf8')).toBe(await generateWasmModule());
   });
 });
