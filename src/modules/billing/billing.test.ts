@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/support/app.ts';
+import { scrubbedEnv } from '../../../test/support/server-process.ts';
 import { seedDataDir } from '../../../test/support/store-template.ts';
 import { cliActor } from '../../core/actors.ts';
 import { AppError } from '../../core/errors.ts';
@@ -195,14 +196,12 @@ describe('billing: setting an organization’s plan', () => {
 describe('billing: npm run cli -- set-plan', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dbops-set-plan-'));
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...scrubbedEnv(),
     DATA_DIR: path.join(dir, 'data'),
     ARGON2_MEMORY_KIB: '64',
     ARGON2_ITERATIONS: '1',
     LOG_LEVEL: 'silent',
   };
-  for (const name of ['DATABASE_URL', 'SECRET_KEY', 'REDIS_URL', 'ADMIN_EMAIL', 'ADMIN_PASSWORD'])
-    delete env[name];
 
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
