@@ -104,10 +104,12 @@ export async function* wholeRowBatches(
       continue;
     }
     const head = chunk.subarray(0, last + 1);
-    const whole = tail.length === 0 ? head : Buffer.concat([tail, head]);
+    // The tail and the head are one row's two pieces, side by side in the batch: copied together
+    // only with the rest of the batch, not once more per chunk.
+    if (tail.length > 0) pending.push(tail);
+    pending.push(head);
+    pendingBytes += tail.length + head.length;
     tail = chunk.subarray(last + 1);
-    pending.push(whole);
-    pendingBytes += whole.length;
     pendingRows += countRows(head);
     if (pendingBytes >= targetBytes) {
       yield { data: pending.length === 1 ? pending[0]! : Buffer.concat(pending), rows: pendingRows };
