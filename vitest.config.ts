@@ -1,7 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './test/support/sequencer.ts';
 
 // The suite starts servers, workers and the CLI as child processes by the hundred, each compiling
 // the same modules again; with Node's on-disk compile cache (inherited through the environment) a
@@ -18,7 +17,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    sequence: { sequencer: LongestFirst },
     // Vitest's default is one worker fewer than the cores: one on the 2-core CI machine, where the
     // whole suite then ran file after file with under one core busy, as most files mostly wait (on
     // the database servers, child processes, Chromium). With two workers the cores still idled a
