@@ -18,9 +18,16 @@ import {
 import { generalizeNumber, type NumberInput, noiseNumber, rangeNumber } from './numbers.ts';
 import { COMMON_OPTIONS, jsonLeafShape, type TransformerKind, type TransformerSpec } from './rules.ts';
 import { generalizeTemporal, noiseTemporal, rangeTemporal, readTemporal, temporalLike } from './temporal.ts';
-import { fitText, hashText, maskText, scrambleText } from './text.ts';
+import { fitText, hashHex, maskText, scrambleText } from './text.ts';
 
-export type ValueTransformer = (value: unknown) => unknown;
+export interface ValueTransformer {
+  (value: unknown): unknown;
+  /**
+   * The same transformer of a text given as its UTF-8 bytes, data[start, end), for those that only
+   * hash their input (hash, fake): the row pipeline then makes no string of the field.
+   */
+  utf8?: (data: Uint8Array, start: number, end: number) => unknown;
+}
 
 /** The options that change a transformer's output, with their defaults: its purpose label's part. */
 export function significantOptions(spec: TransformerSpec): Record<string, unknown> {
@@ -119,7 +126,10 @@ function compileCore(
     }
     case 'hash': {
       const length = Math.min(Number(o.length ?? 64), shape.maxLength ?? 64);
-      return (v) => hashText(source, inputText(v), length);
+      return Object.assign((v: unknown) => hashHex(source.bytes(inputText(v)), length), {
+        utf8: (data: Uint8Array, start: number, end: number) =>
+          hashHex(source.utf8Bytes(data, start, end), length),
+      });
     }
     case 'mask': {
       const mask = {
@@ -169,7 +179,10 @@ function compileCore(
     case 'fake': {
       const kind = o.kind as FakeKind;
       const locale = String(o.locale ?? 'en');
-      return (v) => fitText(fakeValue(kind, locale, bytes(v), shape.maxLength), shape.maxLength);
+      const fake = (b: Buffer) => fitText(fakeValue(kind, locale, b, shape.maxLength), shape.maxLength);
+      return Object.assign((v: unknown) => fake(bytes(v)), {
+        utf8: (data: Uint8Array, start: number, end: number) => fake(source.utf8Bytes(data, start, end)),
+      });
     }
     case 'json': {
       const edits = Object.entries(o.paths as Record<string, TransformerSpec>).map(([path, nested]) => ({
@@ -205,8 +218,11 @@ export function compileTransformer(spec: TransformerSpec, shape: ColumnShape, ke
   const source = deterministic ? keyedSource(key, transformerPurpose(spec)) : randomSource();
   const core = compileCore(spec, shape, source, key);
   const keepNull = o.keep_null !== false || !GENERATING.has(spec.transformer as TransformerKind);
-  return (value) => {
+  const transformer: ValueTransformer = (value) => {
     if (value === null || value === undefined) return keepNull ? null : core(null);
     return core(value);
   };
+  // Bytes are never NULL: the wrapper's NULL handling does not apply to them.
+  if (core.utf8) transformer.utf8 = core.utf8;
+  return transformer;
 }

@@ -54,6 +54,18 @@ describe('prefixedHmacSha256', () => {
     }
   });
 
+  it('gives a value as UTF-8 bytes, anywhere in a buffer, the MAC of its text', () => {
+    const key = Buffer.alloc(32, 5);
+    const mac = prefixedHmacSha256(key, encoder.encode('fake:{}\u0000'));
+    const [ofText, ofBytes] = [Buffer.alloc(32), Buffer.alloc(32)];
+    for (const value of ['', 'a', 'Zoë 東京 😀', 'x'.repeat(119), '€'.repeat(30_000), 'short again']) {
+      const data = Buffer.from(`before\t${value}\tafter`);
+      mac(value, ofText);
+      mac.utf8(data, 7, data.length - 6, ofBytes);
+      expect(ofBytes).toEqual(ofText);
+    }
+  });
+
   it('runs the WebAssembly compiled from sha256.wat (else: npm run wasm)', async () => {
     expect(fs.readFileSync(WASM_MODULE_FILE, 'utf8')).toBe(await generateWasmModule());
   });

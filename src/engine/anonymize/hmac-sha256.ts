@@ -37,15 +37,18 @@ interface Sha256Exports {
 let compiled: WebAssembly.Module | undefined;
 const encoder = new TextEncoder();
 
+/** Writes the 32-byte MAC of `prefix ‖ value` into `out`. */
+export interface PrefixedMac {
+  (value: string, out: Uint8Array): void;
+  /** The same for a value given as its UTF-8 bytes, data[start, end): no string is made of them. */
+  utf8(data: Uint8Array, start: number, end: number, out: Uint8Array): void;
+}
+
 /**
- * HMAC-SHA256 under `key` of `prefix` followed by each value's UTF-8 bytes: the returned function
- * writes the 32-byte MAC of `prefix ‖ value` into `out`. Not reentrant (it reuses its memory),
- * which a transform, run on one thread, never needs.
+ * HMAC-SHA256 under `key` of `prefix` followed by each value's UTF-8 bytes. Not reentrant (it
+ * reuses its memory), which a transform, run on one thread, never needs.
  */
-export function prefixedHmacSha256(
-  key: Uint8Array,
-  prefix: Uint8Array,
-): (value: string, out: Uint8Array) => void {
+export function prefixedHmacSha256(key: Uint8Array, prefix: Uint8Array): PrefixedMac {
   compiled ??= new WebAssembly.Module(Buffer.from(SHA256_WASM, 'base64'));
   const { memory, compress, mac } = new WebAssembly.Instance(compiled).exports as unknown as Sha256Exports;
   let bytes = new Uint8Array(memory.buffer);
@@ -78,16 +81,27 @@ export function prefixedHmacSha256(
   let valueBytes = bytes.subarray(AT.message + rest.length);
   let result = bytes.subarray(AT.mac, AT.mac + 32);
 
-  return (value, out) => {
-    // At most 3 UTF-8 bytes per UTF-16 unit, and up to 72 bytes of padding.
-    const room = value.length * 3 + 2 * BLOCK;
-    if (room > valueBytes.length) {
-      memory.grow(Math.ceil((room - valueBytes.length) / PAGE));
-      bytes = new Uint8Array(memory.buffer);
-      valueBytes = bytes.subarray(AT.message + rest.length);
-      result = bytes.subarray(AT.mac, AT.mac + 32);
-    }
+  /** Room for a value of `length` bytes and up to 72 bytes of padding after it. */
+  const reserve = (length: number) => {
+    const room = length + 2 * BLOCK;
+    if (room <= valueBytes.length) return;
+    memory.grow(Math.ceil((room - valueBytes.length) / PAGE));
+    bytes = new Uint8Array(memory.buffer);
+    valueBytes = bytes.subarray(AT.message + rest.length);
+    result = bytes.subarray(AT.mac, AT.mac + 32);
+  };
+  const ofText = (value: string, out: Uint8Array) => {
+    // At most 3 UTF-8 bytes per UTF-16 unit.
+    reserve(value.length * 3);
     mac(rest.length + encoder.encodeInto(value, valueBytes).written, hashedBefore);
     out.set(result);
   };
+  const utf8 = (data: Uint8Array, start: number, end: number, out: Uint8Array) => {
+    reserve(end - start);
+    // A field is a few dozen bytes: a loop costs less than a view of them to copy from.
+    for (let i = start; i < end; i++) valueBytes[i - start] = data[i]!;
+    mac(rest.length + end - start, hashedBefore);
+    out.set(result);
+  };
+  return Object.assign(ofText, { utf8 });
 }

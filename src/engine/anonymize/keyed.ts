@@ -11,6 +11,8 @@ const encoder = new TextEncoder();
 export interface ByteSource {
   /** 32 bytes for `input`: the same for the same input when deterministic. */
   bytes(input: string): Buffer;
+  /** bytes() of the text whose UTF-8 is data[start, end), without making a string of it. */
+  utf8Bytes(data: Uint8Array, start: number, end: number): Buffer;
   /** `length` bytes for `input` (a counter-mode expansion of bytes()), for values built char by char. */
   stream(input: string, length: number): Buffer;
 }
@@ -50,13 +52,18 @@ function expand(first: Buffer, length: number): Buffer {
  */
 export function keyedSource(key: Buffer, purpose: string): ByteSource {
   const mac = prefixedHmacSha256(key, encoder.encode(`${purpose}\u0000`));
+  // A fresh (pooled) Buffer per value: callers may hold one value's bytes while asking for the next.
   const bytes = (value: string) => {
-    // A fresh (pooled) Buffer per value: callers may hold one value's bytes while asking for the next.
     const out = Buffer.allocUnsafe(32);
     mac(value, out);
     return out;
   };
-  return { bytes, stream: (value, length) => expand(bytes(value), length) };
+  const utf8Bytes = (data: Uint8Array, start: number, end: number) => {
+    const out = Buffer.allocUnsafe(32);
+    mac.utf8(data, start, end, out);
+    return out;
+  };
+  return { bytes, utf8Bytes, stream: (value, length) => expand(bytes(value), length) };
 }
 
 /** Fresh random bytes per call, drawn from a pooled buffer (one system call per 128 values). */
@@ -72,7 +79,7 @@ export function randomSource(): ByteSource {
     offset += 32;
     return out;
   };
-  return { bytes, stream: (_input, length) => expand(bytes(), length) };
+  return { bytes, utf8Bytes: bytes, stream: (_input, length) => expand(bytes(), length) };
 }
 
 /** An index in [0, n) from 6 bytes at `at`: the modulo bias is below 2^-28 for any dictionary here. */

@@ -144,7 +144,11 @@ export function positionalFieldTransforms(
   const fields = new Map<number, FieldTransform>();
   columns.forEach((column, at) => {
     const apply = transform.perValue.get(column);
-    if (apply) fields.set(at, (value) => asText(apply(value)));
+    if (!apply) return;
+    const field: FieldTransform = (value) => asText(apply(value));
+    const utf8 = apply.utf8;
+    if (utf8) field.utf8 = (data, start, end) => asText(utf8(data, start, end));
+    fields.set(at, field);
   });
   return fields;
 }

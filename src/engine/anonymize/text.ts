@@ -9,13 +9,10 @@ export function fitText(text: string, maxLength: number | null): string {
   return chars.length <= maxLength ? text : chars.slice(0, maxLength).join('');
 }
 
-/** Keyed HMAC in hex, `length` characters (at most 64). */
-export function hashText(source: ByteSource, input: string, length: number): string {
+/** A keyed HMAC (ByteSource.bytes) in hex, `length` characters (at most 64). */
+export function hashHex(mac: Buffer, length: number): string {
   // Only the bytes the length needs become hex.
-  return source
-    .bytes(input)
-    .toString('hex', 0, Math.ceil(length / 2))
-    .slice(0, length);
+  return mac.toString('hex', 0, Math.ceil(length / 2)).slice(0, length);
 }
 
 export interface MaskOptions {

@@ -44,6 +44,19 @@ describe('deterministic transformers', () => {
     },
   );
 
+  it.each(KEYED.filter(([name]) => name === 'hash' || name.startsWith('fake')))(
+    '%s: a text given as its UTF-8 bytes gets what the text gets',
+    (_name, spec, type) => {
+      const transform = compile(spec, type);
+      const utf8 = transform.utf8;
+      expect(utf8).toBeDefined();
+      for (const input of [...inputs(50), 'Zoë Ångström', '東京 😀', '']) {
+        const data = Buffer.from(`1\t${input}\t2`);
+        expect(utf8?.(data, 2, data.length - 2)).toEqual(transform(input));
+      }
+    },
+  );
+
   it('the purpose label is made of kind and options, so two kinds on one input differ, and option order does not matter', () => {
     const email = compile({ transformer: 'fake', options: { kind: 'email' } });
     const withLocale = compile({

@@ -24,6 +24,25 @@ describe('transformFields', () => {
     expect(fast.data.toString()).toBe('1\tTAB\\tHERE\ta\\\\b\n2\twas null\tline\\nbreak\n3\tPLAIN\t\\N\n');
   });
 
+  it('hands a transform that takes bytes each field without escapes as bytes, the others as text', () => {
+    const seen: string[] = [];
+    const rule = Object.assign(
+      (value: string | null) => {
+        seen.push(`text ${value}`);
+        return 'T';
+      },
+      {
+        utf8: (data: Buffer, start: number, end: number) => {
+          seen.push(`bytes ${data.toString('utf8', start, end)}`);
+          return 'B';
+        },
+      },
+    );
+    const data = Buffer.from('1\tZoë\n2\ttab\\there\n3\t\\N\n');
+    expect(transformFields(data, new Map([[1, rule]])).data.toString()).toBe('1\tB\n2\tT\n3\tT\n');
+    expect(seen).toEqual(['bytes Zoë', 'text tab\there', 'text null']);
+  });
+
   it('passes untouched fields on as they arrived, escapes included', () => {
     // \b is PostgreSQL's escape for a backspace: re-encoding would write the raw byte instead.
     const data = Buffer.from('x\\b\ty\n');

@@ -61,7 +61,11 @@ export async function* tapBatches(
 }
 
 /** A transform of one field's text (null for NULL); what a per-column rule is on the row pipeline. */
-export type FieldTransform = (value: string | null) => string | null;
+export interface FieldTransform {
+  (value: string | null): string | null;
+  /** The same of a field without escapes (so not NULL) given as its bytes, data[start, end), when the transform can take them. */
+  utf8?: (data: Buffer, start: number, end: number) => string | null;
+}
 
 /** A row's original field at a position, as it arrived (still encoded), or undefined past its last field. */
 export type RawField = (at: number) => string | undefined;
@@ -89,6 +93,7 @@ export function transformFields(
   const touched = [...fields].sort(([a], [b]) => a - b);
   const positions = touched.map(([at]) => at);
   const applies = touched.map(([, apply]) => apply);
+  const fromBytes = touched.map(([, apply]) => apply.utf8);
   // Never from the shared pool: a worker hands the whole memory over (transform-worker.ts).
   let out = Buffer.allocUnsafeSlow(data.length + 1024);
   let size = 0;
@@ -142,8 +147,14 @@ export function transformFields(
       const e = ends[field]!;
       reserve(s - copyFrom);
       size = copyBytes(data, copyFrom, s, out, size);
-      const text = data.toString('utf8', s, e);
-      const value = applies[t]!(escaped[field] ? decodeField(text) : text);
+      // A field the transform can take as bytes is never made a string (a keyed hash reads the bytes).
+      const utf8 = escaped[field] ? undefined : fromBytes[t];
+      let value: string | null;
+      if (utf8) value = utf8(data, s, e);
+      else {
+        const text = data.toString('utf8', s, e);
+        value = applies[t]!(escaped[field] ? decodeField(text) : text);
+      }
       // At most 3 bytes per UTF-16 unit, escapes included (2 bytes for 1 unit).
       reserve(value === null ? 2 : value.length * 3);
       size = writeField(out, value, size);
