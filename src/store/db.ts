@@ -32,8 +32,8 @@ export interface Store {
   /** The server's URL, when the store is PostgreSQL: pg-boss opens its own pool on it. */
   url: string | undefined;
   /**
-   * Whether the store keeps each data statement's plan (named prepared statements on a PostgreSQL
-   * server) or plans it on every run (PGlite, or STORE_PREPARED_STATEMENTS=false): a query may then
+   * Whether the store keeps each data statement's plan (named prepared statements on PGlite and on a
+   * PostgreSQL server) or plans it on every run (STORE_PREPARED_STATEMENTS=false): a query may then
    * trade planning time for execution time, or not.
    */
   plansCached: boolean;
@@ -87,7 +87,7 @@ export async function openStore(location: StoreLocation): Promise<Store> {
     pglite = await PGlite.create({ loadDataDir: location.template });
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return storeOf(db, pglite, undefined, false, async () => {
+  return storeOf(db, pglite, undefined, true, async () => {
     await pglite.close();
     lock?.release();
   });

@@ -5,6 +5,7 @@
 // elsewhere (through Kysely or through pg-boss's PGlite adapter) wait instead of joining it.
 // The price: code inside a transaction must use its `trx`, never the outer `db`, or it waits on
 // itself. That is the rule everywhere anyway (DESIGN §3.6).
+// Data statements run as named prepared statements (./pglite-prepared.ts), parsed once per instance.
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import {
   type CompiledQuery,
@@ -17,22 +18,27 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { PGliteStatements } from './pglite-prepared.ts';
 
 type Outcome = 'commit' | 'rollback';
 
 class PGliteConnection implements DatabaseConnection {
   readonly #pglite: PGlite;
+  readonly #statements: PGliteStatements;
   #transaction: Transaction | undefined;
   #settle: ((outcome: Outcome) => void) | undefined;
   #finished: Promise<void> | undefined;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, statements: PGliteStatements) {
     this.#pglite = pglite;
+    this.#statements = statements;
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const target = this.#transaction ?? this.#pglite;
-    const result = await target.query<R>(compiled.sql, [...compiled.parameters]);
+    const inTransaction = this.#transaction !== undefined;
+    const result = this.#statements.handles(compiled.sql)
+      ? await this.#statements.run<R>(compiled.sql, compiled.parameters, inTransaction)
+      : await (this.#transaction ?? this.#pglite).query<R>(compiled.sql, [...compiled.parameters]);
     return {
       rows: result.rows,
       numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
@@ -73,15 +79,18 @@ class PGliteConnection implements DatabaseConnection {
 
 class PGliteDriver implements Driver {
   readonly #pglite: PGlite;
+  /** One set per instance: a PGlite instance is one backend session. */
+  readonly #statements: PGliteStatements;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGlite, statements: PGliteStatements) {
     this.#pglite = pglite;
+    this.#statements = statements;
   }
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new PGliteConnection(this.#pglite);
+    return new PGliteConnection(this.#pglite, this.#statements);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -104,9 +113,11 @@ class PGliteDriver implements Driver {
 
 export class PGliteDialect implements Dialect {
   readonly #pglite: PGlite;
+  readonly #statements: PGliteStatements;
 
   constructor(pglite: PGlite) {
     this.#pglite = pglite;
+    this.#statements = new PGliteStatements(pglite);
   }
 
   createAdapter() {
@@ -114,7 +125,7 @@ export class PGliteDialect implements Dialect {
   }
 
   createDriver() {
-    return new PGliteDriver(this.#pglite);
+    return new PGliteDriver(this.#pglite, this.#statements);
   }
 
   createQueryCompiler() {

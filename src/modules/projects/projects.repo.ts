@@ -85,7 +85,7 @@ export async function countOpenDriftReports(db: Executor, projectId: string): Pr
  * anything pending at all; the uncorrelated EXISTS runs once per statement (an InitPlan) and, in the
  * common case of nothing pending, spares the per-project counts: half the PostgreSQL server's time
  * on a 20-project page whose plan is cached, but a sixth more planning, which a store that plans
- * every run (PGlite) pays each time for less than it saves.
+ * every run (STORE_PREPARED_STATEMENTS=false) pays each time for less than it saves.
  */
 function pendingBadge(table: 'approvals' | 'drift_reports', orgId: string, guarded: boolean) {
   const t = sql.table(table);
