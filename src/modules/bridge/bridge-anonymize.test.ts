@@ -5,13 +5,12 @@
 // unknown config or one of another project (404), rules that do not fit the source (422), strict
 // mode with personal columns left uncovered (409), a config changed after the request (the run
 // fails, writing nothing).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client, TestApp } from '../../../test/support/app.ts';
+import { describe, expect, it } from 'vitest';
+import { bridgeSuite } from '../../../test/support/bridge-suite.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { tableChecksum } from '../../../test/support/target-query.ts';
-import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
 const API = '/api/v1';
 const engines = await targetEngines('bridge with anonymization (bridge-anonymize.test.ts)');
@@ -54,42 +53,18 @@ const RULES = [
 ];
 
 describe.skipIf(!up)('bridge runs with an anonymization config', () => {
-  let t: TestApp;
-  let owner: Client;
-  let orgId: string;
-  let projectId: string;
+  const suite = bridgeSuite({ org: 'Bridge anon org', project: 'Anon' }, async ({ database }) => {
+    await database('pg_source', engines.postgresql, PG_SCHEMA + DATA);
+    await database('my_source', engines.mysql, MYSQL_SCHEMA + DATA);
+    await database('pg_target', engines.postgresql, PG_SCHEMA);
+    await database('pg_target2', engines.postgresql, PG_SCHEMA);
+    configId = await config({ rules: RULES, key: 'bridge-anonymize-test-key-0001' });
+  });
+  const { urls, ids, database, bridge, copied } = suite;
   let configId: string;
-  const databases: { drop(): Promise<void> }[] = [];
-  const urls: Record<string, string> = {};
-  const ids: Record<string, string> = {};
-
-  async function database(
-    name: string,
-    engine: typeof engines.postgresql,
-    sql: string,
-    environment = 'development',
-  ) {
-    const created = await engine.create();
-    databases.push(created);
-    await engine.load(created.url, sql);
-    urls[name] = created.url;
-    const connection = await owner.post(
-      `${API}/connections`,
-      connectionBody(projectId, created.url, { name, environment }),
-    );
-    expect(connection.status).toBe(201);
-    ids[name] = connection.body.id;
-  }
-  const bridge = (body: Record<string, unknown>) =>
-    owner.post(`${API}/projects/${projectId}/bridge/run`, body);
-  const copied = async (body: Record<string, unknown>) => {
-    const answer = await bridge(body);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-    return waitForRun(owner, answer.body.id, ['succeeded', 'failed', 'cancelled']);
-  };
   const config = async (body: Record<string, unknown>) => {
-    const created = await owner.post(`${API}/anonymize/configs`, {
-      project_id: projectId,
+    const created = await suite.owner.post(`${API}/anonymize/configs`, {
+      project_id: suite.projectId,
       connection_id: ids.pg_source,
       name: `config ${Math.random().toString(36).slice(2)}`,
       ...body,
@@ -100,16 +75,6 @@ describe.skipIf(!up)('bridge runs with an anonymization config', () => {
   const pg = (name: string, sql: string) => engines.postgresql.query(urls[name]!, sql);
   const customers = (name: string) =>
     pg(name, 'select id, email, name, phone, note from customer order by id');
-
-  beforeAll(async () => {
-    ({ t, owner, orgId, projectId } = await createWorkerProject({ org: 'Bridge anon org', project: 'Anon' }));
-    await database('pg_source', engines.postgresql, PG_SCHEMA + DATA);
-    await database('my_source', engines.mysql, MYSQL_SCHEMA + DATA);
-    await database('pg_target', engines.postgresql, PG_SCHEMA);
-    await database('pg_target2', engines.postgresql, PG_SCHEMA);
-    configId = await config({ rules: RULES, key: 'bridge-anonymize-test-key-0001' });
-  });
-  afterAll(() => closeSuite(t, databases));
 
   it('PostgreSQL → PostgreSQL: no clear value of a masked column in the target, joins on the transformed key match, keys valid', async () => {
     const run = await copied({
@@ -237,12 +202,13 @@ describe.skipIf(!up)('bridge runs with an anonymization config', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.detail).toBe('Anonymization config not found');
 
-    const elsewhere = (await owner.post(`${API}/projects`, { name: 'Elsewhere anon' })).body.id as string;
-    const theirConnection = await owner.post(
+    const elsewhere = (await suite.owner.post(`${API}/projects`, { name: 'Elsewhere anon' })).body
+      .id as string;
+    const theirConnection = await suite.owner.post(
       `${API}/connections`,
       connectionBody(elsewhere, urls.pg_source!, { name: 'elsewhere source' }),
     );
-    const theirs = await owner.post(`${API}/anonymize/configs`, {
+    const theirs = await suite.owner.post(`${API}/anonymize/configs`, {
       project_id: elsewhere,
       connection_id: theirConnection.body.id,
       name: 'theirs',
@@ -253,8 +219,8 @@ describe.skipIf(!up)('bridge runs with an anonymization config', () => {
 
     // A config of another connection of the project, whose table the source lacks.
     await database('pg_people', engines.postgresql, 'create table people (id int primary key, mail text);');
-    const people = await owner.post(`${API}/anonymize/configs`, {
-      project_id: projectId,
+    const people = await suite.owner.post(`${API}/anonymize/configs`, {
+      project_id: suite.projectId,
       connection_id: ids.pg_people,
       name: 'people',
       rules: [{ table: 'people', column: 'mail', transformer: 'null' }],
@@ -278,17 +244,21 @@ describe.skipIf(!up)('bridge runs with an anonymization config', () => {
     });
     expect(started.status).toBe(202);
     expect(started.body.status).toBe('awaiting_approval');
-    const first = await owner.get(`${API}/approvals/${started.body.approval_id}`);
+    const first = await suite.owner.get(`${API}/approvals/${started.body.approval_id}`);
     expect(
-      (await owner.patch(`${API}/anonymize/configs/${bound}`, { key: 'replaced-key-0123456789' })).status,
+      (await suite.owner.patch(`${API}/anonymize/configs/${bound}`, { key: 'replaced-key-0123456789' }))
+        .status,
     ).toBe(200);
-    const admin = await t.createUser(orgId, 'member');
-    await owner.post(`${API}/projects/${projectId}/members`, { user_id: admin.user.id, role: 'admin' });
+    const admin = await suite.t.createUser(suite.orgId, 'member');
+    await suite.owner.post(`${API}/projects/${suite.projectId}/members`, {
+      user_id: admin.user.id,
+      role: 'admin',
+    });
     const approved = await admin.patch(`${API}/approvals/${started.body.approval_id}`, {
       decision: 'approve',
     });
     expect(approved.status).toBe(200);
-    const run = await waitForRun(owner, started.body.id, ['succeeded', 'failed', 'cancelled']);
+    const run = await waitForRun(suite.owner, started.body.id, ['succeeded', 'failed', 'cancelled']);
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/config \(its rules or key\) changed since.*nothing was written/);
     expect(await pg('pg_prod', 'select count(*)::int as n from customer')).toEqual([{ n: 0 }]);
@@ -299,7 +269,7 @@ describe.skipIf(!up)('bridge runs with an anonymization config', () => {
       anonymize_config_id: bound,
     });
     expect(again.status).toBe(202);
-    const second = await owner.get(`${API}/approvals/${again.body.approval_id}`);
+    const second = await suite.owner.get(`${API}/approvals/${again.body.approval_id}`);
     expect(second.body.content_hash).not.toBe(first.body.content_hash);
   });
 });

@@ -2,15 +2,11 @@
 // tables end with the same primary keys, unique constraints and indexes as the source, on
 // PostgreSQL from PostgreSQL (models compared) and from MariaDB (catalog read back); and a load
 // that fails leaves a created table with every key it was created with.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client, TestApp } from '../../../test/support/app.ts';
-import { connectionBody } from '../../../test/support/connections.ts';
+import { describe, expect, it } from 'vitest';
+import { bridgeSuite } from '../../../test/support/bridge-suite.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
-import { waitForRun } from '../../../test/support/operations.ts';
 import { tableChecksum } from '../../../test/support/target-query.ts';
-import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
-const API = '/api/v1';
 const engines = await targetEngines('bridge create_tables keys (bridge-create.test.ts)');
 const up = engines.postgresql.up && engines.mysql.up;
 
@@ -47,34 +43,7 @@ const KEYS_SQL = `
   order by 1, 2`;
 
 describe.skipIf(!up)('bridge create_tables: keys built after the load', () => {
-  let t: TestApp;
-  let owner: Client;
-  let projectId: string;
-  const databases: { drop(): Promise<void> }[] = [];
-  const urls: Record<string, string> = {};
-  const ids: Record<string, string> = {};
-
-  async function database(name: string, engine: typeof engines.postgresql, sql: string) {
-    const created = await engine.create();
-    databases.push(created);
-    await engine.load(created.url, sql);
-    urls[name] = created.url;
-    const connection = await owner.post(
-      `${API}/connections`,
-      connectionBody(projectId, created.url, { name }),
-    );
-    expect(connection.status).toBe(201);
-    ids[name] = connection.body.id;
-  }
-  const copy = async (body: Record<string, unknown>) => {
-    const answer = await owner.post(`${API}/projects/${projectId}/bridge/run`, body);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-    return waitForRun(owner, answer.body.id, ['succeeded', 'failed', 'cancelled']);
-  };
-  const keys = (name: string) => engines.postgresql.query(urls[name]!, KEYS_SQL);
-
-  beforeAll(async () => {
-    ({ t, owner, projectId } = await createWorkerProject({ org: 'Create org', project: 'Create' }));
+  const suite = bridgeSuite({ org: 'Create org', project: 'Create' }, async ({ database }) => {
     await database('pg_source', engines.postgresql, PG_SOURCE);
     await database('pg_empty', engines.postgresql, 'select 1');
     await database('my_source', engines.mysql, MY_SOURCE);
@@ -86,7 +55,8 @@ describe.skipIf(!up)('bridge create_tables: keys built after the load', () => {
     );
     await database('pg_empty3', engines.postgresql, 'select 1');
   });
-  afterAll(() => closeSuite(t, databases));
+  const { urls, ids, copied: copy } = suite;
+  const keys = (name: string) => engines.postgresql.query(urls[name]!, KEYS_SQL);
 
   it('PostgreSQL → PostgreSQL: the same keys and indexes as the source, rows equal', async () => {
     const run = await copy({

@@ -4,14 +4,10 @@
 // through its parent's key table (also when the closure pulls in parents of its own), and one that
 // must not be, because its parent gains rows as a parent later; and no key table left behind after
 // a run, whether it succeeded or failed, nor after a killed one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client, TestApp } from '../../../test/support/app.ts';
-import { connectionBody } from '../../../test/support/connections.ts';
+import { describe, expect, it } from 'vitest';
+import { bridgeSuite } from '../../../test/support/bridge-suite.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
-import { waitForRun } from '../../../test/support/operations.ts';
-import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
-const API = '/api/v1';
 const engines = await targetEngines('bridge subsets (bridge-subset.test.ts)');
 const up = engines.postgresql.up && engines.mysql.up;
 
@@ -46,36 +42,7 @@ const EXPECTED = {
 };
 
 describe.skipIf(!up)('bridge subsets', () => {
-  let t: TestApp;
-  let owner: Client;
-  let projectId: string;
-  const databases: { drop(): Promise<void> }[] = [];
-  const urls: Record<string, string> = {};
-  const ids: Record<string, string> = {};
-
-  async function database(name: string, engine: typeof engines.postgresql, sql: string) {
-    const created = await engine.create();
-    databases.push(created);
-    await engine.load(created.url, sql);
-    urls[name] = created.url;
-    const connection = await owner.post(
-      `${API}/connections`,
-      connectionBody(projectId, created.url, { name }),
-    );
-    expect(connection.status).toBe(201);
-    ids[name] = connection.body.id;
-  }
-
-  const copy = async (body: Record<string, unknown>) => {
-    const answer = await owner.post(`${API}/projects/${projectId}/bridge/run`, body);
-    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-    return waitForRun(owner, answer.body.id, ['succeeded', 'failed', 'cancelled']);
-  };
-  const idsIn = async (engine: typeof engines.postgresql, url: string, table: string) =>
-    (await engine.query(url, `select id from ${table} order by id`)).map((r) => Number(r.id));
-
-  beforeAll(async () => {
-    ({ t, owner, projectId } = await createWorkerProject({ org: 'Subset org', project: 'Subsets' }));
+  const suite = bridgeSuite({ org: 'Subset org', project: 'Subsets' }, async ({ database }) => {
     await database('pg_source', engines.postgresql, schema('text') + DATA);
     await database('pg_target', engines.postgresql, schema('text'));
     await database('my_source', engines.mysql, schema('varchar(20)') + DATA);
@@ -87,7 +54,9 @@ describe.skipIf(!up)('bridge subsets', () => {
       schema('varchar(20)').replace('note varchar(20)', 'note char(0)'),
     );
   });
-  afterAll(() => closeSuite(t, databases));
+  const { urls, ids, database, copied: copy } = suite;
+  const idsIn = async (engine: typeof engines.postgresql, url: string, table: string) =>
+    (await engine.query(url, `select id from ${table} order by id`)).map((r) => Number(r.id));
 
   it('PostgreSQL: a leaf read through its parent keeps to it when its own parents come in', async () => {
     // Lines are a leaf: they come from product 10 alone; the orders of those lines come in as their

@@ -3,9 +3,8 @@
 // tsvector, triggers; checksums equal per table), Sakila into MariaDB's own Sakila schema (the
 // PostgreSQL array column refused before anything is written; the other tables copied), and
 // Chinook from MariaDB into an empty PostgreSQL with create_tables (types mapped across engines).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client, TestApp } from '../../../test/support/app.ts';
-import { connectionBody } from '../../../test/support/connections.ts';
+import { describe, expect, it } from 'vitest';
+import { bridgeSuite } from '../../../test/support/bridge-suite.ts';
 import {
   corpusAvailable,
   loadMysqlSql,
@@ -14,66 +13,40 @@ import {
   readCorpus,
 } from '../../../test/support/corpus.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
-import { waitForRun } from '../../../test/support/operations.ts';
 import { tableChecksum } from '../../../test/support/target-query.ts';
-import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
-const API = '/api/v1';
 const SUITE = 'bridge on Sakila and Chinook (bridge.corpus.test.ts)';
 const corpusUp = corpusAvailable(SUITE);
 const engines = await targetEngines(SUITE);
 const SAKILA = ['language', 'category', 'actor', 'film', 'film_actor', 'film_category'] as const;
 
 describe.skipIf(!(corpusUp && engines.postgresql.up && engines.mysql.up))('bridge on the corpus', () => {
-  let t: TestApp;
-  let owner: Client;
-  let projectId: string;
-  const databases: { drop(): Promise<void> }[] = [];
-  const urls: Record<string, string> = {};
-  const ids: Record<string, string> = {};
-
-  async function database(
-    name: string,
-    engine: typeof engines.postgresql,
-    load: (url: string) => Promise<void>,
-  ) {
-    const created = await engine.create();
-    databases.push(created);
-    await load(created.url);
-    urls[name] = created.url;
-    const answer = await owner.post(`${API}/connections`, connectionBody(projectId, created.url, { name }));
-    expect(answer.status).toBe(201);
-    ids[name] = answer.body.id;
-  }
-  const copy = async (body: Record<string, unknown>) => {
-    const started = await owner.post(`${API}/projects/${projectId}/bridge/run`, body);
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    return waitForRun(owner, started.body.id, ['succeeded', 'failed', 'cancelled']);
-  };
-
-  beforeAll(async () => {
-    ({ t, owner, projectId } = await createWorkerProject({ org: 'Corpus bridge', project: 'Corpus' }));
-    await database('sakila_pg', engines.postgresql, async (url) => {
-      await loadPostgresSql(url, readCorpus('sakila', 'postgres-schema.sql'));
-      await loadSakilaRows(url, [...SAKILA]);
-    });
-    // Domains are outside what the migration planner creates (the schema model lists them as
-    // unmanaged): the target has Sakila's `year` domain, as a DBA would create it first.
-    await database('empty_pg', engines.postgresql, (url) =>
-      loadPostgresSql(
-        url,
-        'CREATE DOMAIN public.year AS integer CONSTRAINT year_check CHECK (VALUE >= 1901 AND VALUE <= 2155)',
-      ),
-    );
-    await database('sakila_my', engines.mysql, (url) =>
-      loadMysqlSql(url, readCorpus('sakila', 'mysql-schema.sql'), { dropQualifier: 'sakila' }),
-    );
-    await database('chinook_my', engines.mysql, (url) =>
-      loadMysqlSql(url, readCorpus('chinook', 'mysql.sql')),
-    );
-    await database('empty_pg2', engines.postgresql, async () => {});
-  }, 120_000);
-  afterAll(() => closeSuite(t, databases));
+  const suite = bridgeSuite(
+    { org: 'Corpus bridge', project: 'Corpus' },
+    async ({ database }) => {
+      await database('sakila_pg', engines.postgresql, async (url) => {
+        await loadPostgresSql(url, readCorpus('sakila', 'postgres-schema.sql'));
+        await loadSakilaRows(url, [...SAKILA]);
+      });
+      // Domains are outside what the migration planner creates (the schema model lists them as
+      // unmanaged): the target has Sakila's `year` domain, as a DBA would create it first.
+      await database('empty_pg', engines.postgresql, (url) =>
+        loadPostgresSql(
+          url,
+          'CREATE DOMAIN public.year AS integer CONSTRAINT year_check CHECK (VALUE >= 1901 AND VALUE <= 2155)',
+        ),
+      );
+      await database('sakila_my', engines.mysql, (url) =>
+        loadMysqlSql(url, readCorpus('sakila', 'mysql-schema.sql'), { dropQualifier: 'sakila' }),
+      );
+      await database('chinook_my', engines.mysql, (url) =>
+        loadMysqlSql(url, readCorpus('chinook', 'mysql.sql')),
+      );
+      await database('empty_pg2', engines.postgresql, async () => {});
+    },
+    120_000,
+  );
+  const { urls, ids, copied: copy } = suite;
 
   it('Sakila PostgreSQL → empty PostgreSQL with create_tables: every table equal', async () => {
     const run = await copy({
