@@ -9,6 +9,7 @@ import {
   createRedisRateLimitStore,
   type RateLimitStore,
 } from '../../src/http/rate-limit-store.ts';
+import type { TestApp } from './app.ts';
 import { databasesRequired, redactUrl } from './databases.ts';
 
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -104,4 +105,12 @@ export async function createTestRedisStore(): Promise<TestRedisStore> {
       admin.disconnect();
     },
   };
+}
+
+/** Moves the app clock to 1 s into the next window of `size`; returns that window's end (Unix s). */
+export function nextWindow(t: TestApp, size: number): number {
+  const at = t.now().getTime();
+  const start = Math.floor(at / size) * size + size;
+  t.advance(start + 1_000 - at);
+  return (start + size) / 1000;
 }
