@@ -3,7 +3,7 @@
 // the OpenAPI description documents them on every /api/v1 operation.
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createTestApp } from '../../test/support/app.ts';
+import { createTestApp, type TestApp } from '../../test/support/app.ts';
 import { nextWindow } from '../../test/support/rate-limits.ts';
 import { createMemoryRateLimitStore } from './rate-limit-store.ts';
 
@@ -35,6 +35,17 @@ describe('rate limits: the client address behind proxies (TRUSTED_PROXIES)', () 
     return { t, login };
   }
 
+  /** The client addresses the audit log holds for failed sign-ins. */
+  async function failedLoginAddresses(t: TestApp): Promise<Set<string | null>> {
+    const audit = await t.store.db
+      .selectFrom('audit_log')
+      .select('ip')
+      .where('action', '=', 'auth.login')
+      .where('outcome', '=', 'failure')
+      .execute();
+    return new Set(audit.map((row) => row.ip));
+  }
+
   it('ignores X-Forwarded-For from a client that is not a trusted proxy', async () => {
     const { t, login } = await listening(['10.0.0.0/8', '192.0.2.1']);
     try {
@@ -49,13 +60,7 @@ describe('rate limits: the client address behind proxies (TRUSTED_PROXIES)', () 
         { status: 401, remaining: '0' },
         { status: 429, remaining: '0' },
       ]);
-      const audit = await t.store.db
-        .selectFrom('audit_log')
-        .select('ip')
-        .where('action', '=', 'auth.login')
-        .where('outcome', '=', 'failure')
-        .execute();
-      expect(new Set(audit.map((row) => row.ip))).toEqual(new Set(['127.0.0.1']));
+      expect(await failedLoginAddresses(t)).toEqual(new Set(['127.0.0.1']));
     } finally {
       await t.close();
     }
@@ -73,13 +78,7 @@ describe('rate limits: the client address behind proxies (TRUSTED_PROXIES)', () 
       expect(await login('198.18.0.1, 203.0.113.7')).toEqual({ status: 429, remaining: '0' });
       // Through a chain of trusted proxies the first untrusted address counts.
       expect(await login('203.0.113.7, 10.1.2.3')).toEqual({ status: 429, remaining: '0' });
-      const audit = await t.store.db
-        .selectFrom('audit_log')
-        .select('ip')
-        .where('action', '=', 'auth.login')
-        .where('outcome', '=', 'failure')
-        .execute();
-      expect(new Set(audit.map((row) => row.ip))).toEqual(new Set(['203.0.113.7', '203.0.113.8']));
+      expect(await failedLoginAddresses(t)).toEqual(new Set(['203.0.113.7', '203.0.113.8']));
     } finally {
       await t.close();
     }
