@@ -4,7 +4,8 @@
 // of the tool (not schema); statement order (a plan creates objects in another order than a script);
 // column order inside CREATE TABLE (a planned ADD COLUMN appends where the source may have the
 // column in the middle; the model records the order without comparing it); MariaDB's
-// AUTO_INCREMENT counter (data, not schema). Everything else must be equal to the character.
+// AUTO_INCREMENT counter (data, not schema); the database's own name where MariaDB qualifies a
+// sequence with it. Everything else must be equal to the character.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { DialectName } from '../../src/engine/schema/model.ts';
@@ -36,7 +37,10 @@ export async function dumpSchema(url: string, dialect: DialectName): Promise<str
   ];
   if (parsed.password) args.unshift(`--password=${decodeURIComponent(parsed.password)}`);
   const { stdout } = await run('mariadb-dump', args, { maxBuffer: 64 * 1024 * 1024 });
-  return stdout;
+  // MariaDB writes the database's own name into a sequence default (`nextval(`db`.`seq`)`): the
+  // name of the database is not part of its schema.
+  const database = decodeURIComponent(parsed.pathname.slice(1));
+  return stdout.split(`\`${database}\`.`).join('');
 }
 
 const NOISE: Record<DialectName, RegExp[]> = {

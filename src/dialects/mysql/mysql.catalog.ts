@@ -45,7 +45,8 @@ export const COLUMNS_SQL = `
   select TABLE_NAME as table_name, COLUMN_NAME as column_name, ORDINAL_POSITION as ordinal_position,
     COLUMN_DEFAULT as column_default, IS_NULLABLE as is_nullable, DATA_TYPE as data_type,
     COLUMN_TYPE as column_type, COLLATION_NAME as collation_name, EXTRA as extra,
-    COLUMN_COMMENT as column_comment, GENERATION_EXPRESSION as generation_expression
+    COLUMN_COMMENT as column_comment, GENERATION_EXPRESSION as generation_expression,
+    database() as current_schema
   from information_schema.COLUMNS
   where TABLE_SCHEMA = database()
   order by TABLE_NAME, ORDINAL_POSITION`;
@@ -62,15 +63,23 @@ export interface ColumnRow {
   extra: string;
   column_comment: string | null;
   generation_expression: string | null;
+  /**
+   * The database read. MariaDB writes a sequence in a default with it (`nextval(`shop`.`seq`)`),
+   * which the model leaves out: another database's copy of the schema uses its own sequence.
+   */
+  current_schema?: string;
 }
 
 /** MySQL 8 lists functional key parts in EXPRESSION; MariaDB has no such column. */
 export function statisticsSql(flavor: Flavor): string {
   const expression = flavor === 'mysql' ? 'EXPRESSION' : 'null';
+  // MySQL 8 marks an index the optimizer leaves alone IS_VISIBLE = 'NO', MariaDB 10.6+ IGNORED = 'YES'.
+  const ignored = flavor === 'mysql' ? "IS_VISIBLE = 'NO'" : "IGNORED = 'YES'";
   return `
   select TABLE_NAME as table_name, INDEX_NAME as index_name, NON_UNIQUE as non_unique,
     SEQ_IN_INDEX as seq_in_index, COLUMN_NAME as column_name, SUB_PART as sub_part,
-    COLLATION as collation, INDEX_TYPE as index_type, ${expression} as expression
+    COLLATION as collation, INDEX_TYPE as index_type, ${expression} as expression,
+    ${ignored} as ignored
   from information_schema.STATISTICS
   where TABLE_SCHEMA = database()
   order by TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`;
@@ -87,6 +96,8 @@ export interface StatisticsRow {
   collation: string | null;
   index_type: string;
   expression: string | null;
+  /** 1 when the optimizer leaves the index alone (IGNORED, INVISIBLE). */
+  ignored?: number | string;
 }
 
 export const FOREIGN_KEYS_SQL = `

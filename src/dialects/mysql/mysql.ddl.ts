@@ -68,15 +68,16 @@ function keyPart(part: string): string {
   return `${id(name)}${prefix}${desc}`;
 }
 
-function indexDefinition(index: IndexModel): string {
+function indexDefinition(index: IndexModel, flavor: Flavor): string {
   // MariaDB reports a SPATIAL key part with a length (32) that it refuses when it is written back.
   const columns =
     index.method === 'spatial' ? index.columns.map((part) => part.replace(/\(\d+\)$/, '')) : index.columns;
   const parts = `(${columns.map(keyPart).join(', ')})`;
-  if (index.method === 'fulltext') return `FULLTEXT INDEX ${id(index.name)} ${parts}`;
-  if (index.method === 'spatial') return `SPATIAL INDEX ${id(index.name)} ${parts}`;
+  const ignored = !index.ignored ? '' : flavor === 'mysql' ? ' INVISIBLE' : ' IGNORED';
+  if (index.method === 'fulltext') return `FULLTEXT INDEX ${id(index.name)} ${parts}${ignored}`;
+  if (index.method === 'spatial') return `SPATIAL INDEX ${id(index.name)} ${parts}${ignored}`;
   const using = index.method === 'hash' ? ' USING HASH' : '';
-  return `${index.unique ? 'UNIQUE ' : ''}INDEX ${id(index.name)} ${parts}${using}`;
+  return `${index.unique ? 'UNIQUE ' : ''}INDEX ${id(index.name)} ${parts}${using}${ignored}`;
 }
 
 /** ENGINE, character set and collation, ROW_FORMAT; names from the catalog, checked. */
@@ -90,7 +91,7 @@ function tableOptions(o: TableOptions): string {
 function createTable(t: TableModel, flavor: Flavor): string {
   const parts = t.columns.map((column) => columnDefinition(column, flavor));
   if (t.primary_key) parts.push(`PRIMARY KEY (${t.primary_key.columns.map(keyPart).join(', ')})`);
-  for (const index of t.indexes) parts.push(indexDefinition(index));
+  for (const index of t.indexes) parts.push(indexDefinition(index, flavor));
   for (const check of t.check_constraints)
     parts.push(`CONSTRAINT ${id(check.name)} CHECK (${check.expression})`);
   const comment = t.comment === null ? '' : ` COMMENT=${lit(t.comment)}`;
@@ -117,7 +118,7 @@ function alterPart(op: MigrationOperation, flavor: Flavor): string | null {
     case 'drop_index':
       return `DROP INDEX ${id(op.index.name)}`;
     case 'create_index':
-      return `ADD ${indexDefinition(op.index)}`;
+      return `ADD ${indexDefinition(op.index, flavor)}`;
     case 'rename_index':
       return `RENAME INDEX ${id(op.from)} TO ${id(op.to)}`;
     case 'drop_primary_key':

@@ -272,6 +272,23 @@ describe('buildMysqlModel', () => {
     expect(model.tables[0]!.columns.find((c) => c.name === 'note')?.type).toBe('varchar(10)');
   });
 
+  it('leaves the database’s own name out of a sequence default, and reads an ignored index', () => {
+    const recorded = rows('mariadb', [
+      ...mariaColumns,
+      col('ticket', 20, {
+        data_type: 'bigint',
+        column_type: 'bigint(20)',
+        column_default: 'nextval(`shop`.`ticket_seq`)',
+        current_schema: 'shop',
+      }),
+    ]);
+    recorded.statistics[1] = { ...recorded.statistics[1]!, ignored: '1' };
+    const film = buildMysqlModel(recorded).tables[0]!;
+    expect(film.columns.find((c) => c.name === 'ticket')?.default).toBe('nextval(`ticket_seq`)');
+    expect(film.indexes.find((i) => i.name === 'idx_title')).toMatchObject({ ignored: true });
+    expect(film.indexes.find((i) => i.name === 'uq_rating')).not.toHaveProperty('ignored');
+  });
+
   it('lists views, routines, triggers and events as unmanaged', () => {
     const recorded = rows('mysql', mysql8Columns);
     recorded.tables.push({ table_name: 'film_list', table_type: 'VIEW', table_comment: 'VIEW' });

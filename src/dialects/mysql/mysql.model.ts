@@ -15,7 +15,7 @@ import { canonicalType, isMariaDbJsonCheck, normalizeDefault } from '../../engin
 import { SCHEMA_MODEL_VERSION } from '../../engine/schema/version.ts';
 import type { CatalogRows, ColumnRow, ForeignKeyRow, StatisticsRow } from './mysql.catalog.ts';
 import type { MysqlObjectRows } from './mysql.catalog-objects.ts';
-import { buildMysqlObjects } from './mysql.model-objects.ts';
+import { buildMysqlObjects, unqualified } from './mysql.model-objects.ts';
 import { partitionClause } from './mysql.partitions.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -189,8 +189,10 @@ function emptyTable(name: string, comment: string | null): TableModel {
 function column(row: ColumnRow, flavor: CatalogRows['flavor'], isJson: boolean): ColumnModel {
   const extra = parseExtra(row.extra ?? '');
   const type = canonicalType(row.column_type, flavor, { json: isJson });
-  const generated = extra.generated !== null && row.generation_expression;
-  const raw = generated ? null : row.column_default;
+  const ownName = (text: string | null) =>
+    text === null || row.current_schema === undefined ? text : unqualified(text, row.current_schema);
+  const generated = extra.generated !== null && ownName(row.generation_expression);
+  const raw = generated ? null : ownName(row.column_default);
   const context = { flavor, type, expression: extra.defaultGenerated };
   return {
     name: row.column_name,
@@ -201,9 +203,7 @@ function column(row: ColumnRow, flavor: CatalogRows['flavor'], isJson: boolean):
     default_normalized: normalizeDefault(raw, context),
     identity: null,
     auto_increment: extra.autoIncrement,
-    generated: generated
-      ? { expression: row.generation_expression!, stored: extra.generated === 'stored' }
-      : null,
+    generated: generated ? { expression: generated, stored: extra.generated === 'stored' } : null,
     on_update:
       extra.onUpdate === null ? null : normalizeDefault(extra.onUpdate, { ...context, expression: true }),
     collation: row.collation_name,
@@ -227,6 +227,7 @@ function index(name: string, first: StatisticsRow, columns: string[]): IndexMode
     unique: Number(first.non_unique) === 0,
     method: first.index_type.toLowerCase(),
     predicate: null,
+    ...(Number(first.ignored) === 1 ? { ignored: true } : {}),
   };
 }
 

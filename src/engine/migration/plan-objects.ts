@@ -212,7 +212,7 @@ const viewDeps = (view: ViewModel) => view.depends_on.map(dependencyKey);
 
 /**
  * `lenient`: MySQL/MariaDB let a table or column a view reads be altered or dropped (the view is
- * left invalid until it is replaced) and replace any view in place: nothing steps aside, and a
+ * left invalid until it is replaced) and replace any view in place: nothing else steps aside, and a
  * view that changes is replaced after the tables, so that its rollback (the former definition)
  * runs while what it read still exists, even a view that was invalid in the target.
  */
@@ -240,6 +240,15 @@ function planViews(
       else recreate.add(objectKey(view));
     }
   }
+  // A lenient engine's view whose current definition reads a table or column the table plan drops
+  // or rewrites is dropped before the tables change and created after them instead: replaced after
+  // them, its rollback (the former definition) would run before what it reads is back.
+  if (lenient)
+    for (const view of tgt)
+      if (replace.has(objectKey(view)) && hits(view.depends_on, broken)) {
+        replace.delete(objectKey(view));
+        recreate.add(objectKey(view));
+      }
   // Whatever reads a view that goes is dropped with it: to a fixed point.
   for (let grew = !lenient; grew; ) {
     grew = false;

@@ -87,6 +87,7 @@ export function describeIndex(index: IndexModel): string {
   if (index.nulls_not_distinct) text += ' NULLS NOT DISTINCT';
   text += storage(index.options);
   if (index.predicate !== null) text += ` WHERE (${index.predicate})`;
+  if (index.ignored) text += ' IGNORED';
   return text;
 }
 

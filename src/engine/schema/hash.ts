@@ -96,6 +96,7 @@ function canonicalTable(table: TableModel) {
       ...when('nulls_not_distinct', i.nulls_not_distinct),
       ...when('options', i.options),
       ...when('comment', i.comment),
+      ...when('ignored', i.ignored),
     })),
     ...when(
       'partitioning',

@@ -268,6 +268,11 @@ export interface IndexModel {
   options?: string[];
   /** COMMENT ON it (PostgreSQL); absent when none. */
   comment?: string | null;
+  /**
+   * MariaDB IGNORED / MySQL 8 INVISIBLE: kept up to date but not used by the optimizer (how an index
+   * is tried out before it is dropped); absent when it is used.
+   */
+  ignored?: boolean;
 }
 
 export interface EnumModel {

@@ -41,10 +41,16 @@ const SequenceOptionsSchema = Type.Object(
 
 /** COMMENT ON a constraint, index, enum or sequence (PostgreSQL); absent when none. */
 const ObjectComment = { comment: Type.Optional(Nullable(Type.String())) };
-/** PostgreSQL storage parameters of an index (`fillfactor=70`), as the catalog stores them. */
+/** PostgreSQL storage parameters of an index (`fillfactor=70`) and NULLS NOT DISTINCT; MySQL visibility. */
 const IndexOptions = {
   nulls_not_distinct: Type.Optional(Type.Boolean({ description: 'PostgreSQL NULLS NOT DISTINCT (15+)' })),
   options: Type.Optional(Type.Array(Type.String(), { description: 'Storage parameters (PostgreSQL)' })),
+  ignored: Type.Optional(
+    Type.Boolean({
+      description:
+        'MariaDB IGNORED / MySQL INVISIBLE: maintained, not used by the optimizer; absent when used',
+    }),
+  ),
 };
 
 const IndexSchema = Type.Object(

@@ -3323,6 +3323,8 @@ export interface components {
             /** @description Column names or expressions, in key order */
             columns: string[];
             comment?: string | null;
+            /** @description MariaDB IGNORED / MySQL INVISIBLE: maintained, not used by the optimizer; absent when used */
+            ignored?: boolean;
             include: string[];
             method: string;
             name: string;
@@ -3484,6 +3486,8 @@ export interface components {
                     columns: string[];
                     comment?: string | null;
                     deferrable: boolean;
+                    /** @description MariaDB IGNORED / MySQL INVISIBLE: maintained, not used by the optimizer; absent when used */
+                    ignored?: boolean;
                     initially_deferred: boolean;
                     name: string;
                     /** @description PostgreSQL NULLS NOT DISTINCT (15+) */
