@@ -3,17 +3,25 @@
 // SHOW CREATE (one per object: information_schema has neither a routine's parameter list on both
 // engines nor a trigger's statement as written), the lists set-based.
 
-export const VIEWS_SQL = `
+/** MariaDB lists a view's ALGORITHM; MySQL 8 has no such column (only SHOW CREATE VIEW prints it). */
+import type { Flavor } from '../../engine/schema/model.ts';
+
+export function viewsSql(flavor: Flavor): string {
+  const algorithm = flavor === 'mariadb' ? 'ALGORITHM' : 'null';
+  return `
   select TABLE_NAME as name, VIEW_DEFINITION as definition, CHECK_OPTION as check_option,
-    SECURITY_TYPE as security_type, database() as current_schema
+    SECURITY_TYPE as security_type, ${algorithm} as algorithm, database() as current_schema
   from information_schema.VIEWS
   where TABLE_SCHEMA = database()`;
+}
 
 export interface ViewRow {
   name: string;
   definition: string;
   check_option: string;
   security_type: string;
+  /** UNDEFINED, MERGE or TEMPTABLE (MariaDB); null on MySQL 8. */
+  algorithm?: string | null;
   current_schema: string;
 }
 

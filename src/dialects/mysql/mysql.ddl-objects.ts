@@ -11,11 +11,17 @@ const id = (name: string) =>
   (mysql.escapeId as (value: string, forbidQualified: boolean) => string)(name, true);
 const lit = (value: string) => mysql.escape(value);
 
+const VIEW_ALGORITHMS: Record<string, string> = {
+  'algorithm=merge': 'MERGE',
+  'algorithm=temptable': 'TEMPTABLE',
+};
+
 function viewSql(view: ViewModel, replace: boolean): string {
-  const invoker = view.options.includes('security=invoker') ? ' SQL SECURITY INVOKER' : '';
+  const algorithm = view.options.map((option) => VIEW_ALGORITHMS[option]).find(Boolean);
+  const invoker = view.options.includes('security=invoker') ? 'SQL SECURITY INVOKER ' : '';
   const check = view.options.find((option) => option.startsWith('check_option='));
   const option = check ? ` WITH ${check.slice('check_option='.length).toUpperCase()} CHECK OPTION` : '';
-  return `CREATE ${replace ? 'OR REPLACE ' : ''}${invoker ? `${invoker.trim()} ` : ''}VIEW ${id(view.name)} AS ${view.definition}${option}`;
+  return `CREATE ${replace ? 'OR REPLACE ' : ''}${algorithm ? `ALGORITHM=${algorithm} ` : ''}${invoker}VIEW ${id(view.name)} AS ${view.definition}${option}`;
 }
 
 const routineKeyword = (kind: 'function' | 'procedure') => (kind === 'procedure' ? 'PROCEDURE' : 'FUNCTION');

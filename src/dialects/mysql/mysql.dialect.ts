@@ -30,7 +30,7 @@ import {
   ROUTINES_SQL,
   type RoutineRow,
   TRIGGERS_SQL,
-  VIEWS_SQL,
+  viewsSql,
 } from './mysql.catalog-objects.ts';
 import { mysqlDdl } from './mysql.ddl.ts';
 import { classifyMysqlError } from './mysql.errors.ts';
@@ -170,7 +170,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
         };
         const routines = await query<RoutineRow>(connection, ROUTINES_SQL);
         const objects: MysqlObjectRows = {
-          views: await query(connection, VIEWS_SQL),
+          views: await query(connection, viewsSql(knownFlavor)),
           triggers: await query(connection, TRIGGERS_SQL),
           routines: [],
         };

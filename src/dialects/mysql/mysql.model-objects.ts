@@ -48,6 +48,8 @@ export function buildMysqlObjects(
     if (row.check_option && row.check_option !== 'NONE')
       options.push(`check_option=${row.check_option.toLowerCase()}`);
     if (row.security_type === 'INVOKER') options.push('security=invoker');
+    if (row.algorithm && row.algorithm !== 'UNDEFINED')
+      options.push(`algorithm=${row.algorithm.toLowerCase()}`);
     return {
       schema: null,
       name: row.name,
