@@ -106,6 +106,9 @@ export async function applyMysql(
     // MySQL 8's max_execution_time limits SELECTs only: DDL there runs unlimited.
     if (options.statementTimeoutMs !== undefined && flavor === 'mariadb')
       await connection.query('SET SESSION max_statement_time = ?', [options.statementTimeoutMs / 1000]);
+    // MariaDB refuses any ALTER of a system-versioned table unless told what becomes of its history:
+    // kept, as the table is changed.
+    if (flavor === 'mariadb') await connection.query('SET SESSION system_versioning_alter_history = KEEP');
     const session = options.beforeStatement ? await mysqlSessionOf(connection) : '';
     for (const [index, statement] of statements.entries()) {
       if (options.signal?.aborted) {

@@ -96,8 +96,9 @@ function createTable(t: TableModel, flavor: Flavor): string {
     parts.push(`CONSTRAINT ${id(check.name)} CHECK (${check.expression})`);
   const comment = t.comment === null ? '' : ` COMMENT=${lit(t.comment)}`;
   const options = t.table_options ? ` ${tableOptions(t.table_options)}` : '';
+  const versioning = t.table_options?.system_versioning ? ' WITH SYSTEM VERSIONING' : '';
   const partitions = t.partitioning?.key ? ` PARTITION BY ${t.partitioning.key}` : '';
-  return `CREATE TABLE ${table({ schema: t.schema, name: t.name })} (\n  ${parts.join(',\n  ')}\n)${options}${comment}${partitions}`;
+  return `CREATE TABLE ${table({ schema: t.schema, name: t.name })} (\n  ${parts.join(',\n  ')}\n)${options}${comment}${versioning}${partitions}`;
 }
 
 /** Where an added column goes: after the named column, FIRST (null), or at the end (undefined). */
@@ -137,6 +138,23 @@ function alterPart(op: MigrationOperation, flavor: Flavor): string | null {
   }
 }
 
+/**
+ * A table's options changed: its engine, collation and row format in one ALTER; Aria's own options
+ * reset after a move away from it (in the same statement they are kept); system versioning added or
+ * dropped in a statement of its own (dropping it deletes the history).
+ */
+function tableOptionStatements(op: Extract<MigrationOperation, { kind: 'set_table_options' }>): string[] {
+  const { before, after } = op;
+  const out: string[] = [];
+  const plain = (o: TableOptions) => tableOptions({ ...o, system_versioning: false });
+  if (plain(before) !== plain(after)) out.push(`ALTER TABLE ${table(op.table)} ${tableOptions(after)}`);
+  if (before.engine.toLowerCase() === 'aria' && after.engine.toLowerCase() !== 'aria')
+    out.push(`ALTER TABLE ${table(op.table)} PAGE_CHECKSUM=DEFAULT TRANSACTIONAL=DEFAULT`);
+  if (Boolean(before.system_versioning) !== Boolean(after.system_versioning))
+    out.push(`ALTER TABLE ${table(op.table)} ${after.system_versioning ? 'ADD' : 'DROP'} SYSTEM VERSIONING`);
+  return out;
+}
+
 /** A statement of its own. */
 function statement(op: MigrationOperation, flavor: Flavor): { sql: string; transactional: boolean } | null {
   const ddl = (sql: string) => ({ sql, transactional: false });
@@ -158,8 +176,6 @@ function statement(op: MigrationOperation, flavor: Flavor): { sql: string; trans
     }
     case 'drop_foreign_key':
       return ddl(`ALTER TABLE ${table(op.table)} DROP FOREIGN KEY ${id(op.key.name)}`);
-    case 'set_table_options':
-      return ddl(`ALTER TABLE ${table(op.table)} ${tableOptions(op.after)}`);
     case 'move_column':
       return ddl(
         `ALTER TABLE ${table(op.table)} MODIFY COLUMN ${columnDefinition(op.column, flavor)}${position(op.after)}`,
@@ -230,21 +246,11 @@ export const mysqlDdl: DdlRenderer = {
             out.push({ sql, transactional: false, kind: op.kind, operations: [index] });
           return;
         }
-        const single = statement(op, flavor);
-        if (single) out.push({ ...single, kind: op.kind, operations: [index] });
-        // Aria's own options stay in the create options of a table moved to another engine until
-        // they are reset, in a statement after the move (in the same one they are kept).
-        if (
-          op.kind === 'set_table_options' &&
-          op.before.engine.toLowerCase() === 'aria' &&
-          op.after.engine.toLowerCase() !== 'aria'
-        )
-          out.push({
-            sql: `ALTER TABLE ${table(op.table)} PAGE_CHECKSUM=DEFAULT TRANSACTIONAL=DEFAULT`,
-            transactional: false,
-            kind: op.kind,
-            operations: [index],
-          });
+        const own =
+          op.kind === 'set_table_options'
+            ? tableOptionStatements(op)
+            : [statement(op, flavor)?.sql].filter((sql) => sql !== undefined);
+        for (const sql of own) out.push({ sql, transactional: false, kind: op.kind, operations: [index] });
         return;
       }
       const tableRef = target as TableRef;

@@ -166,9 +166,20 @@ export function buildMysqlModel(rows: CatalogRows, objects?: MysqlObjectRows): S
 function tableOptions(row: CatalogRows['tables'][number]): TableModel['table_options'] {
   if (!row.engine || !row.table_collation) return null;
   const rowFormat = /\brow_format=(\w+)/i.exec(row.create_options ?? '')?.[1]?.toUpperCase() ?? null;
-  if (row.engine === 'InnoDB' && row.table_collation === row.default_collation && rowFormat === null)
+  const versioned = row.table_type === 'SYSTEM VERSIONED';
+  if (
+    row.engine === 'InnoDB' &&
+    row.table_collation === row.default_collation &&
+    rowFormat === null &&
+    !versioned
+  )
     return null;
-  return { engine: row.engine, collation: row.table_collation, row_format: rowFormat };
+  return {
+    engine: row.engine,
+    collation: row.table_collation,
+    row_format: rowFormat,
+    ...(versioned ? { system_versioning: true } : {}),
+  };
 }
 
 function emptyTable(name: string, comment: string | null): TableModel {

@@ -202,7 +202,13 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'rebuild_table':
       return exact({ ...op, before: op.after, after: op.before });
     case 'set_table_options':
-      return exact({ ...op, before: op.after, after: op.before });
+      return {
+        operations: [{ ...op, before: op.after, after: op.before }],
+        lossy:
+          op.before.system_versioning && !op.after.system_versioning
+            ? 'the history of a table whose system versioning was dropped is gone'
+            : null,
+      };
     case 'move_column':
       return exact({ ...op, after: op.from, from: op.after });
     case 'set_table_storage':

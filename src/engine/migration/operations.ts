@@ -250,7 +250,9 @@ export function isDestructive(op: MigrationOperation): boolean {
   return (
     op.kind === 'drop_table' ||
     op.kind === 'drop_column' ||
-    (op.kind === 'alter_column' && op.change === 'replace_generated')
+    (op.kind === 'alter_column' && op.change === 'replace_generated') ||
+    // Dropping system versioning deletes the table's history (MariaDB).
+    (op.kind === 'set_table_options' && op.before.system_versioning === true && !op.after.system_versioning)
   );
 }
 

@@ -167,7 +167,7 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   };
   const options = (t: TableModel) =>
     t.table_options
-      ? `ENGINE=${t.table_options.engine} COLLATE=${t.table_options.collation}${t.table_options.row_format ? ` ROW_FORMAT=${t.table_options.row_format}` : ''}`
+      ? `ENGINE=${t.table_options.engine} COLLATE=${t.table_options.collation}${t.table_options.row_format ? ` ROW_FORMAT=${t.table_options.row_format}` : ''}${t.table_options.system_versioning ? ' WITH SYSTEM VERSIONING' : ''}`
       : describeTableStorage(t.table_storage);
   if (options(from) !== options(to))
     out.push(change('table_options_changed', to.name, options(from), options(to)));

@@ -119,6 +119,7 @@ function canonicalTable(table: TableModel) {
         engine: table.table_options.engine,
         collation: table.table_options.collation,
         row_format: table.table_options.row_format,
+        ...when('system_versioning', table.table_options.system_versioning),
       },
     ),
     ...when(

@@ -113,6 +113,11 @@ export interface TableOptions {
   collation: string;
   /** An explicit ROW_FORMAT, upper case, or null. */
   row_format: string | null;
+  /**
+   * MariaDB `WITH SYSTEM VERSIONING` (history of every row kept by the server, implicit period
+   * columns); absent when the table is not versioned.
+   */
+  system_versioning?: boolean;
 }
 
 export interface PartitioningModel {
