@@ -8,7 +8,7 @@
 import pg from 'pg';
 import { BACKUP_SCHEMA } from '../../engine/migration/backup.ts';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
-import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
+import type { EnumUse, MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
 import { indexTail, storageParameters, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
@@ -232,14 +232,18 @@ function recreateEnum(op: Extract<MigrationOperation, { kind: 'recreate_enum' }>
     `ALTER TYPE ${named(schema, name)} RENAME TO ${id(old)}`,
     `CREATE TYPE ${named(schema, name)} AS ENUM (${op.values.map(lit).join(', ')})`,
   ];
-  for (const use of op.uses) {
-    const prefix = `ALTER TABLE ${table(use.table)} ALTER COLUMN ${id(use.column.name)}`;
+  const prefix = (use: EnumUse) => `ALTER TABLE ${table(use.table)} ALTER COLUMN ${id(use.column.name)}`;
+  // Defaults still name the old type: every one goes first (a partition's own too, or retyping its
+  // parent fails on it) and comes back re-read under the new type.
+  for (const use of op.uses) if (use.column.default !== null) out.push(`${prefix(use)} DROP DEFAULT`);
+  // An inherited column (a partition's, a child's) is retyped by its parent's ALTER, never alone.
+  for (const use of op.uses.filter((u) => u.column.inherited !== true)) {
     const via = use.column.type.endsWith('[]') ? '::text[]' : '::text';
-    // The default still names the old type: it goes first and comes back re-read under the new one.
-    if (use.column.default !== null) out.push(`${prefix} DROP DEFAULT`);
-    out.push(`${prefix} TYPE ${use.column.type} USING ${id(use.column.name)}${via}::${use.column.type}`);
+    out.push(`${prefix(use)} TYPE ${use.column.type} USING ${id(use.column.name)}${via}::${use.column.type}`);
+  }
+  for (const use of op.uses) {
     const restored = use.default_after === undefined ? use.column.default : use.default_after;
-    if (restored !== null) out.push(`${prefix} SET DEFAULT ${restored}`);
+    if (restored !== null) out.push(`${prefix(use)} SET DEFAULT ${restored}`);
   }
   out.push(`DROP TYPE ${named(schema, old)}`);
   out.push(...commentOf('type', schema, name, op.enum.comment));
