@@ -18,7 +18,12 @@ export type ObjectChangeKind =
 export type ConstraintKind = 'primary_key' | 'unique' | 'check' | 'foreign_key' | 'exclusion';
 
 export type StatementFact =
-  | { action: 'create_table'; table: TableRef }
+  | {
+      action: 'create_table';
+      table: TableRef;
+      /** The partitioned table it is a partition of (a bounded one, not a DEFAULT partition). */
+      partition_of?: TableRef;
+    }
   | { action: 'drop_table'; table: TableRef; backed_up: boolean }
   | { action: 'rename_table'; table: TableRef; to: string }
   | {
@@ -131,8 +136,17 @@ export function operationFacts(op: MigrationOperation, dialect: DialectName): St
     case 'backup_table':
     case 'restore_table':
       return [{ action: 'data_change', table: { schema: op.table.schema, name: op.table.name } }];
-    case 'create_table':
-      return [{ action: 'create_table', table: { schema: op.table.schema, name: op.table.name } }];
+    case 'create_table': {
+      const parent = op.table.partitioning?.parent;
+      const bounded = parent && op.table.partitioning?.bound?.toUpperCase() !== 'DEFAULT';
+      return [
+        {
+          action: 'create_table',
+          table: { schema: op.table.schema, name: op.table.name },
+          ...(bounded ? { partition_of: { schema: parent.schema, name: parent.name } } : {}),
+        },
+      ];
+    }
     case 'drop_table':
       return [
         {

@@ -140,4 +140,25 @@ describe('lint: the extra rules', () => {
       ]),
     ).toEqual([]);
   });
+
+  it('partition-over-default when a default partition may hold rows, not when it is empty', () => {
+    const parent = { schema: 'public', name: 'sale' };
+    const partitionOf = (bound: string) => ({ key: null, parent, bound });
+    const tree = makeSchema([
+      makeTable('sale', { partitioning: { key: 'LIST (region)', parent: null, bound: null } }),
+      makeTable('sale_rest', { partitioning: partitionOf('DEFAULT') }),
+    ]);
+    const create = [
+      [{ action: 'create_table', table: { schema: 'public', name: 'sale_eu' }, partition_of: parent }],
+    ] as StatementFact[][];
+    const populated = (yes: boolean): TableStats[] => [
+      { schema: 'public', name: 'sale_rest', rows: yes ? 5 : 0, bytes: 8192, populated: yes },
+    ];
+    const warnings = lint(create, { ...pg, target: tree, stats: populated(true) });
+    expect(rules(warnings)).toEqual(['partition-over-default:warning:0']);
+    expect(warnings[0]!.message).toContain('default partition public.sale_rest');
+    expect(lint(create, { ...pg, target: tree, stats: populated(false) })).toEqual([]);
+    // Without a default partition there is nothing to check.
+    expect(lint(create, { ...pg, target: makeSchema([tree.tables[0]!]), stats: null })).toEqual([]);
+  });
 });

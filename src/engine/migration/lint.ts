@@ -18,6 +18,8 @@
 // | lock-timeout-missing          | exclusive-lock statement while no lock timeout is set           |
 // | transaction-control           | BEGIN/COMMIT/ROLLBACK in the SQL (dbops runs the transaction)   |
 // | parse-error                   | a statement that does not parse                                 |
+// | partition-over-default        | PostgreSQL partition created beside a DEFAULT partition that    |
+// |                               | may hold rows (full scan; refused if one falls in its bounds)   |
 // | (objects: lint-objects.ts)    | views with dependents dropped, materialized views built,        |
 // |                               | functions triggers call changed, partitions detached            |
 //
@@ -94,6 +96,7 @@ export function lintStatements(statements: LintInput[], context: LintContext): L
       const isNew = created.has(keyOf(fact.table)) || (context.target != null && table.model === null);
       if (fact.action === 'create_table') {
         created.add(keyOf(fact.table));
+        if (fact.partition_of) lintPartitionOverDefault(fact.partition_of, context, resolve, warn);
         continue;
       }
       if (isNew) continue;
@@ -114,6 +117,34 @@ export function lintStatements(statements: LintInput[], context: LintContext): L
       );
   });
   return warnings;
+}
+
+/**
+ * A bounded partition created beside a DEFAULT partition: PostgreSQL scans the default partition
+ * (under an exclusive lock) and refuses the new partition when one of its rows falls inside the
+ * bounds. Quiet when the default partition is known to be empty.
+ */
+function lintPartitionOverDefault(
+  parent: TableRef,
+  context: LintContext,
+  resolve: (table: TableRef) => TableInfo,
+  warn: RuleHelpers['warn'],
+): void {
+  const fallback = (context.target?.tables ?? []).find(
+    (t) =>
+      t.partitioning?.parent?.name === parent.name &&
+      (t.partitioning.parent.schema === parent.schema || parent.schema === null) &&
+      t.partitioning.bound?.toUpperCase() === 'DEFAULT',
+  );
+  if (!fallback) return;
+  const info = resolve({ schema: fallback.schema, name: fallback.name });
+  if (info.populated === false) return;
+  warn(
+    'partition-over-default',
+    'warning',
+    info.key,
+    `A new partition of ${parent.schema === null ? parent.name : `${parent.schema}.${parent.name}`} is checked against every row of its default partition ${info.key}, which is locked meanwhile; PostgreSQL refuses the partition if one of those rows falls inside its bounds${unknownRows(info)}. Move such rows out of the default partition first (detach it, create the partition, move the rows, attach it again).`,
+  );
 }
 
 interface RuleHelpers {
