@@ -3,14 +3,16 @@
 // quoting. Types, defaults, collations and the expressions of checks, indexes, exclusions and
 // generated columns are rendered as the model holds them: the server printed them (format_type,
 // pg_get_expr, quote_ident with search_path = ''), schema-qualified and quoted; they are never text a
-// user typed. One operation per statement, except where one change needs several (a recreated enum,
+// user typed. One operation per statement, except where one change needs several (a recreated enum
+// (./postgres.ddl-enums.ts),
 // an identity whose sequence must catch up with existing values).
 import pg from 'pg';
 import { BACKUP_SCHEMA } from '../../engine/migration/backup.ts';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
-import type { EnumUse, MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
+import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
+import { renderEnumOperation } from './postgres.ddl-enums.ts';
 import { indexTail, storageParameters, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
 import { commentOn, renderObjectOperation } from './postgres.ddl-objects.ts';
 import {
@@ -225,56 +227,15 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
   return out;
 }
 
-function recreateEnum(op: Extract<MigrationOperation, { kind: 'recreate_enum' }>): string[] {
-  const { schema, name } = op.enum;
-  const old = `${name}__dbops_old`.slice(0, 63);
-  const out = [
-    `ALTER TYPE ${named(schema, name)} RENAME TO ${id(old)}`,
-    `CREATE TYPE ${named(schema, name)} AS ENUM (${op.values.map(lit).join(', ')})`,
-  ];
-  const prefix = (use: EnumUse) => `ALTER TABLE ${table(use.table)} ALTER COLUMN ${id(use.column.name)}`;
-  // Defaults still name the old type: every one goes first (a partition's own too, or retyping its
-  // parent fails on it) and comes back re-read under the new type.
-  for (const use of op.uses) if (use.column.default !== null) out.push(`${prefix(use)} DROP DEFAULT`);
-  // An inherited column (a partition's, a child's) is retyped by its parent's ALTER, never alone.
-  for (const use of op.uses.filter((u) => u.column.inherited !== true)) {
-    const via = use.column.type.endsWith('[]') ? '::text[]' : '::text';
-    out.push(`${prefix(use)} TYPE ${use.column.type} USING ${id(use.column.name)}${via}::${use.column.type}`);
-  }
-  for (const use of op.uses) {
-    const restored = use.default_after === undefined ? use.column.default : use.default_after;
-    if (restored !== null) out.push(`${prefix(use)} SET DEFAULT ${restored}`);
-  }
-  out.push(`DROP TYPE ${named(schema, old)}`);
-  out.push(...commentOf('type', schema, name, op.enum.comment));
-  return out;
-}
-
 /** The statements of one operation, and whether they may run inside a transaction. */
 function render(op: MigrationOperation): { sql: string[]; transactional: boolean; kind: string } {
   const one = (sql: string, transactional = true) => ({ sql: [sql], transactional, kind: op.kind });
   const many = (sql: string[]) => ({ sql, transactional: true, kind: op.kind });
+  const enumSql = renderEnumOperation(op);
+  if (enumSql) return { ...enumSql, kind: op.kind };
   switch (op.kind) {
     case 'drop_extension':
       return one(`DROP EXTENSION ${id(op.name)}`);
-    case 'create_enum':
-      return many([
-        `CREATE TYPE ${named(op.enum.schema, op.enum.name)} AS ENUM (${op.enum.values.map(lit).join(', ')})`,
-        ...commentOf('type', op.enum.schema, op.enum.name, op.enum.comment),
-      ]);
-    case 'add_enum_value': {
-      const position =
-        op.after !== null ? ` AFTER ${lit(op.after)}` : op.before !== null ? ` BEFORE ${lit(op.before)}` : '';
-      // A value added in a transaction cannot be used before it commits: it runs on its own, first.
-      return one(
-        `ALTER TYPE ${named(op.enum.schema, op.enum.name)} ADD VALUE ${lit(op.value)}${position}`,
-        false,
-      );
-    }
-    case 'recreate_enum':
-      return many(recreateEnum(op));
-    case 'drop_enum':
-      return one(`DROP TYPE ${named(op.enum.schema, op.enum.name)}`);
     case 'create_sequence':
       return many([
         `CREATE SEQUENCE ${named(op.sequence.schema, op.sequence.name)} ${sequenceOptions(op.sequence)}`,
