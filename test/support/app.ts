@@ -55,6 +55,19 @@ export interface Client {
   delete(url: string): Promise<Response>;
 }
 
+/** A client whose verbs all go through `request`. */
+export function clientOf(user: Client['user'], request: Client['request']): Client {
+  return {
+    user,
+    request,
+    get: (url) => request('GET', url),
+    post: (url, body) => request('POST', url, body),
+    put: (url, body) => request('PUT', url, body),
+    patch: (url, body) => request('PATCH', url, body),
+    delete: (url) => request('DELETE', url),
+  };
+}
+
 export interface TestApp {
   app: App;
   store: Store;
@@ -233,15 +246,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         body: text ? JSON.parse(text) : undefined,
       };
     };
-    return {
-      user,
-      request,
-      get: (url) => request('GET', url),
-      post: (url, body) => request('POST', url, body),
-      put: (url, body) => request('PUT', url, body),
-      patch: (url, body) => request('PATCH', url, body),
-      delete: (url) => request('DELETE', url),
-    };
+    return clientOf(user, request);
   }
 
   async function login(email: string, password = TEST_PASSWORD): Promise<Client> {
