@@ -363,6 +363,9 @@ export const UNMANAGED_SQL = `
     select 'policy', n.nspname, p.polname::text, c.relname::text, 'pg_policy'::regclass, p.oid
     from pg_policy p join pg_class c on c.oid = p.polrelid join pg_namespace n on n.oid = c.relnamespace
     union all
+    select 'statistics', n.nspname, s.stxname::text, c.relname::text, 'pg_statistic_ext'::regclass, s.oid
+    from pg_statistic_ext s join pg_class c on c.oid = s.stxrelid join pg_namespace n on n.oid = s.stxnamespace
+    union all
     select 'extension', null, e.extname::text, null, 'pg_extension'::regclass, e.oid
     from pg_extension e
     union all
@@ -390,7 +393,8 @@ export interface UnmanagedRow {
     | 'policy'
     | 'extension'
     | 'domain'
-    | 'type';
+    | 'type'
+    | 'statistics';
   schema: string | null;
   name: string;
   table_name: string | null;

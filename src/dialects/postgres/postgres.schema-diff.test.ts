@@ -153,3 +153,24 @@ describe.skipIf(!pgUp || !corpusUp)('schema-diff corpus on PostgreSQL', () => {
     expect(unmanaged.removed.map((o) => `${o.kind} ${o.name}`)).toEqual(['extension hstore']);
   });
 });
+
+describe.skipIf(!pgUp)('extended statistics on PostgreSQL', () => {
+  it('lists CREATE STATISTICS objects as unmanaged, with their table, so drift names one that appears', async () => {
+    const table = 'create table public.invoice (id int primary key, city text, zip text);';
+    const [a, b] = await Promise.all([
+      introspectScript(table),
+      introspectScript(
+        `${table} create statistics public.invoice_city_zip (dependencies) on city, zip from public.invoice;`,
+      ),
+    ]);
+    expect(b.unmanaged).toContainEqual({
+      kind: 'statistics',
+      schema: 'public',
+      name: 'invoice_city_zip',
+      table: 'invoice',
+    });
+    expect(diffUnmanaged(a, b).added.map((o) => `${o.kind} ${o.name}`)).toEqual([
+      'statistics invoice_city_zip',
+    ]);
+  });
+});

@@ -324,7 +324,9 @@ export type UnmanagedKind =
   | 'domain'
   | 'type'
   | 'enum'
-  | 'sequence';
+  | 'sequence'
+  /** PostgreSQL extended statistics (CREATE STATISTICS): listed, not managed. */
+  | 'statistics';
 
 export interface UnmanagedObject {
   kind: UnmanagedKind;
@@ -332,7 +334,7 @@ export interface UnmanagedObject {
   schema: string | null;
   /** Functions carry their argument types: `film_in_stock(integer, integer)`. */
   name: string;
-  /** The table of a trigger, rule or policy. */
+  /** The table of a trigger, rule, policy or extended statistics object. */
   table: string | null;
 }
 

@@ -316,6 +316,7 @@ const UNMANAGED_KINDS = [
   'type',
   'enum',
   'sequence',
+  'statistics',
 ] as const;
 
 export const SchemaModelSchema = Type.Object(

@@ -3502,7 +3502,7 @@ export interface components {
             /** @description Every object that is not a table, by name (the kinds not managed are only listed here) */
             unmanaged: {
                 /** @enum {string} */
-                kind: "view" | "materialized_view" | "foreign_table" | "function" | "procedure" | "aggregate" | "trigger" | "rule" | "policy" | "event" | "extension" | "domain" | "type" | "enum" | "sequence";
+                kind: "view" | "materialized_view" | "foreign_table" | "function" | "procedure" | "aggregate" | "trigger" | "rule" | "policy" | "event" | "extension" | "domain" | "type" | "enum" | "sequence" | "statistics";
                 name: string;
                 schema: string | null;
                 table: string | null;
