@@ -9,10 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../../../test/support/app.ts';
 import { AUTH, githubAccount, newSub, oauthSuite, PUBLIC_URL } from '../../../test/support/oauth-suite.ts';
 
-const _STATE_MISSING = { detail: 'OAuth sign-in state missing or expired: start the sign-in again' };
-const _STATE_MISMATCH = { detail: 'OAuth state mismatch: start the sign-in again' };
-const _DEACTIVATED = { detail: 'This account is deactivated or deleted' };
-const _NOT_CONFIGURED = { detail: 'OAuth provider not configured' };
 
 describe('OAuth login', () => {
   const suite = oauthSuite();
