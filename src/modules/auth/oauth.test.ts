@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../../../test/support/app.ts';
 import { AUTH, githubAccount, newSub, oauthSuite, PUBLIC_URL } from '../../../test/support/oauth-suite.ts';
 
-
 describe('OAuth login', () => {
   const suite = oauthSuite();
   const {
