@@ -1,6 +1,6 @@
 // The per-table part of the planner: what changes in a table both sides have (columns, keys,
-// checks, indexes, foreign keys, comment), the foreign keys that must step aside while a key they
-// use changes, and the columns that go (each after its backup with `backup_drops`).
+// checks, indexes, foreign keys, comment). What a table loses on the way (columns dropped after
+// their backups, foreign keys stepping aside): ./plan-table-drops.ts.
 import {
   describeCheck,
   describeExclusion,
@@ -10,19 +10,11 @@ import {
   describeTableStorage,
   describeUnique,
 } from '../schema/describe.ts';
-import {
-  type ColumnModel,
-  type SchemaModel,
-  type SequenceModel,
-  type SequenceOptions,
-  type TableModel,
-  tableKey,
-} from '../schema/model.ts';
-import { backupKey } from './backup.ts';
-import { type MigrationOperation, ref, type TableRef } from './operations.ts';
+import { type SequenceOptions, type TableModel, tableKey } from '../schema/model.ts';
+import { type MigrationOperation, ref } from './operations.ts';
 import { columnChanged, columnSteps } from './plan-columns.ts';
 import { planLineage } from './plan-lineage.ts';
-import { columnKey, type PlanNote } from './plan-types.ts';
+import type { PlanNote } from './plan-types.ts';
 
 export interface PlanTableOptions {
   /** MySQL: the target database's default collation (what a table without options has). */
@@ -165,7 +157,7 @@ export function columnMoves(from: TableModel, to: TableModel): MigrationOperatio
 }
 
 /** Whether a table gains or loses an inheritance parent (INHERIT / NO INHERIT) in the plan. */
-function parentChanges(from: TableModel, to: TableModel): { gains: boolean; loses: boolean } {
+export function parentChanges(from: TableModel, to: TableModel): { gains: boolean; loses: boolean } {
   const names = (t: TableModel) => (t.inherits ?? []).map((parent) => tableKey(parent));
   const [before, after] = [names(from), names(to)];
   return {
@@ -324,122 +316,4 @@ export function planTable(
 
   if (from.comment !== to.comment)
     p.late.push({ kind: 'set_table_comment', table, before: from.comment, after: to.comment });
-}
-
-/**
- * Foreign keys that stay but must be dropped for a while: those referencing a primary key, unique
- * constraint or index that is dropped (the server refuses to drop a key a foreign key uses), and on
- * MySQL those whose columns change type (both sides must keep matching types at every statement).
- */
-export function planDependentForeignKeys(
-  p: Phases,
-  src: SchemaModel,
-  tgt: SchemaModel,
-  mysql: boolean,
-  rebuilt: Set<string> = new Set(),
-): void {
-  const dropped = new Set<string>();
-  const keyId = (table: TableRef, columns: string[]) =>
-    JSON.stringify([table.schema, table.name, [...columns].sort()]);
-  for (const op of p.dropKeys) {
-    if (op.kind === 'drop_primary_key') dropped.add(keyId(op.table, op.key.columns));
-    if (op.kind === 'drop_unique') dropped.add(keyId(op.table, op.constraint.columns));
-    if (op.kind === 'drop_index' && (op.index.unique || mysql))
-      dropped.add(keyId(op.table, op.index.columns));
-  }
-  const retyped = new Set<string>();
-  for (const op of p.columns)
-    if (op.kind === 'alter_column' && (op.change === 'type' || op.change === 'replace_generated'))
-      retyped.add(columnKey({ schema: op.table.schema, table: op.table.name, column: op.before.name }));
-  const alreadyDropped = new Set(
-    p.dropForeignKeys.map((op) =>
-      op.kind === 'drop_foreign_key' ? JSON.stringify([op.table.schema, op.table.name, op.key.name]) : '',
-    ),
-  );
-  const srcTables = new Map(src.tables.map((table) => [tableKey(table), table]));
-  for (const table of tgt.tables) {
-    const wanted = srcTables.get(tableKey(table));
-    if (!wanted) continue;
-    for (const key of table.foreign_keys) {
-      if (alreadyDropped.has(JSON.stringify([table.schema, table.name, key.name]))) continue;
-      const referenced = { schema: key.referenced_schema ?? table.schema, name: key.referenced_table };
-      const touchesRetyped =
-        mysql &&
-        (key.columns.some((c) =>
-          retyped.has(columnKey({ schema: table.schema, table: table.name, column: c })),
-        ) ||
-          key.referenced_columns.some((c) =>
-            retyped.has(columnKey({ schema: referenced.schema, table: referenced.name, column: c })),
-          ));
-      // A rebuilt table is dropped at the end of its rebuild: nothing may reference it then.
-      const intoRebuilt = rebuilt.has(tableKey(referenced)) && !rebuilt.has(tableKey(table));
-      if (!touchesRetyped && !intoRebuilt && !dropped.has(keyId(referenced, key.referenced_columns)))
-        continue;
-      const kept = wanted.foreign_keys.find((k) => k.name === key.name);
-      p.dropForeignKeys.push({ kind: 'drop_foreign_key', table: ref(table), key });
-      if (kept) p.addForeignKeys.push({ kind: 'add_foreign_key', table: ref(table), key: kept });
-    }
-  }
-}
-
-export function planColumnDrops(
-  p: Phases,
-  notes: PlanNote[],
-  tgt: SchemaModel,
-  from: TableModel,
-  to: TableModel,
-  options: PlanTableOptions,
-  nextBackup: (table: string, column: string) => string,
-  ownedByDropped: Map<string, SequenceModel[]>,
-): void {
-  const table = ref(from);
-  const wanted = new Map(to.columns.map((column) => [column.name, column]));
-  const keeps = (column: ColumnModel) => wanted.get(column.name)?.type === column.type;
-  const disableTriggers = tgt.unmanaged.some(
-    (item) => item.kind === 'trigger' && item.schema === from.schema && item.table === from.name,
-  );
-  // MySQL: the rollback puts a column back after the nearest column before it that the plan keeps
-  // (drops are undone last first, so neighbours dropped too come back in order).
-  const placeOf = (column: ColumnModel) => {
-    if (tgt.dialect !== 'mysql') return {};
-    const at = from.columns.indexOf(column);
-    const previous = from.columns
-      .slice(0, at)
-      .reverse()
-      .find((c) => wanted.has(c.name));
-    return { after: previous ? previous.name : null };
-  };
-  for (const column of from.columns) {
-    if (wanted.has(column.name) || (column.inherited === true && !parentChanges(from, to).loses)) continue;
-    const sequences =
-      ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
-    // A generated column's values come back by themselves: nothing to keep.
-    if (!options.backup_drops || column.generated !== null) {
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
-      continue;
-    }
-    const key = backupKey(from, keeps);
-    if (key === null || key.some((k) => k.name === column.name)) {
-      notes.push({
-        object: `${tableKey(from)}.${column.name}`,
-        message:
-          'No primary key or NOT NULL unique key that the plan leaves unchanged identifies the rows: the values of this column cannot be backed up, and its drop cannot be rolled back.',
-      });
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
-      continue;
-    }
-    const name = nextBackup(from.name, column.name);
-    const onUpdateColumns = from.columns
-      .filter((c) => c.on_update !== null && c.name !== column.name)
-      .map((c) => c.name);
-    p.dropColumns.push({ kind: 'backup_column', table, column, key, backup: name });
-    p.dropColumns.push({
-      kind: 'drop_column',
-      table,
-      column,
-      backup: { name, key, onUpdateColumns, disableTriggers },
-      sequences,
-      ...placeOf(column),
-    });
-  }
 }

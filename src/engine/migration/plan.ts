@@ -40,7 +40,8 @@ import { generatedStepAside } from './plan-generated.ts';
 import { planLineage } from './plan-lineage.ts';
 import { planObjects } from './plan-objects.ts';
 import { onlineOperations } from './plan-online.ts';
-import { type Phases, planColumnDrops, planDependentForeignKeys, planTable } from './plan-tables.ts';
+import { planColumnDrops, planDependentForeignKeys } from './plan-table-drops.ts';
+import { type Phases, planTable } from './plan-tables.ts';
 import { columnKey, type PlanNote, planEnums, planExtensions, planSequences } from './plan-types.ts';
 import { scopeModel, type TableScope } from './scope.ts';
 
