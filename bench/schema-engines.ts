@@ -9,6 +9,7 @@ import pg from 'pg';
 import { dialects, type TargetConfig, type TargetDialect } from '../src/dialects/index.ts';
 import * as myCatalog from '../src/dialects/mysql/mysql.catalog.ts';
 import * as pgCatalog from '../src/dialects/postgres/postgres.catalog.ts';
+import { UNMANAGED_SQL } from '../src/dialects/postgres/postgres.catalog-unmanaged.ts';
 import type { DialectName, Flavor } from '../src/engine/schema/model.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
 import { createTestMysqlDatabase, testMysqlUrl } from '../test/support/mysql.ts';
@@ -102,7 +103,7 @@ export const postgresEngine: Engine = {
       ['enums', pgCatalog.ENUMS_SQL],
       ['sequences', pgCatalog.SEQUENCES_SQL],
       ['sequence uses', pgCatalog.SEQUENCE_USES_SQL],
-      ['unmanaged objects', pgCatalog.UNMANAGED_SQL],
+      ['unmanaged objects', UNMANAGED_SQL],
     ];
     const client = new pg.Client({ connectionString: url });
     await client.connect();

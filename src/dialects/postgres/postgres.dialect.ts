@@ -1,5 +1,6 @@
 // The PostgreSQL dialect over `pg`: a small bounded pool per handle, TLS per ssl_mode, a server-side
 // statement_timeout, and introspection through the catalogs in one read-only snapshot.
+
 import pg from 'pg';
 import { applyFilter, compileFilter, DEFAULT_OBJECT_FILTER } from '../../engine/schema/filter.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
@@ -23,7 +24,6 @@ import {
   SEQUENCES_SQL,
   TABLES_RELATIONS,
   TABLES_SQL,
-  UNMANAGED_SQL,
 } from './postgres.catalog.ts';
 import {
   COLLATIONS_SQL,
@@ -40,6 +40,7 @@ import {
   VIEW_RELATIONS,
   VIEWS_SQL,
 } from './postgres.catalog-objects.ts';
+import { UNMANAGED_SQL } from './postgres.catalog-unmanaged.ts';
 import { postgresDdl } from './postgres.ddl.ts';
 import { classifyPgError } from './postgres.errors.ts';
 import { buildPostgresModel } from './postgres.model.ts';
