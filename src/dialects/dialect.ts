@@ -87,6 +87,11 @@ export interface TransactionOptions {
   commit: boolean;
   /** Limit for each statement; the connection's statement_timeout_ms when absent. */
   statementTimeoutMs?: number;
+  /**
+   * A read-only transaction: the server itself refuses any write in it, to any table (a patch's
+   * dry-run, whose reads call expressions and routines written by users).
+   */
+  readOnly?: boolean;
 }
 
 /** An open, bounded pool on one target database. Close it when done. */
@@ -331,6 +336,13 @@ export interface DialectCapabilities {
   readonly rowVersions: RowVersions | null;
   /** Whether a past transaction committed, or null when the engine cannot tell (MySQL). */
   readonly transactionOutcomes: TransactionOutcomes | null;
+  /**
+   * A query answering `table_name` and `engine` of each table of the connection's database whose
+   * storage engine keeps no transaction (information_schema.ENGINES `TRANSACTIONS = 'NO'`: MyISAM,
+   * MEMORY, Aria, CSV, ARCHIVE…), whose changes neither a rollback nor a dry-run can undo; null
+   * where every table is transactional (PostgreSQL).
+   */
+  readonly nonTransactionalTablesSql: string | null;
 }
 
 /** How this engine's SQL is written: pure (no connection), except pauseTriggers, which runs in `tx`. */

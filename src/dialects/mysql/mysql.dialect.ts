@@ -234,7 +234,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
           const [sql, value] = statementLimit(knownFlavor, options.statementTimeoutMs!);
           await run(sql, [value]);
         }
-        await run('START TRANSACTION');
+        await run(options.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
         const result = await work({ query: run });
         await run(options.commit ? 'COMMIT' : 'ROLLBACK');
         return result;

@@ -17,6 +17,10 @@ export const mysqlSqlWriter: SqlWriter = {
     rowVersions: null,
     // No server-side record of a past transaction's outcome.
     transactionOutcomes: null,
+    // Aria counts whatever its TRANSACTIONAL option: that makes it crash-safe, not able to roll back.
+    nonTransactionalTablesSql: `SELECT t.TABLE_NAME AS table_name, t.ENGINE AS engine
+      FROM information_schema.TABLES t JOIN information_schema.ENGINES e ON e.ENGINE = t.ENGINE
+      WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE = 'BASE TABLE' AND e.TRANSACTIONS = 'NO'`,
   },
   quoteIdent: q,
   placeholder: () => '?',

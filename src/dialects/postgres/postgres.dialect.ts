@@ -228,7 +228,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
       };
       let broken = false;
       try {
-        await run('begin');
+        await run(options.readOnly ? 'begin transaction read only' : 'begin');
         if (options.statementTimeoutMs !== undefined)
           await run(`set local statement_timeout = ${Math.max(1, Math.floor(options.statementTimeoutMs))}`);
         const result = await work({ query: run });

@@ -57,6 +57,8 @@ export const postgresSqlWriter: SqlWriter = {
       currentSql: 'SELECT txid_current()::text AS id',
       statusSql: 'SELECT txid_status($1::bigint) AS status',
     },
+    // Every table takes part in transactions.
+    nonTransactionalTablesSql: null,
   },
   quoteIdent: q,
   placeholder: (position) => `$${position}`,

@@ -1,15 +1,18 @@
-// The dry run of a patch (API §9): every statement runs inside one transaction that is always
-// rolled back, under a statement timeout, so nothing changes. For each statement it reports the
-// rows affected and up to SAMPLE_ROWS rows before and after: UPDATE and DELETE sample the rows
-// their WHERE selects before running; after an UPDATE the same rows are read again by the
-// statement's rollback key (by the WHERE again when it has none); an INSERT's rows are sampled
-// after it through RETURNING when it is reversible (PostgreSQL without rewrite rules, MariaDB).
-import type { SqlWriter, TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
+// The dry run of a patch (API §9): nothing is changed, whatever the SQL. The patch is checked
+// again on the target as it is now (patch-safety.ts: tables whose engine keeps no transaction,
+// code that reaches outside the database), then every statement is computed by reads alone
+// (engine/patch/dry-run-plan.ts: each over the rows as the earlier statements leave them) inside
+// a read-only transaction, under a statement timeout: the server itself refuses any write, even
+// one a routine called by the statement would make. For each statement it reports the rows
+// affected and up to SAMPLE_ROWS of them before and after, and refuses the constraint violations
+// a read can see (NOT NULL, CHECK, unique keys) as the statement's failure. Values only a write
+// would produce are null and named in `notes`.
+import type { TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { dialects } from '../../dialects/index.ts';
+import { PlanRefused, planDryRun, type StatementPlan } from '../../engine/patch/dry-run-plan.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
-
-export const SAMPLE_ROWS = 20;
+import { introspectSafe } from './patch-safety.ts';
 
 /** A statement of the patch failed on the target (bad column, constraint, timeout): the SQL's fault. */
 export class PatchStatementFailed extends Error {
@@ -27,79 +30,90 @@ export interface DryRunStatement {
   sample_after: Record<string, unknown>[];
 }
 
+export interface DryRunNote {
+  statement_index: number;
+  text: string;
+}
+
 export interface DryRunResult {
   statements: DryRunStatement[];
   total_affected_rows: number;
+  notes: DryRunNote[];
 }
 
-/** A tuple of placeholders for `count` values starting after `offset` values. */
-function placeholders(sql: SqlWriter, count: number, offset: number): string {
-  return `(${Array.from({ length: count }, (_, i) => sql.placeholder(offset + i + 1)).join(', ')})`;
+/** Runs one read of `plan`; an error of the SQL (not of the connection) is the statement's failure. */
+async function read(tx: TargetTransaction, plan: StatementPlan, sql: string) {
+  try {
+    return (await tx.query(sql)).rows;
+  } catch (error) {
+    if (error instanceof TargetError && (error.cause === 'other' || error.cause === 'timeout'))
+      throw new PatchStatementFailed(plan.index, error.message);
+    throw error;
+  }
 }
 
-function selectWhere(statement: StoredPatchStatement): string {
-  return `SELECT * FROM ${statement.target_sql} WHERE ${statement.where_sql ?? '1 = 1'}`;
-}
-
-async function rowsByKey(
+async function computeStatement(
   tx: TargetTransaction,
-  sql: SqlWriter,
-  statement: StoredPatchStatement,
-  key: string[],
-  rows: Record<string, unknown>[],
-): Promise<Record<string, unknown>[]> {
-  if (rows.length === 0) return [];
-  const columns = `(${key.map((c) => sql.quoteIdent(c)).join(', ')})`;
-  const tuples = rows.map((_, i) => placeholders(sql, key.length, i * key.length)).join(', ');
-  const params = rows.flatMap((row) => key.map((c) => row[c]));
-  return (await tx.query(`SELECT * FROM ${statement.table_sql} WHERE ${columns} IN (${tuples})`, params))
-    .rows;
+  plan: StatementPlan,
+  table: string,
+): Promise<DryRunStatement> {
+  const [summary = {}] = await read(tx, plan, plan.summarySql);
+  const count = (name: string) => Number(summary[name] ?? 0);
+  for (const [i, column] of plan.written.entries())
+    if (column.notNull && count(`n${i}`) > 0)
+      throw new PatchStatementFailed(
+        plan.index,
+        `null value in column "${column.name}" of relation "${table}" violates not-null constraint`,
+      );
+  for (const [j, check] of plan.checks.entries())
+    if (count(`c${j}`) > 0)
+      throw new PatchStatementFailed(
+        plan.index,
+        `new row for relation "${table}" violates check constraint "${check}"`,
+      );
+  for (const key of plan.uniqueChecks)
+    if ((await read(tx, plan, key.sql)).length > 0)
+      throw new PatchStatementFailed(
+        plan.index,
+        `duplicate key value violates unique constraint "${key.name}" (${key.columns.join(', ')})`,
+      );
+  const samples = await read(tx, plan, plan.sampleSql);
+  const rowOf = (row: Record<string, unknown>, prefix: string) =>
+    Object.fromEntries(plan.columns.map((column, i) => [column, row[`${prefix}${i}`] ?? null]));
+  return {
+    index: plan.index,
+    affected_rows: count('affected'),
+    sample_before: plan.kind === 'insert' ? [] : samples.map((row) => rowOf(row, 'o')),
+    sample_after: plan.kind === 'delete' ? [] : samples.map((row) => rowOf(row, 'a')),
+  };
 }
 
-/** Runs the statements in a rolled-back transaction on `handle` and reports what they would do. */
+/** Computes what the statements would do on `handle`, by reads in a read-only transaction. */
 export async function dryRunPatch(
   handle: TargetHandle,
   statements: StoredPatchStatement[],
   options: { statementTimeoutMs: number },
 ): Promise<DryRunResult> {
-  const sqlWriter = dialects[handle.dialect];
+  const model = await introspectSafe(handle, statements);
+  let plans: StatementPlan[];
+  try {
+    plans = await planDryRun(handle.dialect, dialects[handle.dialect], model, statements);
+  } catch (error) {
+    if (error instanceof PlanRefused) throw new PatchStatementFailed(error.index, error.message);
+    throw error;
+  }
+  const tableOf = new Map(statements.map((s) => [s.index, s.table]));
   const results = await handle.transaction(
     async (tx) => {
       const out: DryRunStatement[] = [];
-      for (const statement of statements) {
-        const limit = ` LIMIT ${SAMPLE_ROWS}`;
-        const before =
-          statement.kind === 'insert' ? [] : (await tx.query(selectWhere(statement) + limit)).rows;
-        // The newline ends a trailing `--` comment.
-        // A reversible INSERT is one whose rows RETURNING can give (no rewrite rule, not MySQL 8).
-        const sampled = statement.kind === 'insert' && statement.key != null;
-        const text = sampled ? `${statement.sql}\nRETURNING *` : statement.sql;
-        const executed = await tx.query(text).catch((error) => {
-          if (error instanceof TargetError && (error.cause === 'other' || error.cause === 'timeout'))
-            throw new PatchStatementFailed(statement.index, error.message);
-          throw error;
-        });
-        let after: Record<string, unknown>[] = [];
-        if (statement.kind === 'insert') after = executed.rows.slice(0, SAMPLE_ROWS);
-        else if (statement.kind === 'update') {
-          const key = statement.key;
-          after = key
-            ? await rowsByKey(tx, sqlWriter, statement, key, before)
-            : (await tx.query(selectWhere(statement) + limit)).rows;
-        }
-        out.push({
-          index: statement.index,
-          affected_rows: executed.affectedRows,
-          sample_before: before,
-          sample_after: after,
-        });
-      }
+      for (const plan of plans) out.push(await computeStatement(tx, plan, tableOf.get(plan.index) ?? ''));
       return out;
     },
-    { commit: false, statementTimeoutMs: options.statementTimeoutMs },
+    { commit: false, readOnly: true, statementTimeoutMs: options.statementTimeoutMs },
   );
   return {
     statements: results,
     total_affected_rows: results.reduce((sum, s) => sum + s.affected_rows, 0),
+    notes: plans.flatMap((plan) => plan.notes.map((text) => ({ statement_index: plan.index, text }))),
   };
 }

@@ -25,6 +25,7 @@ import {
   writableColumns,
 } from './patch-images.ts';
 import { assertSchemaAsRequested, PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
+import { liveRefusal } from './patch-safety.ts';
 import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
 
 class ExpectedRowsMismatch extends Error {
@@ -97,6 +98,9 @@ export function createPatchExecute(deps: PatchRunDeps) {
       ({ affected, imaged, xid } = await connections.withTarget(connection, async (handle) => {
         const model = await handle.introspect();
         assertSchemaAsRequested(run.params, model);
+        // The engines and the code around the tables may have changed since the patch was saved.
+        const unsafe = await liveRefusal(handle, patch.statements, model);
+        if (unsafe) throw new PatchNoLongerFits(unsafe.message);
         statements = refreshStatements(patch.statements, model, params.allow_irreversible === true);
         const target = { dialect, flavor: handle.flavor, runId: run.id };
         // DDL may commit by itself (MySQL): the empty images are created before the data transaction.

@@ -140,6 +140,22 @@ export const DryRunSchema = Type.Object(
       }),
     ),
     total_affected_rows: Type.Integer({ minimum: 0 }),
+    notes: Type.Array(
+      Type.Object(
+        {
+          statement_index: Type.Integer({
+            minimum: 0,
+            description: 'The statement the note is about, from 0',
+          }),
+          text: Type.String(),
+        },
+        { title: 'PatchDryRunNote' },
+      ),
+      {
+        description:
+          'What a dry-run cannot compute by reads and shows as null or unchanged: values only a write would produce (sequence, identity and AUTO_INCREMENT numbers, ON UPDATE columns), what triggers and cascading foreign keys would change',
+      },
+    ),
   },
   { title: 'PatchDryRun' },
 );

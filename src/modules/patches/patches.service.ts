@@ -19,6 +19,7 @@ import type { ConnectionsService } from '../connections/connections.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { type DryRunResult, dryRunPatch, PatchStatementFailed } from './patch-dry-run.ts';
+import { introspectSafe } from './patch-safety.ts';
 import { keyedStatements, parsedStatements } from './patch-statements.ts';
 import {
   deletePatch,
@@ -110,7 +111,7 @@ export function createPatchesService(deps: {
         `Statement ${elsewhere.index}: ${elsewhere.table} is outside the connection's database ${connection.database}`,
         'invalid_patch',
       );
-    const model = await connections.withTarget(connection, (handle) => handle.introspect());
+    const model = await connections.withTarget(connection, (handle) => introspectSafe(handle, statements));
     return keyedStatements(statements, model);
   }
 
