@@ -49,6 +49,9 @@ export const ACTIONS = {
   'connection.read': { scope: 'read', projectRole: 'viewer' },
   'connection.create': { scope: 'write', projectRole: 'admin' },
   'connection.update': { scope: 'write', projectRole: 'admin' },
+  // Turning a connection's protection off (an edit, checked by the service on top of
+  // connection.update) lifts the approval every write to it needs: the organization's admins only.
+  'connection.unprotect': { scope: 'admin', orgRole: 'admin' },
   'connection.test': { scope: 'write', projectRole: 'developer' },
   'connection.delete': { scope: 'admin', projectRole: 'admin' },
   'snapshot.create': { scope: 'write', projectRole: 'developer' },

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS } from '../../src/security/policy.ts';
 import { createTestApp, type Response, type TestApp } from '../support/app.ts';
 import { buildWorld } from '../support/authz-fixtures.ts';
-import { expectationOf, leakOf, problemOf, requestOf } from '../support/authz-requests.ts';
+import { ESCALATIONS, expectationOf, leakOf, problemOf, requestOf } from '../support/authz-requests.ts';
 import type { World } from '../support/authz-world.ts';
 import {
   createTestPgDatabase,
@@ -203,27 +203,33 @@ describe.skipIf(!available)('authorization matrix, generated from the route tabl
   it('answers every caller of every ruled route as the policy says', async () => {
     const started = Date.now();
     const ruled = routes.filter((route) => route.config.action !== undefined);
-    const cases = ruled.flatMap((route) => world.callers.map((caller) => ({ route, caller })));
+    // Each route once with its plain request, and once per escalation it has (a body that asks more).
+    const cases = ruled.flatMap((route) =>
+      [undefined, ...(ESCALATIONS[routeKey(route.method, route.url)] ?? [])].flatMap((escalation) =>
+        world.callers.map((caller) => ({ route, caller, escalation })),
+      ),
+    );
     const problems: string[] = [];
     let denied = 0;
     /** What the allowed calls got: mostly 2xx, or the summary says the matrix checks little. */
     const allowedAnswers = new Map<number, number>();
     const log: string[] = [];
-    await pooled(cases, CONCURRENCY, async ({ route, caller }) => {
-      const request = await requestOf(route, caller, world);
-      const expectation = expectationOf(route, caller, request, world);
+    await pooled(cases, CONCURRENCY, async ({ route, caller, escalation }) => {
+      const request = await requestOf(route, caller, world, escalation);
+      const expectation = expectationOf(route, caller, request, world, escalation);
+      const what = `${route.method} ${route.url}${escalation ? ` (${escalation.name})` : ''}`;
       const sent = Date.now();
       const response = await caller.client.request(request.method as 'GET', request.url, request.body);
       if (expectation.allowed)
         allowedAnswers.set(response.status, (allowedAnswers.get(response.status) ?? 0) + 1);
       else denied++;
       const problem = problemOf(expectation, request, response) ?? leakOf(caller, response, world);
-      if (problem) problems.push(`${route.method} ${route.url} as ${caller.name}: ${problem}`);
+      if (problem) problems.push(`${what} as ${caller.name}: ${problem}`);
       if (LOG)
         log.push(
           [
             Date.now() - sent,
-            `${route.method} ${route.url}`,
+            what,
             caller.name,
             expectation.allowed ? 'allowed' : expectation.status,
             response.status,

@@ -292,6 +292,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     },
     outsider: async () => (await t.createUser(orgId, 'member')).user.id,
     connection: () => connection(),
+    protectedConnection: () => connection('production'),
     patch: () => post(owner, '/patches', patchBody(connectionId), 'patch'),
     seed: () => post(owner, '/seed/scenarios', seedBody(), 'seed'),
     anonymize: () => post(owner, '/anonymize/configs', anonymizeBody(), 'anonymize'),
@@ -308,7 +309,16 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
         'key',
       ),
   };
-  const projectKinds = new Set<Kind>(['project', 'connection', 'patch', 'seed', 'anonymize', 'webhook']);
+  const projectKinds = new Set<Kind>([
+    'project',
+    'connection',
+    'protectedConnection',
+    'patch',
+    'seed',
+    'anonymize',
+    'webhook',
+  ]);
+  const connectionKinds = new Set<Kind>(['connection', 'protectedConnection']);
   const onFirstKinds = new Set<Kind>(['patch', 'seed', 'anonymize']);
 
   const ids: Record<Kind, string> = {
@@ -316,6 +326,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     member: inOrg(bystander.user.id),
     outsider: inOrg(outsider.user.id),
     connection: connectionId,
+    protectedConnection: tagged(true, productionId)(productionId),
     snapshot: snapshotId,
     drift: driftId,
     run: runId,
@@ -355,7 +366,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
       if (!make) throw new Error(`no fresh ${kind}: no route used one up before; add its maker here`);
       const id = await make(caller);
       // A member or a user is the organization's; a member route names its project by :pid.
-      const connection = kind === 'connection' ? id : onFirstKinds.has(kind) ? connectionId : undefined;
+      const connection = connectionKinds.has(kind) ? id : onFirstKinds.has(kind) ? connectionId : undefined;
       tagged(projectKinds.has(kind), connection)(id);
       return id;
     },

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   ACTIONS,
+  type Action,
   grantedProjectRole,
   hasScope,
   isOrgAdmin,
@@ -69,6 +70,30 @@ const KIND_OF_PARAMETER: Record<string, Record<string, Kind>> = {
  * its rights and not about what an earlier caller did: every DELETE, and these.
  */
 const USES_UP = new Set(['POST /api/v1/admin/users/:/purge']);
+
+/**
+ * Calls of a route that ask for more than the route's own action, each a case of its own for every
+ * caller: the body that asks, the resource it works on (a fresh one per caller, since the first
+ * allowed caller uses it up) and the action the service checks on top of the route's.
+ */
+export interface Escalation {
+  name: string;
+  action: Action;
+  kind: Kind;
+  body: () => unknown;
+}
+
+export const ESCALATIONS: Record<string, Escalation[]> = {
+  // Lifts the approval every write to the connection needs: organization admins only.
+  'PATCH /api/v1/connections/:': [
+    {
+      name: 'turning protection off',
+      action: 'connection.unprotect',
+      kind: 'protectedConnection',
+      body: () => ({ protected: false }),
+    },
+  ],
+};
 
 let counter = 0;
 const unique = (tag: string) => `${tag}-${++counter}`;
@@ -184,7 +209,12 @@ export function sample(schema: JsonSchema, name: string, world: World): unknown 
   }
 }
 
-export async function requestOf(route: RouteEntry, caller: Caller, world: World): Promise<MatrixRequest> {
+export async function requestOf(
+  route: RouteEntry,
+  caller: Caller,
+  world: World,
+  escalation?: Escalation,
+): Promise<MatrixRequest> {
   const key = routeKey(route.method, route.url);
   const segments = route.url.split('/');
   let randomIds = false;
@@ -201,6 +231,7 @@ export async function requestOf(route: RouteEntry, caller: Caller, world: World)
         return randomUUID();
       }
       const last = segment === params.at(-1);
+      if (last && escalation) return world.fresh(escalation.kind, caller);
       const fresh = last && (route.method === 'DELETE' || USES_UP.has(key));
       return fresh ? world.fresh(kind, caller) : world.shared(kind, caller);
     }),
@@ -208,7 +239,9 @@ export async function requestOf(route: RouteEntry, caller: Caller, world: World)
   const query = sample(route.schema.querystring ?? {}, '', world) as Record<string, unknown> | undefined;
   const search = new URLSearchParams(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])).toString();
   const body =
-    writtenBody(key, world) ?? (route.schema.body ? sample(route.schema.body, '', world) : undefined);
+    escalation?.body() ??
+    writtenBody(key, world) ??
+    (route.schema.body ? sample(route.schema.body, '', world) : undefined);
   const fields = (body ?? {}) as Record<string, unknown>;
   const named = [...path, ...Object.values(query ?? {}), ...Object.values(fields)];
   // What is written (a copy's or a migration's target) decides, else what the body or the path names.
@@ -244,6 +277,24 @@ const ORG_RANK: Record<OrgRole, number> = { member: 1, admin: 2, owner: 3 };
  * role in (404, so existence does not leak), then the project role (403).
  */
 export function expectationOf(
+  route: RouteEntry,
+  caller: Caller,
+  request: MatrixRequest,
+  world: World,
+  escalation?: Escalation,
+): Expectation {
+  const base = routeExpectation(route, caller, request, world);
+  if (!base.allowed || !escalation) return base;
+  // What the service checks once the route's own rule and the resource have passed.
+  const rule = ACTIONS[escalation.action];
+  const deny = (why: string): Expectation => ({ allowed: false, status: 403, why });
+  if (!hasScope(caller.scopes, rule.scope)) return deny(`${escalation.action} needs the ${rule.scope} scope`);
+  if ('orgRole' in rule && ORG_RANK[caller.orgRole!] < ORG_RANK[rule.orgRole])
+    return deny(`${escalation.action} needs the organization ${rule.orgRole} role`);
+  return base;
+}
+
+function routeExpectation(
   route: RouteEntry,
   caller: Caller,
   request: MatrixRequest,

@@ -35,6 +35,8 @@ export type Kind =
   | 'member'
   | 'outsider'
   | 'connection'
+  /** A protected (production) connection, for the edit that turns protection off. */
+  | 'protectedConnection'
   | 'snapshot'
   | 'drift'
   | 'run'

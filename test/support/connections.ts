@@ -7,7 +7,7 @@ import type { TargetConfig, TargetDialect, TargetHandle } from '../../src/dialec
 import { dialects as realDialects } from '../../src/dialects/index.ts';
 import type { DialectName } from '../../src/engine/schema/model.ts';
 import type { Response } from './app.ts';
-import { targetConfig } from './targets.ts';
+import { listenPeer, targetConfig } from './targets.ts';
 
 /** A password that must never appear in an answer, a log line or the audit trail. */
 export const secretPassword = () => `pw-${randomBytes(12).toString('hex')}`;
@@ -144,4 +144,85 @@ export async function pgCuttingProxy(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export interface PasswordCatcher {
+  port: number;
+  /** Every PasswordMessage received, in order: what a listener of an attacker's would have learnt. */
+  passwords: string[];
+  /** Startup messages received (a client that got this far would send its password next). */
+  startups: number;
+  /** SSLRequests received (each answered `N`: this listener speaks no TLS). */
+  sslRequests: number;
+  close(): Promise<void>;
+}
+
+const SSL_REQUEST = 80877103;
+const GSSENC_REQUEST = 80877104;
+
+/**
+ * A PostgreSQL impostor on `host` (127.0.0.1 by default; any 127.x.y.z on Linux), `port` if given:
+ * what an attacker would put where a connection points. It declines TLS (`N`), answers a startup
+ * message with AuthenticationCleartextPassword ('R', code 3), records the PasswordMessage ('p') it
+ * gets, and refuses the login (SQLSTATE 28P01, without quoting it) so that the client gives up.
+ */
+export async function passwordCatcher(
+  listen: { host?: string; port?: number } = {},
+): Promise<PasswordCatcher> {
+  const caught = { passwords: [] as string[], startups: 0, sslRequests: 0 };
+  const peer = await listenPeer((socket) => {
+    let pending = Buffer.alloc(0);
+    let started = false;
+    socket.on('data', (chunk) => {
+      pending = Buffer.concat([pending, chunk]);
+      for (;;) {
+        // Before the startup: `int32 length` + `int32 code`; after it: `type` + `int32 length`.
+        const header = started ? 5 : 8;
+        if (pending.length < header) return;
+        const length = started ? pending.readInt32BE(1) + 1 : pending.readInt32BE(0);
+        if (pending.length < length) return;
+        const message = pending.subarray(0, length);
+        pending = pending.subarray(length);
+        if (!started) {
+          const code = message.readInt32BE(4);
+          if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
+            if (code === SSL_REQUEST) caught.sslRequests += 1;
+            socket.write('N');
+            continue;
+          }
+          started = true;
+          caught.startups += 1;
+          const request = Buffer.alloc(9);
+          request.write('R', 0);
+          request.writeInt32BE(8, 1);
+          request.writeInt32BE(3, 5);
+          socket.write(request);
+          continue;
+        }
+        if (message[0] === 0x70 /* p */) {
+          caught.passwords.push(message.subarray(5, message.length - 1).toString('utf8'));
+          socket.end(pgError('28P01', 'password authentication failed'));
+          return;
+        }
+      }
+    });
+  }, listen);
+  return Object.assign(caught, { port: peer.port, close: peer.close });
+}
+
+/** A PostgreSQL ErrorResponse ('E') with a FATAL severity, a SQLSTATE and a message. */
+function pgError(code: string, text: string): Buffer {
+  const field = (tag: string, value: string) =>
+    Buffer.concat([Buffer.from(tag), Buffer.from(value), Buffer.alloc(1)]);
+  const body = Buffer.concat([
+    field('S', 'FATAL'),
+    field('V', 'FATAL'),
+    field('C', code),
+    field('M', text),
+    Buffer.alloc(1),
+  ]);
+  const header = Buffer.alloc(5);
+  header.write('E', 0);
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
 }

@@ -131,12 +131,109 @@ describe('connections', () => {
         expect(response.status, `${method} ${url}`).toBe(403);
         expect(response.body).toEqual({ detail: "This API key lacks the 'write' scope" });
       }
-      expect((await write.patch(`${BASE}/${id}`, { port: 1 })).status).toBe(200);
+      expect((await write.patch(`${BASE}/${id}`, { port: 1, password: suite.password() })).status).toBe(200);
       expect((await write.post(`${BASE}/${id}/test`)).status).toBe(200);
       const refused = await write.delete(`${BASE}/${id}`);
       expect(refused.status).toBe(403);
       expect(refused.body).toEqual({ detail: "This API key lacks the 'admin' scope" });
       expect((await admin.delete(`${BASE}/${id}`)).status).toBe(204);
+    });
+  });
+
+  describe('turning protection off', () => {
+    const production = async () => {
+      const created = await suite.owner.post(
+        BASE,
+        connectionBody(suite.projectId, 'postgres://app@127.0.0.1:5432/app', {
+          environment: 'production',
+          password: suite.password(),
+        }),
+      );
+      expect(created.body.protected).toBe(true);
+      return created.body.id as string;
+    };
+    const unprotectEntries = async (id: string) =>
+      (
+        await suite.owner.get(`/api/v1/audit?project_id=${suite.projectId}&action=connection.unprotect`)
+      ).body.items.filter((e: { target_id: string }) => e.target_id === id);
+
+    it('is refused to a project admin who is not an organization admin (403), explicitly or with the environment', async () => {
+      const projectAdmin = watch(await suite.t.createUser(suite.orgId, 'member'));
+      await suite.owner.post(`/api/v1/projects/${suite.projectId}/members`, {
+        user_id: projectAdmin.user.id,
+        role: 'admin',
+      });
+      const id = await production();
+      const refused = { detail: 'Turning protection off requires the organization admin role' };
+      for (const body of [
+        { protected: false },
+        { environment: 'development', protected: false },
+        { name: 'Unguarded', protected: false },
+      ]) {
+        const response = await projectAdmin.patch(`${BASE}/${id}`, body);
+        expect(response.status, JSON.stringify(body)).toBe(403);
+        expect(response.body).toEqual(refused);
+      }
+      expect((await suite.owner.get(`${BASE}/${id}`)).body).toMatchObject({
+        environment: 'production',
+        protected: true,
+      });
+      // Leaving production keeps the protection: allowed, and still protected.
+      const demoted = await projectAdmin.patch(`${BASE}/${id}`, { environment: 'development' });
+      expect(demoted.status).toBe(200);
+      expect(demoted.body).toMatchObject({ environment: 'development', protected: true });
+      // Asking for what is already so, or protecting, is a project admin's edit.
+      expect((await projectAdmin.patch(`${BASE}/${id}`, { protected: true })).status).toBe(200);
+      expect(await unprotectEntries(id)).toEqual([]);
+      // The refusals are in the audit trail too.
+      const denied = await suite.owner.get(`/api/v1/audit?action=request.denied&page_size=200`);
+      const mine = denied.body.items.filter(
+        (e: { actor_id: string; details: { path: string } }) =>
+          e.actor_id === projectAdmin.user.id && e.details.path === `${BASE}/${id}`,
+      );
+      expect(mine).toHaveLength(3);
+    });
+
+    it('is an organization admin’s action, audited as connection.unprotect in the same change', async () => {
+      const orgAdmin = watch(await suite.t.createUser(suite.orgId, 'admin'));
+      const id = await production();
+      const response = await orgAdmin.patch(`${BASE}/${id}`, { environment: 'staging', protected: false });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ environment: 'staging', protected: false });
+      const entries = await unprotectEntries(id);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        actor_id: orgAdmin.user.id,
+        target_type: 'connection',
+        details: {
+          protected: { from: true, to: false },
+          environment: { from: 'production', to: 'staging' },
+        },
+      });
+      // Already unprotected: saying so again removes nothing and is no organization admin's business.
+      const projectAdmin = watch(await suite.t.createUser(suite.orgId, 'member'));
+      await suite.owner.post(`/api/v1/projects/${suite.projectId}/members`, {
+        user_id: projectAdmin.user.id,
+        role: 'admin',
+      });
+      expect((await projectAdmin.patch(`${BASE}/${id}`, { protected: false })).status).toBe(200);
+      expect(await unprotectEntries(id)).toHaveLength(1);
+    });
+
+    it("needs the admin scope of an organization admin's key", async () => {
+      const write = await suite.t.keyClient(suite.owner, ['write']);
+      const admin = await suite.t.keyClient(suite.owner, ['admin']);
+      const id = await production();
+      const refused = await write.patch(`${BASE}/${id}`, { protected: false });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({
+        detail: "Turning protection off needs an API key with the 'admin' scope",
+      });
+      expect((await suite.owner.get(`${BASE}/${id}`)).body.protected).toBe(true);
+      const allowed = await admin.patch(`${BASE}/${id}`, { protected: false });
+      expect(allowed.status).toBe(200);
+      expect(allowed.body.protected).toBe(false);
+      expect(await unprotectEntries(id)).toHaveLength(1);
     });
   });
 

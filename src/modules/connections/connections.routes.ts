@@ -85,6 +85,15 @@ export function registerConnectionsRoutes(
         operationId: 'updateConnection',
         tags,
         summary: 'Change a connection, its password included (project admins)',
+        description:
+          'Only the fields given change. An edit that would send the stored password to another ' +
+          'server must bring the password in the same body, else 422 on `body.password` and nothing ' +
+          'changes: another `host` (ASCII letter case aside), `port`, `database` or `username`, a ' +
+          'lower `ssl_mode` (`verify-full` > `require` > `disable`), or other CAs (`ca_cert`) while ' +
+          '`verify-full` stays. Turning `protected` from true to false, with or without a change of ' +
+          '`environment`, is for organization owners and admins (an API key also needs the `admin` ' +
+          'scope): 403 for anyone else, project admins included; it is audited as ' +
+          '`connection.unprotect`.',
         params: IdParams,
         body: UpdateConnectionBody,
         response: { 200: ConnectionSchema, ...errors(401, 403, 404, 409) },

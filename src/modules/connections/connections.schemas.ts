@@ -25,18 +25,15 @@ const everyCause: Exclude<TargetErrorCause, (typeof ERROR_CAUSES)[number]> exten
 void everyCause;
 
 const SSL_MODE_HELP =
-  '`disable`: plain TCP. `require`: encrypted, the certificate is not checked (libpq sslmode=require). ' +
-  '`verify-full`: encrypted, the chain is checked against `ca_cert` (or the system trust store) and ' +
-  'the certificate must name `host`.';
+  'From weakest to strongest: `disable`: plain TCP. `require`: encrypted, the certificate is not ' +
+  'checked (libpq sslmode=require). `verify-full`: encrypted, the chain is checked against `ca_cert` ' +
+  '(or the system trust store) and the certificate must name `host`.';
 
-const Host = Type.String({
-  minLength: 1,
-  maxLength: 253,
-  pattern: '^[A-Za-z0-9._:%-]+$',
-  description:
-    'Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ' +
-    'ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address).',
-});
+const HOST_HELP =
+  'Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ' +
+  'ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address).';
+const HOST_RULES = { minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9._:%-]+$' };
+const Host = Type.String({ ...HOST_RULES, description: HOST_HELP });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 const DatabaseName = Type.String({ minLength: 1, maxLength: 128 });
 const Username = Type.String({ minLength: 1, maxLength: 128 });
@@ -52,11 +49,34 @@ const CaCert = Nullable(
   }),
 );
 const Environment = StringEnum(ENVIRONMENTS);
-const Protected = Type.Boolean({
+const PROTECTED_HELP =
+  'Operations on a protected connection follow the approval policy strictly. Default: true for ' +
+  'production, false otherwise. Changing the environment to production protects the connection ' +
+  'unless `protected` is given; leaving production never unprotects it by itself.';
+const Protected = Type.Boolean({ description: PROTECTED_HELP });
+
+/**
+ * The PATCH body's fields: where they differ from POST, it is what an edit of an existing connection
+ * implies (the stored password, the protection already in force).
+ */
+const MOVES =
+  ' Changing it (a value equal to the stored one is no change) requires `password` in the same body.';
+const UpdatePassword = Type.String({
+  maxLength: 1024,
   description:
-    'Operations on a protected connection follow the approval policy strictly. Default: true for ' +
-    'production, false otherwise. Changing the environment to production protects the connection ' +
-    'unless `protected` is given; leaving production never unprotects it by itself.',
+    'The new password, stored encrypted (AES-256-GCM) and never returned; may be empty (trust ' +
+    'authentication). Required in the same body when the edit changes `host` (compared without ' +
+    'regard to ASCII letter case; a trailing dot or another spelling of an address counts as a ' +
+    'change), `port`, `database` or `username`, lowers `ssl_mode` (`verify-full` > `require` > ' +
+    '`disable`), or changes `ca_cert` while `verify-full` stays: a stored password is only ever sent ' +
+    'to the server it was given for. Missing then: 422 with `loc: ["body", "password"]`, type `missing`.',
+});
+const UpdateProtected = Type.Boolean({
+  description:
+    `${PROTECTED_HELP} Turning protection off (true to false, with or without a change of ` +
+    "`environment`) is an organization owner's or admin's action (an API key needs the `admin` " +
+    'scope): a project admin who is not one gets 403. It writes the audit entry ' +
+    '`connection.unprotect` besides `connection.update`.',
 });
 
 export const ConnectionSchema = Type.Object(
@@ -106,22 +126,43 @@ export const CreateConnectionBody = Type.Object(
 export const UpdateConnectionBody = Type.Object(
   {
     name: Type.Optional(Name),
-    host: Type.Optional(Host),
-    port: Type.Optional(Port),
-    database: Type.Optional(DatabaseName),
-    username: Type.Optional(Username),
-    password: Type.Optional(Password),
-    ssl_mode: Type.Optional(SslMode),
-    ca_cert: Type.Optional(CaCert),
+    host: Type.Optional(Type.String({ ...HOST_RULES, description: `${HOST_HELP}${MOVES}` })),
+    port: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 65535, description: `The server's port.${MOVES}` }),
+    ),
+    database: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: `The database.${MOVES}` }),
+    ),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: `The user.${MOVES}` })),
+    password: Type.Optional(UpdatePassword),
+    ssl_mode: Type.Optional(
+      StringEnum(SSL_MODES, {
+        description: `${SSL_MODE_HELP} Lowering it requires \`password\` in the same body.`,
+      }),
+    ),
+    ca_cert: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 65_536,
+          description:
+            'PEM CA certificate(s) trusted for `verify-full`; null: the system trust store. Changing ' +
+            'it while `ssl_mode` is and stays `verify-full` requires `password` in the same body (the ' +
+            'CAs decide which server passes for `host`).',
+        }),
+      ),
+    ),
     environment: Type.Optional(Environment),
-    protected: Type.Optional(Protected),
+    protected: Type.Optional(UpdateProtected),
   },
   {
     title: 'UpdateConnectionRequest',
     additionalProperties: false,
     description:
       'Only the fields given change; an empty object changes nothing. The project and the dialect ' +
-      'of a connection are fixed. Any change closes the pool on the old settings.',
+      'of a connection are fixed. Any change closes the pool on the old settings. An edit that ' +
+      'would send the stored password to another server (another host, port, database or user, a ' +
+      'lower `ssl_mode`, other CAs under `verify-full`) must carry `password`; turning `protected` ' +
+      'off is for organization admins.',
   },
 );
 

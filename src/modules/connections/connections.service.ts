@@ -4,11 +4,11 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, conflict, invalid } from '../../core/errors.ts';
+import { AppError, conflict, forbidden, invalid } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { maskSecret, type TargetHandle, type TestResult } from '../../dialects/index.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import { isOrgAdmin } from '../../security/policy.ts';
+import { decide, isOrgAdmin } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
@@ -26,9 +26,11 @@ import {
   findConnectionByName,
   hasPendingDrift,
   insertConnection,
+  lockConnection,
   updateConnection,
 } from './connections.repo.ts';
 import type { ConnectionView } from './connections.schemas.ts';
+import { passwordMovingChanges, passwordRequiredMessage } from './endpoint-change.ts';
 import type { TargetGuard } from './target-guard.ts';
 
 /** The secret box purpose of connection passwords: a sealed value cannot be reused elsewhere. */
@@ -82,6 +84,40 @@ function checkCaCert(pem: string | null | undefined): void {
       'Input should be one or more PEM certificates (-----BEGIN CERTIFICATE-----)',
     );
   }
+}
+
+/**
+ * Whether the connection stays protected after `changes`. Becoming production protects by default;
+ * leaving production never drops protection by itself (only an explicit `protected: false` does).
+ */
+function protectionAfter(connection: Connection, changes: ConnectionChanges): boolean {
+  if (changes.protected !== undefined) return changes.protected;
+  if (changes.environment === 'production' && connection.environment !== 'production') return true;
+  return connection.protected;
+}
+
+/**
+ * Turning protection off lifts the approval every write to the connection needs: an organization
+ * owner's or admin's decision (a key needs the admin scope), whoever administers the project. True
+ * when `changes` turn it off (and the actor may).
+ */
+function checkProtectionRemoval(actor: Actor, connection: Connection, changes: ConnectionChanges): boolean {
+  if (!connection.protected || protectionAfter(connection, changes)) return false;
+  const decision = decide(actor.principal, 'connection.unprotect');
+  if (decision.allowed) return true;
+  throw forbidden(
+    isOrgAdmin(actor.principal)
+      ? "Turning protection off needs an API key with the 'admin' scope"
+      : 'Turning protection off requires the organization admin role',
+  );
+}
+
+/** 422 on `body.password` when `changes` would send the stored password elsewhere without a new one. */
+function checkPasswordFollows(connection: Connection, changes: ConnectionChanges): void {
+  if (changes.password !== undefined) return;
+  const moved = passwordMovingChanges(connection, changes);
+  if (moved.length > 0)
+    throw invalid(['body', 'password'], passwordRequiredMessage(connection, moved, changes), 'missing');
 }
 
 export type ConnectionsService = ReturnType<typeof createConnectionsService>;
@@ -247,23 +283,28 @@ export function createConnectionsService(deps: {
       });
     },
 
+    /**
+     * Edits a connection. An edit that would send the stored password elsewhere (endpoint-change.ts)
+     * must carry a password, and one that turns protection off is an organization admin's: both are
+     * decided on the row as it is when the change is written (locked), and answered early too.
+     */
     async update(actor: Actor, id: string, changes: ConnectionChanges): Promise<ConnectionView> {
       const { connection: before } = await requireConnection(db, actor, id, 'connection.update');
       if (Object.keys(changes).length === 0) return viewOf(before, await hasPendingDrift(db, id));
+      checkProtectionRemoval(actor, before, changes);
       checkCaCert(changes.ca_cert);
       if (changes.host !== undefined) await checkHostAllowed(changes.host);
+      checkPasswordFollows(before, changes);
       const name = changes.name?.trim();
       const updated = await db.transaction().execute(async (trx) => {
+        await lockConnection(trx, id);
         const { connection } = await requireConnection(trx, actor, id, 'connection.update');
+        const unprotects = checkProtectionRemoval(actor, connection, changes);
+        checkPasswordFollows(connection, changes);
         if (name !== undefined && (await findConnectionByName(trx, connection.project_id, name, id)))
           throw duplicateName();
         const { password, ...settings } = changes;
-        // Becoming production protects by default; leaving it never drops protection by itself.
-        const protectedNow =
-          changes.protected ??
-          (changes.environment === 'production' && connection.environment !== 'production'
-            ? true
-            : connection.protected);
+        const protectedNow = protectionAfter(connection, changes);
         // Strictly later than before: the pools key on it, and an edit must never reuse an old pool.
         const at = new Date(Math.max(now().getTime(), connection.updated_at.getTime() + 1));
         const row = await updateConnection(trx, id, {
@@ -287,6 +328,15 @@ export function createConnectionsService(deps: {
             password_changed: password !== undefined,
           }),
         );
+        if (unprotects)
+          await audit.record(
+            trx,
+            actor,
+            event('connection.unprotect', row, {
+              protected: { from: true, to: false },
+              environment: { from: connection.environment, to: row.environment },
+            }),
+          );
         return row;
       });
       pools.evict(id);

@@ -67,10 +67,12 @@ describe('connections', () => {
     expect(listed.body.items.find((c: { id: string }) => c.id === id)).toEqual(created.body);
 
     suite.t.advance(2_000);
+    // Another port and a lower ssl_mode: the stored password does not follow, a new one comes along.
     const edited = await suite.owner.patch(`${BASE}/${id}`, {
       name: 'Primary RW',
       port: 5433,
       ssl_mode: 'disable',
+      password: password(),
     });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({
@@ -101,7 +103,7 @@ describe('connections', () => {
     ]);
     expect(entries[1].details).toMatchObject({
       changes: { name: 'Primary RW', port: 5433, ssl_mode: 'disable' },
-      password_changed: false,
+      password_changed: true,
     });
   });
 
@@ -298,7 +300,14 @@ describe('connections', () => {
     });
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'ca_cert']);
-    const cleared = await suite.owner.patch(`${BASE}/${created.body.id}`, { ca_cert: null });
+    // Other CAs under verify-full check the server otherwise: the password comes with them.
+    const unchecked = await suite.owner.patch(`${BASE}/${created.body.id}`, { ca_cert: null });
+    expect(unchecked.status).toBe(422);
+    expect(unchecked.body.detail[0].loc).toEqual(['body', 'password']);
+    const cleared = await suite.owner.patch(`${BASE}/${created.body.id}`, {
+      ca_cert: null,
+      password: password(),
+    });
     expect(cleared.body.ca_cert).toBeNull();
   });
 
