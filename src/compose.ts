@@ -169,6 +169,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     closers.push(() => mailer.close());
     const twoFactor = createTwoFactorService({ db, audit, box, now });
     const runKinds = createRunKinds();
+    const gate = createApprovalGate({ audit, now });
     const shared: Shared = {
       config,
       db,
@@ -182,8 +183,8 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       events,
       connections,
       snapshots: createSnapshotsService({ db, audit, connections, now }),
-      runs: createRunsService({ db, audit, queue: createRunQueue(jobs), now }),
-      gate: createApprovalGate({ audit, now }),
+      runs: createRunsService({ db, audit, queue: createRunQueue(jobs), gate, kinds: runKinds, now }),
+      gate,
       orgs: createOrgsService({ db, audit, passwords, now }),
       auth: createAuthService({
         db,

@@ -58,6 +58,20 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const APPROVAL_KINDS = [...POLICY_OPERATIONS, 'access_request'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
+/**
+ * What an approval or a run is about, as a person reads it (API §10): the resource, not the run kind
+ * (a patch's execute and rollback are both about the patch).
+ */
+export const SUBJECT_KINDS = [
+  'patch',
+  'migration',
+  'seed_scenario',
+  'anonymize_config',
+  'bridge',
+  'access_request',
+] as const;
+export type SubjectKind = (typeof SUBJECT_KINDS)[number];
+
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'cancelled', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
@@ -67,7 +81,14 @@ export type ApprovalDecisionValue = (typeof APPROVAL_DECISIONS)[number];
 export const ACCESS_REQUEST_STATUSES = ['pending', 'active', 'expired', 'rejected', 'revoked'] as const;
 export type AccessRequestStatus = (typeof ACCESS_REQUEST_STATUSES)[number];
 
-export const MIGRATION_STATUSES = ['draft', 'applying', 'applied', 'failed', 'rolled_back'] as const;
+export const MIGRATION_STATUSES = [
+  'draft',
+  'applying',
+  'applied',
+  'rolling_back',
+  'failed',
+  'rolled_back',
+] as const;
 export type MigrationStatus = (typeof MIGRATION_STATUSES)[number];
 
 export const PATCH_STATUSES = ['draft', 'executing', 'executed', 'failed', 'rolled_back'] as const;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorOf } from '../../test/support/actors.ts';
 import { createTestApp, type TestApp } from '../../test/support/app.ts';
-import { waitForRun } from '../../test/support/operations.ts';
+import { recordQueuedRun, waitForRun } from '../../test/support/operations.ts';
 import { MODULES } from './index.ts';
 import type { ModuleFactory } from './module.ts';
 import { seedsModule } from './seeds/seeds.module.ts';
@@ -22,7 +22,7 @@ const echoModule: ModuleFactory = ({ now }) => ({
     {
       kind: 'seed_run',
       action: 'project.read',
-      connectionOf: async () => undefined,
+      touches: () => ({ writes: [] }),
       handler: async (run, context) => {
         await context.progress(1, 1);
         worked.push(run.id);
@@ -66,14 +66,7 @@ describe('a module plugs in by its declaration', () => {
   it('works its run kind through the queue and lists its command', async () => {
     const { orgId, owner } = await t.createOrg('Runner');
     const projectId = (await owner.post('/api/v1/projects', { name: 'Echoes' })).body.id;
-    const run = await t.store.db.transaction().execute((trx) =>
-      t.composition.runs.create(trx, actorOf(owner, orgId), {
-        projectId,
-        kind: 'seed_run',
-        subjectId: null,
-        unit: 'steps',
-      }),
-    );
+    const run = await recordQueuedRun(t, actorOf(owner, orgId), { projectId, kind: 'seed_run' });
     await t.composition.runs.enqueue(run);
     const done = await waitForRun(owner, run.id, ['succeeded', 'failed']);
     expect(done).toMatchObject({ status: 'succeeded', result: { echoed: true } });

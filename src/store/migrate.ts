@@ -26,6 +26,8 @@ import * as billing from './migrations/0021_billing.ts';
 import * as seeds from './migrations/0022_seeds.ts';
 import * as credentialEpoch from './migrations/0023_credential_epoch.ts';
 import * as pendingBadges from './migrations/0024_pending_badges.ts';
+import * as runSubjects from './migrations/0025_run_subjects.ts';
+import * as migrationRollbackState from './migrations/0026_migration_rollback_state.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -52,6 +54,8 @@ const migrations: Record<string, Migration> = {
   '0022_seeds': seeds,
   '0023_credential_epoch': credentialEpoch,
   '0024_pending_badges': pendingBadges,
+  '0025_run_subjects': runSubjects,
+  '0026_migration_rollback_state': migrationRollbackState,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

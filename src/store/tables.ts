@@ -79,6 +79,7 @@ export * from './tables/saml.ts';
 export * from './tables/scim.ts';
 export * from './tables/seeds.ts';
 export * from './tables/snapshots.ts';
+export * from './tables/subjects.ts';
 export * from './tables/users.ts';
 
 export interface Database {

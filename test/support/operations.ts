@@ -1,8 +1,11 @@
-// The approval gate as an operation module uses it (gate, then run, then send), for the tests of
-// approvals and access: the gate and the runs service on a test app, and a wait for a run's status.
+// The approval gate as the gated-run path uses it (gate, then run, then send), for the tests of
+// approvals and access on subjects that need no real connection: the gate, the run record and the
+// runs service's send on a test app, and a wait for a run's status.
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actor } from '../../src/core/actors.ts';
 import type { GateDecision } from '../../src/modules/approvals/approval-gate.ts';
+import { insertRun } from '../../src/modules/runs/runs.repo.ts';
 import type { Environment, PolicyOperation, Run } from '../../src/store/tables.ts';
 import type { Client, Response, TestApp } from './app.ts';
 
@@ -39,20 +42,46 @@ export function operations(t: TestApp) {
       },
     ): Promise<{ verdict: GateDecision; run: Run }> {
       const operation = input.operation ?? 'migration_apply';
+      const writesTo = {
+        environment: input.environment ?? 'production',
+        protected: input.protected ?? false,
+      };
+      const subject = {
+        kind: 'migration' as const,
+        id: input.subjectId,
+        title: `test ${operation}`,
+        connection: { id: randomUUID(), name: 'test target', ...writesTo },
+        summary: 'SELECT 1',
+      };
       const result = await t.store.db.transaction().execute(async (trx) => {
         const verdict = await gate.gate(trx, actor, {
           projectId: input.projectId,
           operation,
-          writesTo: { environment: input.environment ?? 'production', protected: input.protected ?? false },
+          writesTo,
           subjectId: input.subjectId,
           contentHash: input.contentHash,
+          subject,
         });
-        const run = await runs.create(trx, actor, {
-          projectId: input.projectId,
+        const run = await insertRun(trx, {
+          id: randomUUID(),
+          org_id: actor.principal.orgId,
+          project_id: input.projectId,
           kind: operation,
-          subjectId: input.subjectId,
-          unit: 'statements',
-          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
+          subject_id: input.subjectId,
+          subject,
+          status: verdict.decision === 'await' ? 'awaiting_approval' : 'queued',
+          approval_id: verdict.decision === 'await' ? verdict.approvalId : null,
+          progress_total: null,
+          progress_unit: 'statements',
+          params: {},
+          created_by: actor.principal.userId,
+          created_at: new Date(),
+        });
+        await t.composition.audit.record(trx, actor, {
+          action: 'run.create',
+          projectId: input.projectId,
+          target: { type: 'run', id: run.id, label: run.kind },
+          details: { kind: run.kind, subject_id: run.subject_id, status: run.status },
         });
         return { verdict, run };
       });
@@ -60,4 +89,29 @@ export function operations(t: TestApp) {
       return result;
     },
   };
+}
+
+/**
+ * A queued run of `kind` on no subject and no connection, written as the gated-run path writes one,
+ * for the tests of the executor, its events and its sweep (what a handler does, not who may start it).
+ */
+export async function recordQueuedRun(
+  t: TestApp,
+  actor: Actor,
+  input: { projectId: string; kind: Run['kind'] },
+): Promise<Run> {
+  return insertRun(t.store.db, {
+    id: randomUUID(),
+    org_id: actor.principal.orgId,
+    project_id: input.projectId,
+    kind: input.kind,
+    subject_id: null,
+    status: 'queued',
+    approval_id: null,
+    progress_total: null,
+    progress_unit: 'steps',
+    params: {},
+    created_by: actor.principal.userId,
+    created_at: new Date(),
+  });
 }

@@ -2,8 +2,8 @@
 // created, decided (granted or rejected), expired undecided. `data` is the request as
 // `GET /access-requests/{id}` answers it, read in the change's transaction.
 import type { Db } from '../../store/db.ts';
-import { approvalsByIds, decisionsOf } from '../approvals/approvals.repo.ts';
-import { toApprovalResponse } from '../approvals/approvals.schemas.ts';
+import { approvalViews } from '../approvals/approval-views.ts';
+import { approvalsByIds } from '../approvals/approvals.repo.ts';
 import type { EventSource } from '../events/events.service.ts';
 import { toAccessRequestResponse } from './access-requests.schemas.ts';
 
@@ -12,7 +12,8 @@ async function accessRequestData(db: Db, id: string) {
   if (!request) return undefined;
   const [approval] = await approvalsByIds(db, [request.approval_id]);
   if (!approval) return undefined;
-  return toAccessRequestResponse(request, toApprovalResponse(approval, await decisionsOf(db, [approval.id])));
+  const [view] = await approvalViews(db, [approval]);
+  return toAccessRequestResponse(request, view!);
 }
 
 export const ACCESS_REQUEST_EVENT_SOURCES: EventSource[] = [

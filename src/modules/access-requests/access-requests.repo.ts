@@ -55,7 +55,7 @@ export async function findPendingDuplicate(
 export async function findProjectConnection(db: Executor, orgId: string, projectId: string, id: string) {
   return db
     .selectFrom('connections')
-    .select(['id', 'name', 'environment'])
+    .select(['id', 'name', 'environment', 'protected'])
     .where('org_id', '=', orgId)
     .where('project_id', '=', projectId)
     .where('id', '=', id)

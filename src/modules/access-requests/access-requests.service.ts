@@ -9,10 +9,11 @@ import { AppError, conflict, forbidden, invalid, notFound } from '../../core/err
 import { projectRoleAtLeast } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
-import type { AccessRequest } from '../../store/tables.ts';
+import type { AccessRequest, Subject } from '../../store/tables.ts';
+import { subjectConnection, summarize } from '../approvals/approval-subject.ts';
 import { approvalEvent } from '../approvals/approval-transitions.ts';
-import { approvalsByIds, decisionsOf, insertPendingApproval } from '../approvals/approvals.repo.ts';
-import { toApprovalResponse } from '../approvals/approvals.schemas.ts';
+import { approvalViews } from '../approvals/approval-views.ts';
+import { approvalsByIds, insertPendingApproval } from '../approvals/approvals.repo.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireProject, requireProjectAccess } from '../projects/projects.access.ts';
 import { accessRequestEvent } from './access-request-transitions.ts';
@@ -36,21 +37,19 @@ export type AccessRequestsService = ReturnType<typeof createAccessRequestsServic
 export function createAccessRequestsService(deps: { db: Db; audit: AuditService; now: () => Date }) {
   const { db, audit, now } = deps;
 
-  /** Requests as answered, each with its approval and decisions: two queries for any number. */
-  async function views(executor: Db, requests: AccessRequest[]) {
+  /** Requests as answered to `actor`, each with its approval: a few queries for any number. */
+  async function views(executor: Db, actor: Actor, requests: AccessRequest[]) {
     const approvals = await approvalsByIds(
       executor,
       requests.map((r) => r.approval_id),
     );
-    const decisions = await decisionsOf(
-      executor,
-      approvals.map((a) => a.id),
-    );
-    const byId = new Map(approvals.map((a) => [a.id, toApprovalResponse(a, decisions)]));
+    const answered = await approvalViews(executor, approvals, { actor, now: now() });
+    const byId = new Map(answered.map((a) => [a.id, a]));
     return requests.map((r) => toAccessRequestResponse(r, byId.get(r.approval_id)!));
   }
 
-  const viewOf = async (executor: Db, request: AccessRequest) => (await views(executor, [request]))[0]!;
+  const viewOf = async (executor: Db, actor: Actor, request: AccessRequest) =>
+    (await views(executor, actor, [request]))[0]!;
 
   async function load(
     executor: Db,
@@ -76,7 +75,10 @@ export function createAccessRequestsService(deps: { db: Db; audit: AuditService;
         const { project, role } = await requireProjectAccess(trx, actor, projectId, 'access_request.create', {
           ...(connectionId && { connectionId }),
         });
-        if (connectionId && !(await findProjectConnection(trx, principal.orgId, projectId, connectionId))) {
+        const connection = connectionId
+          ? await findProjectConnection(trx, principal.orgId, projectId, connectionId)
+          : null;
+        if (connectionId && !connection) {
           throw invalid(['body', 'connection_id'], 'No such connection in this project');
         }
         if (projectRoleAtLeast(role, input.role)) {
@@ -109,6 +111,13 @@ export function createAccessRequestsService(deps: { db: Db; audit: AuditService;
             duration_minutes: input.duration_minutes,
             reason: input.reason,
           }),
+          subject: JSON.stringify({
+            kind: 'access_request',
+            id,
+            title: `${input.role} access for ${input.duration_minutes} minutes${connection ? ` on ${connection.name}` : ''}`,
+            connection: connection ? subjectConnection(connection) : null,
+            summary: summarize(input.reason),
+          } satisfies Subject),
           created_at: at,
           expires_at: new Date(at.getTime() + ACCESS_REQUEST_TTL_MS),
         });
@@ -135,18 +144,18 @@ export function createAccessRequestsService(deps: { db: Db; audit: AuditService;
           actor,
           approvalEvent('approval.request', approval, { required_approvals: 1 }),
         );
-        return viewOf(trx, request);
+        return viewOf(trx, actor, request);
       });
     },
 
     async list(actor: Actor, projectId: string, filter: AccessRequestFilter, page: PageRequest) {
       await requireProject(db, actor, projectId, 'project.read');
       const { rows, total } = await paginate(projectAccessRequestsQuery(db, projectId, filter), page);
-      return { items: await views(db, rows), total };
+      return { items: await views(db, actor, rows), total };
     },
 
     async get(actor: Actor, id: string) {
-      return viewOf(db, (await load(db, actor, id, 'project.read')).request);
+      return viewOf(db, actor, (await load(db, actor, id, 'project.read')).request);
     },
 
     /** Ends an active grant at once: its holder may give it up, a project admin may take it away. */
@@ -160,7 +169,7 @@ export function createAccessRequestsService(deps: { db: Db; audit: AuditService;
         if (!revoked)
           throw conflict(`The access request is ${request.status}; only an active grant can be revoked`);
         await audit.record(trx, actor, accessRequestEvent('access_request.revoke', revoked));
-        return viewOf(trx, revoked);
+        return viewOf(trx, actor, revoked);
       });
     },
   };

@@ -100,6 +100,15 @@ describe('just-in-time access requests', () => {
         content_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
         created_at: expect.stringMatching(TIMESTAMP),
         expires_at: expect.stringMatching(TIMESTAMP),
+        subject: {
+          kind: 'access_request',
+          id: request.id,
+          title: 'admin access for 60 minutes',
+          connection: null,
+          summary: 'Incident 4711: fix stuck payouts',
+        },
+        requester: { id: viewer.user.id, email: viewer.user.email, name: viewer.user.name },
+        can_decide: false,
       },
       created_at: expect.stringMatching(TIMESTAMP),
       activated_at: null,
@@ -111,6 +120,7 @@ describe('just-in-time access requests', () => {
     expect((await owner.get(`/api/v1/projects/${projectId}`)).body.pending_approvals).toBe(1);
     expect((await renameAs(viewer, 'Still a viewer')).status).toBe(403);
 
+    expect((await admin.get(`/api/v1/approvals/${request.approval_id}`)).body.can_decide).toBe(true);
     const approved = await decide(admin, request.approval_id, 'approve', 'Go ahead');
     expect(approved.status).toBe(200);
     expect(approved.body.status).toBe('approved');

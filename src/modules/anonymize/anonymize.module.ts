@@ -1,18 +1,11 @@
 // Anonymization (API §9.2): configs with their sealed key, the PII scan and the preview, the
 // in-place run (`anonymize_run`, anonymize-run.ts) and the bridge's hook (bridge-transforms.ts).
-import type { Db } from '../../store/db.ts';
-import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
+import { connectionParam } from '../runs/run-kinds.ts';
 import { registerAnonymizeRoutes } from './anonymize.routes.ts';
 import { createAnonymizeService } from './anonymize.service.ts';
 import { createAnonymizeInterrupted } from './anonymize-interrupted.ts';
 import { createAnonymizeRun } from './anonymize-run.ts';
-
-/** The connection an anonymization run writes to: its config's. */
-async function connectionOf(_db: Db, run: Run): Promise<string | undefined> {
-  const connection = (run.params as { connection_id?: unknown }).connection_id;
-  return typeof connection === 'string' ? connection : undefined;
-}
 
 export function anonymizeModule(shared: Shared): Module {
   const { db, audit, box, connections, gate, runs, now } = shared;
@@ -25,7 +18,8 @@ export function anonymizeModule(shared: Shared): Module {
         kind: 'anonymize_run',
         handler: createAnonymizeRun({ db, box, connections }),
         action: 'anonymize.run',
-        connectionOf,
+        // In place: the config's connection is read and written.
+        touches: (params) => ({ writes: connectionParam(params, 'connection_id') }),
         events: { succeeded: 'anonymize.completed' },
         interrupted: createAnonymizeInterrupted({ db, connections }),
       },

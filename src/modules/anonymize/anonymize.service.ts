@@ -12,6 +12,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import type { AnonymizeConfig, Connection, Run } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { createConnectionConfigs } from '../connections/connection-configs.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -30,8 +31,8 @@ export function createAnonymizeService(deps: {
   audit: AuditService;
   box: SecretBox;
   connections: Pick<ConnectionsService, 'findById' | 'withTarget' | 'introspect'>;
-  gate: Pick<ApprovalGate, 'voidApprovals' | 'gate'>;
-  runs: Pick<RunsService, 'create' | 'enqueue'>;
+  gate: Pick<ApprovalGate, 'voidApprovals'>;
+  runs: Pick<RunsService, 'start'>;
   now: () => Date;
 }) {
   const { db, audit, box, connections, gate, runs } = deps;
@@ -161,31 +162,20 @@ export function createAnonymizeService(deps: {
         connection_id: connection.id,
         target_schema_hash: schemaHash(model),
       };
-      const created = await db.transaction().execute(async (trx) => {
-        const verdict = await gate.gate(trx, actor, {
-          projectId: config.project_id,
-          operation: 'anonymize_run',
-          writesTo: connection,
-          subjectId: config.id,
-          contentHash: runContentHash(config, params.target_schema_hash),
-        });
-        const made = await runs.create(trx, actor, {
-          projectId: config.project_id,
-          kind: 'anonymize_run',
-          subjectId: config.id,
-          unit: 'rows',
-          params: params as unknown as Record<string, unknown>,
-          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
-        });
-        await audit.record(
-          trx,
-          actor,
-          event('anonymize.run', config, { run_id: made.id, status: made.status, strict: config.strict }),
-        );
-        return made;
+      return runs.start(actor, {
+        projectId: config.project_id,
+        kind: 'anonymize_run',
+        subject: {
+          kind: 'anonymize_config',
+          id: config.id,
+          title: config.name,
+          summary: summarize(config.rules.map((r) => `${r.table}.${r.column}: ${r.transformer}`).join(', ')),
+        },
+        params,
+        contentHash: runContentHash(config, params.target_schema_hash),
+        unit: 'rows',
+        audit: event('anonymize.run', config, { strict: config.strict }),
       });
-      await runs.enqueue(created);
-      return created;
     },
   };
 }

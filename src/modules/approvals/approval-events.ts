@@ -4,12 +4,13 @@
 // the approval as `GET /approvals/{id}` answers it, read in the change's transaction.
 import type { Db } from '../../store/db.ts';
 import type { EventSource } from '../events/events.service.ts';
-import { approvalsByIds, decisionsOf } from './approvals.repo.ts';
-import { toApprovalResponse } from './approvals.schemas.ts';
+import { approvalViews } from './approval-views.ts';
+import { approvalsByIds } from './approvals.repo.ts';
 
+/** The approval as an event carries it: read by no one in particular, so `can_decide` is false. */
 async function approvalData(db: Db, id: string) {
   const [approval] = await approvalsByIds(db, [id]);
-  return approval && toApprovalResponse(approval, await decisionsOf(db, [id]));
+  return approval && (await approvalViews(db, [approval]))[0];
 }
 
 export const APPROVAL_EVENT_SOURCES: EventSource[] = [

@@ -4,21 +4,21 @@
 // with an approved approval bound to its exact content (a hash of the SQL text and the target
 // schema hash, computed by the caller). Editing the content voids the approvals of the old one.
 //
-// Every operation names the connection it writes to (`writesTo`): a protected one (API §6) needs an
-// approval by someone other than the requester whatever the policy says, so an operation gets that
-// protection by declaring what it writes to, never by a check of its own (approval-rule.ts). Its run
-// kind's registration says it again (`connectionOf`), so that a run still waiting when the
-// connection becomes protected is not released on its requester's word (approval-protection.ts).
+// Every operation names the connection it writes to (`writesTo`) and those it reads rows out of
+// (`readsRowsOf`): a protected one (API §6) needs an approval by someone other than the requester
+// whatever the policy says, so an operation gets that protection by declaring what it touches,
+// never by a check of its own (approval-rule.ts). Its run kind's registration says it again
+// (`touches`), so that a run still waiting when a connection becomes protected is not released on
+// its requester's word (approval-protection.ts).
 //
-// Use, inside the transaction that creates the run:
-//   const verdict = await gate.gate(trx, actor, { projectId, operation, writesTo: connection, subjectId, contentHash });
-//   const run = await runs.create(trx, actor, { …, awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null });
-// and, in the code that edits a patch or migration: `await gate.voidApprovals(trx, actor, subjectId)`.
+// Operations do not call the gate themselves: the one gated-run path (src/modules/runs/run-start.ts)
+// does, in the transaction that creates the run. The code that edits a patch or migration calls
+// `gate.voidApprovals(trx, actor, subjectId)`.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { conflict } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
-import type { Approval, PolicyOperation } from '../../store/tables.ts';
+import type { Approval, PolicyOperation, Subject } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requiredApproval, satisfies, type WriteTarget } from './approval-rule.ts';
 import { approvalEvent, resolveApproval } from './approval-transitions.ts';
@@ -38,6 +38,10 @@ export interface GateInput {
   operation: PolicyOperation;
   /** The connection the operation writes to: its environment picks the policy rule, its protection tightens it. */
   writesTo: WriteTarget;
+  /** Connections rows are read out of into another place: a protected one tightens the rule as a write does. */
+  readsRowsOf?: WriteTarget[];
+  /** What a person deciding reads (kept on the approval). */
+  subject: Subject;
   /** The patch, migration, scenario, config or bridge the operation runs. */
   subjectId: string;
   /** Hash of exactly what will run (SQL text and target schema hash). */
@@ -67,17 +71,17 @@ export function createApprovalGate(deps: { audit: AuditService; now: () => Date 
       for (const stale of live.filter((a) => a.content_hash !== input.contentHash && a.status !== 'rejected'))
         await resolveApproval(trx, deps, actor, stale, 'cancelled', { reason: 'content changed' });
 
-      const rule = requiredApproval(
-        await findProjectPolicy(trx, input.projectId),
-        input.operation,
-        input.writesTo,
-      );
+      const guarded: WriteTarget = {
+        environment: input.writesTo.environment,
+        protected: input.writesTo.protected || (input.readsRowsOf ?? []).some((c) => c.protected),
+      };
+      const rule = requiredApproval(await findProjectPolicy(trx, input.projectId), input.operation, guarded);
       if (!rule) return { decision: 'proceed', approvalId: null };
 
       let current: Approval | undefined = live.find((a) => a.content_hash === input.contentHash);
       // Asked or granted before the connection was protected, on weaker terms: it does not count.
       // (Unprotected writes keep what was asked, as they always have when a policy changes.)
-      if (input.writesTo.protected && current && current.status !== 'rejected' && !satisfies(current, rule)) {
+      if (guarded.protected && current && current.status !== 'rejected' && !satisfies(current, rule)) {
         await resolveApproval(trx, deps, actor, current, 'cancelled', { reason: 'approval terms tightened' });
         current = undefined;
       }
@@ -107,6 +111,7 @@ export function createApprovalGate(deps: { audit: AuditService; now: () => Date 
         allow_self_approval: rule.allow_self_approval,
         environment: input.writesTo.environment,
         content_hash: input.contentHash,
+        subject: JSON.stringify(input.subject),
         created_at: at,
         expires_at: new Date(at.getTime() + APPROVAL_TTL_MS),
       });
@@ -119,7 +124,7 @@ export function createApprovalGate(deps: { audit: AuditService; now: () => Date 
         actor,
         approvalEvent('approval.request', approval, {
           environment: input.writesTo.environment,
-          protected: input.writesTo.protected,
+          protected: guarded.protected,
           required_approvals: approval.required_approvals,
           content_hash: approval.content_hash,
         }),

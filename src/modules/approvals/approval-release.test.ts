@@ -84,20 +84,27 @@ describe('a run released by an approval is checked against its requester', { ski
     return client;
   }
 
-  /** A project viewer holding, by an approved access request, `developer` on the production connection. */
-  async function grantee(): Promise<{ client: Client; requestId: string }> {
+  /**
+   * A project viewer holding, by approved access requests, `developer` on the production connection
+   * (and on `also`, each a grant of its own); `requestId` is production's.
+   */
+  async function grantee(also: string[] = []): Promise<{ client: Client; requestId: string }> {
     const client = await member('viewer');
-    const asked = await client.post(`${API}/projects/${projectId}/access-requests`, {
-      role: 'developer',
-      connection_id: production,
-      duration_minutes: 60,
-      reason: 'Incident 4711',
-    });
-    expect(asked.status).toBe(201);
-    const approved = await admin.patch(`${API}/approvals/${asked.body.approval_id}`, { decision: 'approve' });
-    expect(approved.status).toBe(200);
-    expect((await client.get(`${API}/access-requests/${asked.body.id}`)).body.status).toBe('active');
-    return { client, requestId: asked.body.id };
+    const ids: string[] = [];
+    for (const connectionId of [production, ...also]) {
+      const asked = await client.post(`${API}/projects/${projectId}/access-requests`, {
+        role: 'developer',
+        connection_id: connectionId,
+        duration_minutes: 60,
+        reason: 'Incident 4711',
+      });
+      expect(asked.status).toBe(201);
+      const approved = await admin.patch(`${API}/approvals/${asked.body.approval_id}`, { decision: 'approve' });
+      expect(approved.status).toBe(200);
+      expect((await client.get(`${API}/access-requests/${asked.body.id}`)).body.status).toBe('active');
+      ids.push(asked.body.id);
+    }
+    return { client, requestId: ids[0]! };
   }
 
   const rows = async () =>
@@ -247,21 +254,35 @@ describe('a run released by an approval is checked against its requester', { ski
     }
   });
 
-  describe('a migration apply, with a grant on its target connection', () => {
-    async function waitingApply(client: Client) {
+  describe('a migration apply, with grants on its source and target connections', () => {
+    async function compare() {
       const compared = await owner.post(`${API}/projects/${projectId}/migrations/compare`, {
         source_connection_id: source,
         target_connection_id: production,
       });
       expect(compared.status).toBe(201);
+      return compared;
+    }
+
+    async function waitingApply(client: Client) {
+      const compared = await compare();
       const started = await client.post(`${API}/migrations/${compared.body.id}/apply`, {});
       expect(started.status).toBe(202);
       expect(started.body.status).toBe('awaiting_approval');
       return { migrationId: compared.body.id as string, run: started.body };
     }
 
+    it('is refused before any run exists with a grant on the target only: a grant opens no other connection', async () => {
+      const { client } = await grantee();
+      const compared = await compare();
+      const refused = await client.post(`${API}/migrations/${compared.body.id}/apply`, {});
+      expect(refused.status).toBe(403);
+      const runs = await owner.get(`${API}/runs?project_id=${projectId}&kind=migration_apply`);
+      expect(runs.body.items.filter((r: { subject_id: string }) => r.subject_id === compared.body.id)).toEqual([]);
+    });
+
     it('is cancelled when the grant was revoked meanwhile; the schema and the migration stay as they were', async () => {
-      const { client, requestId } = await grantee();
+      const { client, requestId } = await grantee([source]);
       const { migrationId, run } = await waitingApply(client);
       expect((await client.post(`${API}/access-requests/${requestId}/revoke`)).status).toBe(200);
       await approve(run.approval_id);
@@ -273,8 +294,8 @@ describe('a run released by an approval is checked against its requester', { ski
       expect((await owner.get(`${API}/migrations/${migrationId}`)).body.status).toBe('draft');
     });
 
-    it('runs when the grant still holds: the grant on the target connection counts at release', async () => {
-      const { client } = await grantee();
+    it('runs when the grants still hold: the grants on its connections count at release', async () => {
+      const { client } = await grantee([source]);
       const { migrationId, run } = await waitingApply(client);
       await approve(run.approval_id);
       const done = await waitForRun(client, run.id, FINISHED);

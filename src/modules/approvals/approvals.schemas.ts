@@ -2,10 +2,12 @@ import { type Static, Type } from 'typebox';
 import { APPROVAL_KINDS, APPROVAL_STATUSES, APPROVAL_DECISIONS as DECISIONS } from '../../core/vocabulary.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { Approval, ApprovalDecision } from '../../store/tables.ts';
+import { SubjectSchema, toSubjectResponse } from '../runs/subject.schemas.ts';
 
 export { APPROVAL_KINDS, APPROVAL_STATUSES, DECISIONS };
 
-// The fields are fixed by the contract (API §10): nothing added, nothing renamed.
+// The fixed fields of the contract (API §10), and what a person needs to decide: `subject`,
+// `requester`, `can_decide`.
 export const ApprovalSchema = Type.Object(
   {
     id: Uuid,
@@ -37,6 +39,21 @@ export const ApprovalSchema = Type.Object(
     }),
     created_at: Timestamp,
     expires_at: Timestamp,
+    subject: Nullable({
+      ...SubjectSchema,
+      description: 'What is to be decided; null only on approvals asked before subjects were recorded',
+    }),
+    requester: Nullable(
+      Type.Object(
+        { id: Uuid, email: Type.String(), name: Type.String() },
+        { title: 'ApprovalRequester', description: 'Who asked; null only when the account is gone' },
+      ),
+    ),
+    can_decide: Type.Boolean({
+      description:
+        'Whether the caller may approve it now: it is pending, they may decide on the project, they have not ' +
+        'decided yet, and it is not their own request (unless the policy allows self-approval)',
+    }),
   },
   { title: 'Approval' },
 );
@@ -60,7 +77,11 @@ export const DecideBody = Type.Object(
 );
 export type DecideBody = Static<typeof DecideBody>;
 
-export function toApprovalResponse(approval: Approval, decisions: ApprovalDecision[]): ApprovalResponse {
+export function toApprovalResponse(
+  approval: Approval,
+  decisions: ApprovalDecision[],
+  reader: { requester: { id: string; email: string; name: string } | null; can_decide: boolean },
+): ApprovalResponse {
   return {
     id: approval.id,
     project_id: approval.project_id,
@@ -80,5 +101,8 @@ export function toApprovalResponse(approval: Approval, decisions: ApprovalDecisi
     content_hash: approval.content_hash,
     created_at: toTimestamp(approval.created_at),
     expires_at: toTimestamp(approval.expires_at),
+    subject: toSubjectResponse(approval.subject),
+    requester: reader.requester,
+    can_decide: reader.can_decide,
   };
 }

@@ -15,17 +15,17 @@ import { requireProject } from '../projects/projects.access.ts';
 import type { RunKinds } from '../runs/run-kinds.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { approvalEvent, resolveApproval } from './approval-transitions.ts';
+import { approvalViews } from './approval-views.ts';
 import {
   type ApprovalFilter,
   countApprovingDecisions,
-  decisionsOf,
   findApproval,
   findDecision,
   insertDecision,
   lockApproval,
   visibleApprovalsQuery,
 } from './approvals.repo.ts';
-import { type ApprovalResponse, type DecideBody, toApprovalResponse } from './approvals.schemas.ts';
+import type { ApprovalResponse, DecideBody } from './approvals.schemas.ts';
 
 export type ApprovalsService = ReturnType<typeof createApprovalsService>;
 
@@ -49,8 +49,8 @@ export function createApprovalsService(deps: {
     return approval;
   }
 
-  async function view(executor: Db, approval: Approval): Promise<ApprovalResponse> {
-    return toApprovalResponse(approval, await decisionsOf(executor, [approval.id]));
+  async function view(executor: Db, actor: Actor, approval: Approval): Promise<ApprovalResponse> {
+    return (await approvalViews(executor, [approval], { actor, now: now() }))[0]!;
   }
 
   return {
@@ -60,15 +60,11 @@ export function createApprovalsService(deps: {
         visibleApprovalsQuery(db, principal.orgId, principal.userId, isOrgAdmin(principal), filter),
         page,
       );
-      const decisions = await decisionsOf(
-        db,
-        rows.map((row) => row.id),
-      );
-      return { items: rows.map((row) => toApprovalResponse(row, decisions)), total };
+      return { items: await approvalViews(db, rows, { actor, now: now() }), total };
     },
 
     async get(actor: Actor, id: string): Promise<ApprovalResponse> {
-      return view(db, await load(db, actor, id, 'project.read'));
+      return view(db, actor, await load(db, actor, id, 'project.read'));
     },
 
     async decide(actor: Actor, id: string, input: DecideBody): Promise<ApprovalResponse> {
@@ -115,7 +111,7 @@ export function createApprovalsService(deps: {
       // After the commit: a send inside the transaction would wait on it (PGlite), and a worker
       // must find the run queued. A lost send is repaired by the executor's sweep.
       for (const run of released) await runs.enqueue(run);
-      return view(db, approval);
+      return view(db, actor, approval);
     },
   };
 }

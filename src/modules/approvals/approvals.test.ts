@@ -93,7 +93,19 @@ describe('approvals', () => {
       content_hash: 'sql-v1',
       created_at: expect.stringMatching(TIMESTAMP),
       expires_at: expect.stringMatching(TIMESTAMP),
+      subject: {
+        kind: 'migration',
+        id: migration,
+        title: 'test migration_apply',
+        connection: { id: expect.any(String), name: 'test target', environment: 'production', protected: false },
+        summary: 'SELECT 1',
+      },
+      requester: { id: alice.user.id, email: alice.user.email, name: alice.user.name },
+      can_decide: true,
     });
+    // The requester may not approve their own request here: no Approve button for them.
+    expect((await alice.get(`/api/v1/approvals/${approvalId}`)).body.can_decide).toBe(false);
+    expect((await owner.get(`/api/v1/runs/${run.id}`)).body.subject).toEqual(pending.body.subject);
     expect(Date.parse(pending.body.expires_at) - Date.parse(pending.body.created_at)).toBe(7 * DAY);
     expect((await owner.get(`/api/v1/projects/${projectId}`)).body.pending_approvals).toBe(1);
     const listed = (await owner.get('/api/v1/projects')).body.items.find(
@@ -122,6 +134,7 @@ describe('approvals', () => {
     const twice = await bob.patch(`/api/v1/approvals/${approvalId}`, { decision: 'approve' });
     expect(twice.status).toBe(409);
     expect(twice.body).toEqual({ detail: 'You have already decided on this approval' });
+    expect((await bob.get(`/api/v1/approvals/${approvalId}`)).body.can_decide).toBe(false);
     const changedMind = await bob.patch(`/api/v1/approvals/${approvalId}`, { decision: 'reject' });
     expect(changedMind.status).toBe(409);
     expect((await owner.get(`/api/v1/runs/${run.id}`)).body.status).toBe('awaiting_approval');

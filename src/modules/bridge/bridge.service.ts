@@ -13,7 +13,7 @@ import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Run } from '../../store/tables.ts';
-import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -53,11 +53,10 @@ export function createBridgeService(deps: {
   db: Db;
   audit: AuditService;
   connections: Pick<ConnectionsService, 'withTarget'>;
-  gate: Pick<ApprovalGate, 'gate'>;
-  runs: Pick<RunsService, 'create' | 'enqueue'>;
+  runs: Pick<RunsService, 'start'>;
   anonymizer: Pick<BridgeAnonymizer, 'check'>;
 }) {
-  const { db, audit, connections, gate, runs, anonymizer } = deps;
+  const { db, connections, runs, anonymizer } = deps;
 
   /** A connection of the project, by a body field: 404 when invisible, 422 when of another project. */
   async function connectionIn(
@@ -197,43 +196,34 @@ export function createBridgeService(deps: {
         target_schema_hash: undefined,
       };
       const subjectId = subjectOf(projectId, request);
-      const run = await db.transaction().execute(async (trx) => {
-        // One copy at a time into a target: the target's row locks the check against a concurrent one.
-        await trx.selectFrom('connections').select('id').where('id', '=', target.id).forUpdate().execute();
-        const busy = await activeRunInto(trx, target.id);
-        if (busy)
-          throw conflict(`Bridge run ${busy.id} is ${busy.status} into this target; wait for it to end`);
-        const verdict = await gate.gate(trx, actor, {
-          projectId,
-          operation: 'bridge_run',
-          writesTo: target,
-          subjectId,
-          contentHash: createHash('sha256')
-            .update(
-              JSON.stringify([
-                request,
-                params.source_schema_hash,
-                params.target_schema_hash,
-                ...(anonymize ? [anonymize.binding] : []),
-              ]),
-            )
-            .digest('hex'),
-        });
-        const created = await runs.create(trx, actor, {
-          projectId,
-          kind: 'bridge_run',
-          subjectId,
-          unit: 'rows',
-          params: params as unknown as Record<string, unknown>,
-          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
-        });
-        await audit.record(trx, actor, {
+      const tables = resolveTables(from.model, to.model, body).tables.map(displayName);
+      return runs.start(actor, {
+        projectId,
+        kind: 'bridge_run',
+        subject: {
+          kind: 'bridge',
+          id: subjectId,
+          title: `copy of ${tables.length} table${tables.length === 1 ? '' : 's'} ${source.name} → ${target.name}`,
+          summary: summarize(
+            `${params.mode}${params.create_tables ? ', creating missing tables' : ''}${anonymize ? ', anonymized' : ''}: ${tables.join(', ')}`,
+          ),
+        },
+        params,
+        contentHash: createHash('sha256')
+          .update(
+            JSON.stringify([
+              request,
+              params.source_schema_hash,
+              params.target_schema_hash,
+              ...(anonymize ? [anonymize.binding] : []),
+            ]),
+          )
+          .digest('hex'),
+        unit: 'rows',
+        audit: {
           action: 'bridge.run',
-          projectId,
           target: { type: 'connection', id: target.id, label: target.name },
           details: {
-            run_id: created.id,
-            status: created.status,
             source_connection_id: source.id,
             mode: params.mode,
             tables: params.tables ?? null,
@@ -241,11 +231,15 @@ export function createBridgeService(deps: {
             subset: params.subset ?? null,
             anonymize_config_id: anonymize?.config_id ?? null,
           },
-        });
-        return created;
+        },
+        // One copy at a time into a target: the target's row locks the check against a concurrent one.
+        lock: async (trx) => {
+          await trx.selectFrom('connections').select('id').where('id', '=', target.id).forUpdate().execute();
+          const busy = await activeRunInto(trx, target.id);
+          if (busy)
+            throw conflict(`Bridge run ${busy.id} is ${busy.status} into this target; wait for it to end`);
+        },
       });
-      await runs.enqueue(run);
-      return run;
     },
   };
 }

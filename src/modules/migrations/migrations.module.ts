@@ -1,17 +1,18 @@
 // Schema migrations: compare, edit, lint, and the runs that apply and roll them back.
-import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
+import { connectionParam, type RunConnections } from '../runs/run-kinds.ts';
 import { createMigrationInterrupted } from './migration-interrupted.ts';
 import { createMigrationRunHandlers } from './migration-runs.ts';
-import { findMigration } from './migrations.repo.ts';
 import { registerMigrationsRoutes } from './migrations.routes.ts';
 import { createMigrationsService } from './migrations.service.ts';
 
-/** The connection a migration run writes to: the migration's target. */
-async function targetOf(db: Db, run: Run): Promise<string | undefined> {
-  if (!run.subject_id) return undefined;
-  return (await findMigration(db, run.org_id, run.subject_id))?.target_connection_id;
+/** A migration run writes its target's schema, after the source's as it was compared. */
+function touches(params: Run['params']): RunConnections {
+  return {
+    writes: connectionParam(params, 'target_connection_id'),
+    readsSchema: connectionParam(params, 'source_connection_id'),
+  };
 }
 
 export function migrationsModule({ config, db, audit, connections, runs, gate, now }: Shared): Module {
@@ -31,7 +32,7 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
         kind: 'migration_apply',
         handler: handlers.migration_apply,
         action: 'migration.apply',
-        connectionOf: targetOf,
+        touches,
         events: { succeeded: 'migration.applied', failed: 'migration.failed' },
         interrupted: interrupted.apply,
       },
@@ -39,7 +40,7 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
         kind: 'migration_rollback',
         handler: handlers.migration_rollback,
         action: 'migration.rollback',
-        connectionOf: targetOf,
+        touches,
         events: { succeeded: 'migration.rolled_back' },
         interrupted: interrupted.rollback,
       },

@@ -1,21 +1,17 @@
 // Data patches: dry-run, the runs that execute and roll them back, and the daily drop of the
 // backups past BACKUP_RETENTION_DAYS.
-import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
+import { connectionParam } from '../runs/run-kinds.ts';
 import { createSnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
 import { BACKUP_RETENTION_JOB, createBackupRetention } from './backup-retention.ts';
 import { createPatchInterrupted } from './patch-interrupted.ts';
 import { createPatchRunHandlers } from './patch-runs.ts';
-import { findPatch } from './patches.repo.ts';
 import { registerPatchesRoutes } from './patches.routes.ts';
 import { createPatchesService } from './patches.service.ts';
 
-/** The connection a patch run writes to: the patch's. */
-async function connectionOf(db: Db, run: Run): Promise<string | undefined> {
-  if (!run.subject_id) return undefined;
-  return (await findPatch(db, run.org_id, run.subject_id))?.connection_id;
-}
+/** A patch run writes to the patch's connection. */
+const touches = (params: Run['params']) => ({ writes: connectionParam(params, 'connection_id') });
 
 export function patchesModule(shared: Shared): Module {
   const { config, db, audit, connections, snapshots, gate, runs, logger, now } = shared;
@@ -37,7 +33,7 @@ export function patchesModule(shared: Shared): Module {
         kind: 'patch_execute',
         handler: handlers.patch_execute,
         action: 'patch.execute',
-        connectionOf,
+        touches,
         events: { succeeded: 'patch.executed', failed: 'patch.failed' },
         interrupted: interrupted.execute,
       },
@@ -45,7 +41,7 @@ export function patchesModule(shared: Shared): Module {
         kind: 'patch_rollback',
         handler: handlers.patch_rollback,
         action: 'patch.rollback',
-        connectionOf,
+        touches,
         events: { succeeded: 'patch.rolled_back' },
         interrupted: interrupted.rollback,
       },

@@ -56,3 +56,19 @@ export async function requireProject(
 ): Promise<Project> {
   return (await requireProjectAccess(db, actor, projectId, action, options)).project;
 }
+
+/**
+ * What the caller may do on the project, the grants limited to `connectionId` counted: the test
+ * behind a resource's `allowed_actions`, the same decision its endpoints make.
+ */
+export async function callerRights(
+  db: Db,
+  actor: Actor,
+  projectId: string,
+  connectionId?: string,
+): Promise<(action: Action) => boolean> {
+  const { principal } = actor;
+  const found = await findProjectWithRole(db, principal.orgId, projectId, principal.userId, connectionId);
+  const held = grantedProjectRole(found?.member_role ?? null, found?.grant_role ?? null);
+  return (action) => found !== undefined && decideOnProject(principal, action, held).allowed;
+}

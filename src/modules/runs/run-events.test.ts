@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorOf } from '../../../test/support/actors.ts';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
-import { waitForRun } from '../../../test/support/operations.ts';
+import { recordQueuedRun, waitForRun } from '../../../test/support/operations.ts';
 import type { RunKind } from '../../store/tables.ts';
 import type { RunHandlers } from './runs.executor.ts';
 
@@ -33,9 +33,7 @@ describe('events of a run end', () => {
   async function run(kind: RunKind) {
     const { runs } = t.composition;
     const actor = actorOf(owner, orgId);
-    const created = await t.store.db
-      .transaction()
-      .execute((trx) => runs.create(trx, actor, { projectId, kind, subjectId: null, unit: 'steps' }));
+    const created = await recordQueuedRun(t, actor, { projectId, kind });
     await runs.enqueue(created);
     await waitForRun(owner, created.id, ['succeeded', 'failed']);
     const events = await t.store.db
@@ -72,11 +70,7 @@ describe('events of a run end', () => {
   it('emits run.failed (and the kind failure event) for a run its dead process left running', async () => {
     const { runs } = t.composition;
     const actor = actorOf(owner, orgId);
-    const run = await t.store.db
-      .transaction()
-      .execute((trx) =>
-        runs.create(trx, actor, { projectId, kind: 'patch_execute', subjectId: null, unit: 'steps' }),
-      );
+    const run = await recordQueuedRun(t, actor, { projectId, kind: 'patch_execute' });
     await t.store.db
       .updateTable('runs')
       .set({ status: 'running', worker_id: 'gone:1', heartbeat_at: new Date(Date.now() - 10 * 60_000) })

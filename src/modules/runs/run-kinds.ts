@@ -1,23 +1,35 @@
 // The kinds of run the modules registered (src/modules/module.ts): who may still start one, which
-// connection it writes to, and what works it. Filled once by the composition root, after every
-// module is built, and read by the executor and by the approval that releases a waiting run.
+// connections it touches and how, and what works it. Filled once by the composition root, after
+// every module is built, and read by the one gated-run path (run-start.ts), the executor and the
+// approval that releases a waiting run.
 import type { EventType, RunKind } from '../../core/vocabulary.ts';
 import type { Action } from '../../security/policy.ts';
-import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { RunHandler } from './runs.executor.ts';
+
+/**
+ * The connections a run touches, read from its parameters. Every access rule applies to each of
+ * them: the requester needs the kind's action on every one (so a just-in-time grant limited to one
+ * connection opens no other), and a protected one among `writes` or `readsRows` needs an approval
+ * by someone other than the requester.
+ */
+export interface RunConnections {
+  /** Written to. The first one's environment picks the policy rule. */
+  writes: string[];
+  /** Rows are read out of it into another place (a bridge's source). */
+  readsRows?: string[];
+  /** Only its schema is read (a migration's source). */
+  readsSchema?: string[];
+}
 
 /** A kind of run a module works (API §7), and what its requester must still hold when it starts. */
 export interface RunKindRegistration {
   kind: RunKind;
   handler: RunHandler;
-  /** The action the requester needs, checked again when an approval releases the run and when it starts. */
+  /** The action the requester needs on every connection touched, checked when the run is asked for, released and started. */
   action: Action;
-  /**
-   * The connection the run writes to (for connection-scoped grants and protected connections);
-   * undefined when its subject is gone.
-   */
-  connectionOf(db: Db, run: Run): Promise<string | undefined>;
+  /** The connections the run touches, from its parameters (written by the module that starts it). */
+  touches(params: Run['params']): RunConnections;
   /** The domain events of its end (API §11.1); `run.failed` is emitted for every kind besides. */
   events?: { succeeded?: EventType; failed?: EventType };
   /**
@@ -30,6 +42,17 @@ export interface RunKindRegistration {
 
 export interface RunKinds {
   get(kind: RunKind): RunKindRegistration | undefined;
+}
+
+/** Every connection id of `touched`, once each, written ones first. */
+export function touchedConnectionIds(touched: RunConnections): string[] {
+  return [...new Set([...touched.writes, ...(touched.readsRows ?? []), ...(touched.readsSchema ?? [])])];
+}
+
+/** The string a run's parameters hold under `key`, for `touches`; absent or not a string: none. */
+export function connectionParam(params: Run['params'], key: string): string[] {
+  const value = params[key];
+  return typeof value === 'string' ? [value] : [];
 }
 
 export function createRunKinds(): RunKinds & { add(registration: RunKindRegistration): void } {

@@ -1,7 +1,7 @@
 // Runs in the store. Status changes are conditional updates (`where status = …`), so two processes
 // can never both claim, finish or cancel the same run.
 import type { Kysely } from 'kysely';
-import type { Database, Run, RunKind, RunStatus } from '../../store/tables.ts';
+import type { Database, Run, RunKind, RunStatus, Subject } from '../../store/tables.ts';
 import { isProjectMember } from '../projects/projects.repo.ts';
 
 type Executor = Kysely<Database>;
@@ -12,6 +12,8 @@ export interface NewRun {
   project_id: string;
   kind: RunKind;
   subject_id: string | null;
+  /** What the run is about; none for drift checks. */
+  subject?: Subject | null;
   status: 'queued' | 'awaiting_approval';
   approval_id: string | null;
   progress_total: number | null;
@@ -24,7 +26,11 @@ export interface NewRun {
 export async function insertRun(db: Executor, run: NewRun): Promise<Run> {
   return db
     .insertInto('runs')
-    .values({ ...run, params: JSON.stringify(run.params) })
+    .values({
+      ...run,
+      params: JSON.stringify(run.params),
+      subject: run.subject ? JSON.stringify(run.subject) : null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -43,11 +49,12 @@ export async function insertFinishedRun(
     finished_at: Date;
   },
 ): Promise<Run> {
-  const { params, result, ...rest } = run;
+  const { params, result, subject, ...rest } = run;
   return db
     .insertInto('runs')
     .values({
       ...rest,
+      subject: subject ? JSON.stringify(subject) : null,
       approval_id: null,
       progress_done: run.progress_total ?? 0,
       params: JSON.stringify(params),
@@ -55,6 +62,37 @@ export async function insertFinishedRun(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * The run of `subjectId` that is queued, awaiting approval or running, if any: a subject runs one
+ * operation at a time (the caller holds the subject's lock, so two requests cannot both miss it).
+ */
+export async function activeRunOf(db: Executor, subjectId: string) {
+  return db
+    .selectFrom('runs')
+    .select(['id', 'kind', 'status'])
+    .where('subject_id', '=', subjectId)
+    .where('status', 'in', ['queued', 'awaiting_approval', 'running'])
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The runs in flight of these subjects, by subject (for lists' `allowed_actions`, one query a page). */
+export async function activeRunsOf(
+  db: Executor,
+  subjectIds: string[],
+): Promise<Map<string, { id: string; status: RunStatus }>> {
+  if (subjectIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('runs')
+    .select(['id', 'status', 'subject_id'])
+    .where('subject_id', 'in', subjectIds)
+    .where('status', 'in', ['queued', 'awaiting_approval', 'running'])
+    .orderBy('created_at', 'asc')
+    .execute();
+  return new Map(rows.map((row) => [row.subject_id!, { id: row.id, status: row.status }]));
 }
 
 export async function findRun(db: Executor, orgId: string, id: string): Promise<Run | undefined> {

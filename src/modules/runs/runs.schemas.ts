@@ -11,6 +11,7 @@ import {
 } from '../../http/schemas.ts';
 import type { Run } from '../../store/tables.ts';
 import { RunResult } from './run-results.schemas.ts';
+import { SubjectSchema, toSubjectResponse } from './subject.schemas.ts';
 
 export { RUN_KINDS, RUN_STATUSES };
 
@@ -20,6 +21,12 @@ export const RunSchema = Type.Object(
     kind: StringEnum(RUN_KINDS),
     project_id: Uuid,
     subject_id: Nullable(Uuid),
+    subject: Nullable({
+      ...SubjectSchema,
+      description:
+        'What the run is about, as its approval shows it; null for drift checks and for runs started before ' +
+        'subjects were recorded',
+    }),
     status: StringEnum(RUN_STATUSES),
     approval_id: Nullable(Uuid),
     progress: Type.Object({
@@ -56,6 +63,7 @@ export function toRunResponse(run: Run) {
     kind: run.kind,
     project_id: run.project_id,
     subject_id: run.subject_id,
+    subject: toSubjectResponse(run.subject),
     status: run.status,
     approval_id: run.approval_id,
     progress: {

@@ -1,7 +1,7 @@
-// Runs: the one model of every operation that runs as a job (API §7). Modules create a run inside
-// the transaction of their own change, then hand it to the queue after the commit (a pg-boss send
-// inside a store transaction would wait on it on PGlite). A run whose send was lost stays queued
-// and is sent again by the executor's sweep.
+// Runs: the one model of every operation that runs as a job (API §7). Modules start one through
+// `start` (run-start.ts: access on every connection touched, one run of a subject at a time, the
+// approval gate, the run and its audit entry in one transaction, the send after the commit); work
+// done inline (a drift check) is recorded finished with `recordFinished`.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { conflict, notFound } from '../../core/errors.ts';
@@ -11,9 +11,12 @@ import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
+import type { RunKinds } from './run-kinds.ts';
+import { createRunStart, type NewRun, type RunGate } from './run-start.ts';
 import {
   cancelWaitingRun,
   findRun,
+  insertFinishedRun,
   insertRun,
   type RunFilter,
   requestCancel,
@@ -25,22 +28,46 @@ export interface RunQueue {
   enqueue(runId: string): Promise<void>;
 }
 
-export interface NewRunInput {
-  projectId: string;
-  kind: RunKind;
-  subjectId: string | null;
-  params?: Record<string, unknown>;
-  /** Known size of the work, in `unit`s, when it is known up front. */
-  total?: number | null;
-  unit: string;
-  /** Set when the approval gate holds the run back. */
-  awaitingApprovalId?: string | null;
-}
-
 export type RunsService = ReturnType<typeof createRunsService>;
 
-export function createRunsService(deps: { db: Db; audit: AuditService; queue: RunQueue; now: () => Date }) {
+export function createRunsService(deps: {
+  db: Db;
+  audit: AuditService;
+  queue: RunQueue;
+  gate: RunGate;
+  kinds: RunKinds;
+  now: () => Date;
+}) {
   const { db, audit, queue, now } = deps;
+
+  /** A new run, written in the caller's transaction `trx`; it is sent to the queue after the commit. */
+  async function insert(trx: Db, actor: Actor, input: NewRun): Promise<Run> {
+    const run = await insertRun(trx, {
+      id: randomUUID(),
+      org_id: actor.principal.orgId,
+      project_id: input.projectId,
+      kind: input.kind,
+      subject_id: input.subjectId,
+      subject: input.subject,
+      status: input.awaitingApprovalId ? 'awaiting_approval' : 'queued',
+      approval_id: input.awaitingApprovalId,
+      progress_total: input.total ?? null,
+      progress_unit: input.unit,
+      params: { ...input.params },
+      created_by: actor.principal.userId,
+      created_at: now(),
+    });
+    await audit.record(trx, actor, {
+      action: 'run.create',
+      projectId: input.projectId,
+      target: { type: 'run', id: run.id, label: run.kind },
+      details: { kind: run.kind, subject_id: run.subject_id, status: run.status },
+    });
+    return run;
+  }
+
+  /** Hands a queued run to the workers; harmless for a run that is not queued any more. */
+  const enqueue = (run: Run) => (run.status === 'queued' ? queue.enqueue(run.id) : Promise.resolve());
 
   async function load(executor: Db, actor: Actor, id: string): Promise<Run> {
     const run = await findRun(executor, actor.principal.orgId, id);
@@ -53,33 +80,17 @@ export function createRunsService(deps: { db: Db; audit: AuditService; queue: Ru
   }
 
   return {
-    /** A new run, written in the caller's transaction `trx`; call `enqueue` after the commit. */
-    async create(trx: Db, actor: Actor, input: NewRunInput): Promise<Run> {
-      const run = await insertRun(trx, {
-        id: randomUUID(),
-        org_id: actor.principal.orgId,
-        project_id: input.projectId,
-        kind: input.kind,
-        subject_id: input.subjectId,
-        status: input.awaitingApprovalId ? 'awaiting_approval' : 'queued',
-        approval_id: input.awaitingApprovalId ?? null,
-        progress_total: input.total ?? null,
-        progress_unit: input.unit,
-        params: input.params ?? {},
-        created_by: actor.principal.userId,
-        created_at: now(),
-      });
-      await audit.record(trx, actor, {
-        action: 'run.create',
-        projectId: input.projectId,
-        target: { type: 'run', id: run.id, label: run.kind },
-        details: { kind: run.kind, subject_id: run.subject_id, status: run.status },
-      });
-      return run;
-    },
+    /** Starts an operation as a run, through every rule that guards one (run-start.ts). */
+    start: createRunStart({ db, audit, gate: deps.gate, kinds: deps.kinds, insert, enqueue }),
 
-    /** Hands a queued run to the workers; harmless for a run that is not queued any more. */
-    enqueue: (run: Run) => (run.status === 'queued' ? queue.enqueue(run.id) : Promise.resolve()),
+    enqueue,
+
+    /**
+     * A run recorded once it is over, in the caller's transaction, for work done inline rather than
+     * on the queue (a drift check answers with its result): it never sits in `running`, so no sweep
+     * has to end it after a crash.
+     */
+    recordFinished: insertFinishedRun,
 
     list(actor: Actor, filter: RunFilter, page: PageRequest) {
       const { principal } = actor;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
+import { recordQueuedRun } from '../../../test/support/operations.ts';
 import type { Actor } from '../../core/actors.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
@@ -51,9 +52,7 @@ describe('runs', () => {
   /** Records a queued run by `as` (the owner by default); `send: false` keeps it from the queue. */
   async function startRun(kind: RunKind, project = projectId, as = actor, send = true): Promise<Run> {
     const runs = runsService();
-    const run = await t.store.db
-      .transaction()
-      .execute((trx) => runs.create(trx, as, { projectId: project, kind, subjectId: null, unit: 'steps' }));
+    const run = await recordQueuedRun(t, as, { projectId: project, kind });
     if (send) await runs.enqueue(run);
     return run;
   }

@@ -1,17 +1,10 @@
 // Seed scenarios (API §9.1): the scenarios' CRUD, the preview and the run (`seed_run`, seed-run.ts).
-import type { Db } from '../../store/db.ts';
-import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
+import { connectionParam } from '../runs/run-kinds.ts';
 import { createSeedInterrupted } from './seed-interrupted.ts';
 import { createSeedRun } from './seed-run.ts';
 import { registerSeedRoutes } from './seeds.routes.ts';
 import { createSeedsService } from './seeds.service.ts';
-
-/** The connection a seed run writes to: its scenario's. */
-async function connectionOf(_db: Db, run: Run): Promise<string | undefined> {
-  const connection = (run.params as { connection_id?: unknown }).connection_id;
-  return typeof connection === 'string' ? connection : undefined;
-}
 
 export function seedsModule(shared: Shared): Module {
   const { db, audit, connections, gate, runs, now } = shared;
@@ -24,7 +17,7 @@ export function seedsModule(shared: Shared): Module {
         kind: 'seed_run',
         handler: createSeedRun({ db, connections }),
         action: 'seed.run',
-        connectionOf,
+        touches: (params) => ({ writes: connectionParam(params, 'connection_id') }),
         events: { succeeded: 'seed.completed' },
         interrupted: createSeedInterrupted({ db, connections }),
       },

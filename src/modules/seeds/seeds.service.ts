@@ -13,6 +13,7 @@ import { planSeed, type SeedPlan } from '../../engine/seed/plan.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Run, SeedScenario } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { createConnectionConfigs } from '../connections/connection-configs.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -35,8 +36,8 @@ export function createSeedsService(deps: {
   db: Db;
   audit: AuditService;
   connections: Pick<ConnectionsService, 'findById' | 'withTarget'>;
-  gate: Pick<ApprovalGate, 'voidApprovals' | 'gate'>;
-  runs: Pick<RunsService, 'create' | 'enqueue'>;
+  gate: Pick<ApprovalGate, 'voidApprovals'>;
+  runs: Pick<RunsService, 'start'>;
   now: () => Date;
 }) {
   const { db, audit, connections, gate, runs } = deps;
@@ -126,27 +127,23 @@ export function createSeedsService(deps: {
       const connection = await connectionOf(scenario);
       await planned(connection, scenario.definition);
       const params: SeedRunParams = { scenario_id: scenario.id, connection_id: connection.id };
-      const created = await db.transaction().execute(async (trx) => {
-        const verdict = await gate.gate(trx, actor, {
-          projectId: scenario.project_id,
-          operation: 'seed_run',
-          writesTo: connection,
-          subjectId: scenario.id,
-          contentHash: contentHash(scenario),
-        });
-        const made = await runs.create(trx, actor, {
-          projectId: scenario.project_id,
-          kind: 'seed_run',
-          subjectId: scenario.id,
-          unit: 'rows',
-          params: params as unknown as Record<string, unknown>,
-          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
-        });
-        await audit.record(trx, actor, event('seed.run', scenario, { run_id: made.id, status: made.status }));
-        return made;
+      return runs.start(actor, {
+        projectId: scenario.project_id,
+        kind: 'seed_run',
+        subject: {
+          kind: 'seed_scenario',
+          id: scenario.id,
+          title: scenario.name,
+          summary: summarize(
+            scenario.definition.tables.map((t) => `${t.table}: ${t.rows} rows`).join(', ') +
+              ` (seed ${scenario.seed})`,
+          ),
+        },
+        params,
+        contentHash: contentHash(scenario),
+        unit: 'rows',
+        audit: event('seed.run', scenario),
       });
-      await runs.enqueue(created);
-      return created;
     },
   };
 }

@@ -4,7 +4,8 @@ import type {
   ApprovalStatus,
   Environment,
 } from '../../core/vocabulary.ts';
-import type { NullableTimestamp, Timestamp } from './columns.ts';
+import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+import type { Subject } from './subjects.ts';
 
 export interface ApprovalsTable {
   id: string;
@@ -12,6 +13,8 @@ export interface ApprovalsTable {
   project_id: string;
   kind: ApprovalKind;
   subject_id: string;
+  /** What is to be decided (null only on approvals asked before subjects were recorded). */
+  subject: Json<Subject> | null;
   requested_by: string;
   status: ApprovalStatus;
   required_approvals: number;

@@ -2,6 +2,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { RunKind, RunStatus } from '../../core/vocabulary.ts';
 import type { Json, NullableTimestamp, Timestamp } from './columns.ts';
+import type { Subject } from './subjects.ts';
 
 export interface RunsTable {
   id: string;
@@ -9,6 +10,8 @@ export interface RunsTable {
   project_id: string;
   kind: RunKind;
   subject_id: string | null;
+  /** What the run is about (null for drift checks and for runs recorded before subjects were). */
+  subject: Json<Subject> | null;
   status: RunStatus;
   approval_id: string | null;
   progress_done: ColumnType<string, number | undefined, number>;
