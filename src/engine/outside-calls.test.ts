@@ -135,6 +135,18 @@ describe('outsideCallsInBody', () => {
     expect(outsideCallsInBody('(price > 0)', 'mysql')).toEqual([]);
   });
 
+  it('finds a construct split across string pieces by its words', () => {
+    expect(
+      outsideCallsInBody(
+        "BEGIN EXECUTE 'copy (select 1) to program ''touch ' || path || ''''; RETURN 1; END",
+        'postgresql',
+      ),
+    ).toEqual(['copy … program']);
+    expect(outsideCallsInBody("SET @q = CONCAT('SELECT 1 INTO OUTFILE ''', @path, '''')", 'mysql')).toEqual([
+      'into outfile',
+    ]);
+  });
+
   it('reads a body in a language the scanner does not know by its words', () => {
     expect(
       outsideCallsInBody('import os\nplpy.execute("select lo_export(1, \'/x\')")', 'postgresql'),

@@ -365,13 +365,29 @@ function mysqlStatement(statement: Token[], inBody: boolean): string[] {
   return found;
 }
 
-/** Every word of the text matched against the names: the fallback when a scanner refuses it. */
+/** Constructs of several words, for text a scanner cannot read (a string holding half a statement). */
+const PHRASES: Record<OutsideDialect, [RegExp, string][]> = {
+  postgresql: [
+    [/\bcopy\b[\s\S]*?\bprogram\b/, 'copy … program'],
+    [/\balter\s+system\b/, 'alter system'],
+  ],
+  mysql: [
+    [/\binto\s+outfile\b/, 'into outfile'],
+    [/\binto\s+dumpfile\b/, 'into dumpfile'],
+    [/\bload\s+data\b/, 'load data'],
+    [/\bload\s+xml\b/, 'load xml'],
+  ],
+};
+
+/** Every word of the text matched against the names, and the phrases: what a body is judged by besides its tokens. */
 function rawWords(text: string, dialect: OutsideDialect): string[] {
-  const words = text.toLowerCase().match(/[a-z0-9_$]+/g) ?? [];
-  return words.flatMap((word) => {
+  const lower = text.toLowerCase();
+  const words = lower.match(/[a-z0-9_$]+/g) ?? [];
+  const named = words.flatMap((word) => {
     const hit = dialect === 'postgresql' ? postgresNameHit(word) : mysqlNameHit(word);
     return hit ? [hit] : [];
   });
+  return [...named, ...PHRASES[dialect].filter(([pattern]) => pattern.test(lower)).map(([, name]) => name)];
 }
 
 const unique = (names: string[]) => [...new Set(names)];

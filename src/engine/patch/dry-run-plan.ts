@@ -142,7 +142,7 @@ export async function planDryRun(
       const rowOf = (value: (name: string) => string | null | undefined) =>
         table.columns.map((column) => {
           const given = value(column.name);
-          return `${given === undefined || given === null ? valueByDefault(column) : assigned(column, given)} AS ${q(column.name)}`;
+          return `${assigned(column, given === undefined || given === null ? valueByDefault(column) : given)} AS ${q(column.name)}`;
         });
       let rows: string;
       if (source?.kind === 'values')
@@ -188,8 +188,10 @@ export async function planDryRun(
             const column = byName.get(c)!;
             if (!set.has(c)) return `${a}.${q(c)}`;
             const value = set.get(c);
-            const newValue =
-              value === null || value === undefined ? valueByDefault(column) : assigned(column, value);
+            const newValue = assigned(
+              column,
+              value === null || value === undefined ? valueByDefault(column) : value,
+            );
             return `CASE WHEN ${a}.${q(HIT)} THEN ${newValue} ELSE ${a}.${q(c)} END AS ${q(c)}`;
           });
           layered = `SELECT ${[...values, ...oldNames.map((o) => `${a}.${q(o)}`), `${a}.${q(HIT)}`].join(', ')} FROM (${layered}) AS ${a}`;
