@@ -140,6 +140,15 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await edit.getByLabel('Name', { exact: true }).fill('mended');
     await edit.getByLabel('Database').fill(source.name);
     await edit.getByLabel('Environment').selectOption('staging');
+    // Another database moves the connection: the form says the password is needed again, and the
+    // API's refusal without it is shown at the password field.
+    await edit.getByText('type its password again').waitFor();
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect
+      .poll(() => edit.getByRole('alert').textContent())
+      .toMatch(/changing database needs the password in the same request/);
+    expect(await edit.getByLabel('Password').getAttribute('aria-invalid')).toBe('true');
+    await edit.getByLabel('Password').fill('kept-secret');
     await edit.getByRole('button', { name: 'Save changes' }).click();
     const mended = page.getByTestId('connection-mended');
     await mended.getByText('staging').waitFor();

@@ -853,7 +853,10 @@ export interface paths {
         delete: operations["deleteConnection"];
         options?: never;
         head?: never;
-        /** Change a connection, its password included (project admins) */
+        /**
+         * Change a connection, its password included (project admins)
+         * @description Only the fields given change. An edit that would send the stored password to another server must bring the password in the same body, else 422 on `body.password` and nothing changes: another `host` (ASCII letter case aside), `port`, `database` or `username`, a lower `ssl_mode` (`verify-full` > `require` > `disable`), or other CAs (`ca_cert`) while `verify-full` stays. Turning `protected` from true to false, with or without a change of `environment`, is for organization owners and admins (an API key also needs the `admin` scope): 403 for anyone else, project admins included; it is audited as `connection.unprotect`.
+         */
         patch: operations["updateConnection"];
         trace?: never;
     };
@@ -2222,7 +2225,7 @@ export interface components {
             project_id: string;
             protected: boolean;
             /**
-             * @description `disable`: plain TCP. `require`: encrypted, the certificate is not checked (libpq sslmode=require). `verify-full`: encrypted, the chain is checked against `ca_cert` (or the system trust store) and the certificate must name `host`.
+             * @description From weakest to strongest: `disable`: plain TCP. `require`: encrypted, the certificate is not checked (libpq sslmode=require). `verify-full`: encrypted, the chain is checked against `ca_cert` (or the system trust store) and the certificate must name `host`.
              * @enum {string}
              */
             ssl_mode: "disable" | "require" | "verify-full";
@@ -2342,7 +2345,7 @@ export interface components {
             /** @description Operations on a protected connection follow the approval policy strictly. Default: true for production, false otherwise. Changing the environment to production protects the connection unless `protected` is given; leaving production never unprotects it by itself. */
             protected?: boolean;
             /**
-             * @description `disable`: plain TCP. `require`: encrypted, the certificate is not checked (libpq sslmode=require). `verify-full`: encrypted, the chain is checked against `ca_cert` (or the system trust store) and the certificate must name `host`.
+             * @description From weakest to strongest: `disable`: plain TCP. `require`: encrypted, the certificate is not checked (libpq sslmode=require). `verify-full`: encrypted, the chain is checked against `ca_cert` (or the system trust store) and the certificate must name `host`.
              * @enum {string}
              */
             ssl_mode: "disable" | "require" | "verify-full";
@@ -3978,27 +3981,30 @@ export interface components {
         };
         /**
          * UpdateConnectionRequest
-         * @description Only the fields given change; an empty object changes nothing. The project and the dialect of a connection are fixed. Any change closes the pool on the old settings.
+         * @description Only the fields given change; an empty object changes nothing. The project and the dialect of a connection are fixed. Any change closes the pool on the old settings. An edit that would send the stored password to another server (another host, port, database or user, a lower `ssl_mode`, other CAs under `verify-full`) must carry `password`; turning `protected` off is for organization admins.
          */
         UpdateConnectionRequest: {
-            /** @description PEM CA certificate(s) trusted for `verify-full`; null: the system trust store */
+            /** @description PEM CA certificate(s) trusted for `verify-full`; null: the system trust store. Changing it while `ssl_mode` is and stays `verify-full` requires `password` in the same body (the CAs decide which server passes for `host`). */
             ca_cert?: string | null;
+            /** @description The database. Changing it (a value equal to the stored one is no change) requires `password` in the same body. */
             database?: string;
             /** @enum {string} */
             environment?: "development" | "staging" | "production";
-            /** @description Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address). */
+            /** @description Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address). Changing it (a value equal to the stored one is no change) requires `password` in the same body. */
             host?: string;
             name?: string;
-            /** @description Stored encrypted (AES-256-GCM) and never returned; may be empty (trust authentication) */
+            /** @description The new password, stored encrypted (AES-256-GCM) and never returned; may be empty (trust authentication). Required in the same body when the edit changes `host` (compared without regard to ASCII letter case; a trailing dot or another spelling of an address counts as a change), `port`, `database` or `username`, lowers `ssl_mode` (`verify-full` > `require` > `disable`), or changes `ca_cert` while `verify-full` stays: a stored password is only ever sent to the server it was given for. Missing then: 422 with `loc: ["body", "password"]`, type `missing`. */
             password?: string;
+            /** @description The server's port. Changing it (a value equal to the stored one is no change) requires `password` in the same body. */
             port?: number;
-            /** @description Operations on a protected connection follow the approval policy strictly. Default: true for production, false otherwise. Changing the environment to production protects the connection unless `protected` is given; leaving production never unprotects it by itself. */
+            /** @description Operations on a protected connection follow the approval policy strictly. Default: true for production, false otherwise. Changing the environment to production protects the connection unless `protected` is given; leaving production never unprotects it by itself. Turning protection off (true to false, with or without a change of `environment`) is an organization owner's or admin's action (an API key needs the `admin` scope): a project admin who is not one gets 403. It writes the audit entry `connection.unprotect` besides `connection.update`. */
             protected?: boolean;
             /**
-             * @description `disable`: plain TCP. `require`: encrypted, the certificate is not checked (libpq sslmode=require). `verify-full`: encrypted, the chain is checked against `ca_cert` (or the system trust store) and the certificate must name `host`.
+             * @description From weakest to strongest: `disable`: plain TCP. `require`: encrypted, the certificate is not checked (libpq sslmode=require). `verify-full`: encrypted, the chain is checked against `ca_cert` (or the system trust store) and the certificate must name `host`. Lowering it requires `password` in the same body.
              * @enum {string}
              */
             ssl_mode?: "disable" | "require" | "verify-full";
+            /** @description The user. Changing it (a value equal to the stored one is no change) requires `password` in the same body. */
             username?: string;
         };
         /** UpdateMeRequest */
@@ -8608,7 +8614,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Only the fields given change; an empty object changes nothing. The project and the dialect of a connection are fixed. Any change closes the pool on the old settings. */
+        /** @description Only the fields given change; an empty object changes nothing. The project and the dialect of a connection are fixed. Any change closes the pool on the old settings. An edit that would send the stored password to another server (another host, port, database or user, a lower `ssl_mode`, other CAs under `verify-full`) must carry `password`; turning `protected` off is for organization admins. */
         requestBody?: {
             content: {
                 "application/json": components["schemas"]["UpdateConnectionRequest"];

@@ -1,15 +1,22 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, call } from '../api/client.ts';
+import { ApiError, api, call } from '../api/client.ts';
 import type { Connection } from '../api/types.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
-import { changedFields, initialForm } from '../lib/connection-form.ts';
+import { changedFields, fieldError, initialForm, movedFields } from '../lib/connection-form.ts';
+import { detailText } from '../lib/errors.ts';
 
 type Dialect = Connection['dialect'];
 type Environment = Connection['environment'];
 type SslMode = Connection['ssl_mode'];
 
 const DEFAULT_PORT: Record<Dialect, number> = { postgresql: 5432, mysql: 3306 };
+
+/** A refusal about the password field (422 on `body.password`), shown at the field itself. */
+class PasswordError extends ApiError {}
+
+const listed = (items: string[]) =>
+  items.length === 1 ? items[0] : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 
 /**
  * A connection: where it is, how to sign in, its environment and whether it is protected. Without
@@ -29,21 +36,29 @@ export function ConnectionForm({
   const set = <K extends keyof typeof form>(key: K, value: (typeof form)[K]) =>
     setForm({ ...form, [key]: value });
 
+  // Moving a saved connection to another server needs its password again (the API refuses it).
+  const moved = connection ? movedFields(connection, form) : [];
+  const needsPassword = moved.length > 0;
+
   const save = useMutation({
-    mutationFn: () =>
-      connection
-        ? call(
-            api.PATCH('/api/v1/connections/{id}', {
-              params: { path: { id: connection.id } },
-              body: changedFields(connection, form),
-            }),
-          )
-        : call(api.POST('/api/v1/connections', { body: { ...form, project_id: projectId } })),
+    mutationFn: async () => {
+      if (!connection)
+        return call(api.POST('/api/v1/connections', { body: { ...form, project_id: projectId } }));
+      const { data, error, response } = await api.PATCH('/api/v1/connections/{id}', {
+        params: { path: { id: connection.id } },
+        body: changedFields(connection, form),
+      });
+      if (response.ok) return data;
+      const onPassword = response.status === 422 ? fieldError(error, 'password') : undefined;
+      if (onPassword) throw new PasswordError(422, onPassword);
+      throw new ApiError(response.status, detailText(error, response.status));
+    },
     onSuccess: () => {
       queryClient.invalidateQueries({ queryKey: ['connections', projectId] });
       onDone();
     },
   });
+  const passwordError = save.error instanceof PasswordError ? save.error : null;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
@@ -101,10 +116,29 @@ export function ConnectionForm({
         <input
           type="password"
           autoComplete="new-password"
-          placeholder={connection ? 'unchanged' : undefined}
+          // Its name stays "Password": the hint below is its description, not part of its name.
+          aria-label="Password"
+          aria-invalid={passwordError ? true : undefined}
+          aria-describedby={needsPassword || passwordError ? 'connection-password-help' : undefined}
+          placeholder={
+            connection ? (needsPassword ? 'required: the connection moves' : 'unchanged') : undefined
+          }
           value={form.password}
-          onChange={(e) => set('password', e.target.value)}
+          onChange={(e) => {
+            set('password', e.target.value);
+            if (passwordError) save.reset();
+          }}
         />
+        {passwordError ? (
+          <span id="connection-password-help" className="error" role="alert">
+            {passwordError.message}
+          </span>
+        ) : needsPassword ? (
+          <span id="connection-password-help" className="muted">
+            Changing the {listed(moved)} moves the connection to another server: type its password again. A
+            saved password is only ever sent to the server it was given for.
+          </span>
+        ) : null}
       </label>
       <label>
         TLS
@@ -137,6 +171,9 @@ export function ConnectionForm({
           onChange={(e) => set('protected', e.target.checked)}
         />
         Protected (every write needs another person's approval)
+        {connection?.protected && !form.protected ? (
+          <span className="muted"> Turning protection off is for organization owners and admins.</span>
+        ) : null}
       </label>
       <div className="actions">
         <button type="submit" disabled={save.isPending}>
@@ -146,7 +183,7 @@ export function ConnectionForm({
           Cancel
         </button>
       </div>
-      <ErrorText error={save.error} />
+      {passwordError ? null : <ErrorText error={save.error} />}
     </form>
   );
 }
