@@ -1,6 +1,6 @@
 // A patch's dry-run as reads only (API §9): for each statement, SELECTs that count the rows it
 // would change, sample them before and after, and look for the constraint violations a read can
-// see (NOT NULL, CHECK, unique and primary keys), run in a read-only transaction so that nothing
+// see (NOT NULL, CHECK, unique and primary keys, foreign keys), run in a read-only transaction so that nothing
 // the statements or the routines they call could do is kept.
 //
 // Each statement is computed over its tables as the earlier statements leave them: a table an
@@ -11,7 +11,7 @@
 // Values only a write would produce are null and said in a note: numbers a sequence, identity or
 // AUTO_INCREMENT would give an inserted row, ON UPDATE columns, what triggers and cascading
 // foreign keys would do. Generated columns are recomputed from their expressions. Pure.
-import type { ColumnModel, DialectName, SchemaModel, TableModel } from '../schema/model.ts';
+import type { ColumnModel, DialectName, ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts';
 import { schemaObjects } from '../schema/objects.ts';
 import { type StatementPieces, statementPieces, type TableName } from './dry-run-pieces.ts';
 import { findTable } from './rollback-key.ts';
@@ -31,6 +31,8 @@ export interface StatementPlan {
   checks: string[];
   /** A query answering a row when the statement would leave two rows with one key. */
   uniqueChecks: { name: string; columns: string[]; sql: string }[];
+  /** A query answering a row when the statement would leave a reference without its row. */
+  foreignKeyChecks: { message: string; sql: string }[];
   /** Up to SAMPLE_ROWS changed rows: `o<i>` before and `a<i>` after, for column i of `columns`. */
   sampleSql: string;
   columns: string[];
@@ -259,6 +261,47 @@ export async function planDryRun(
                 `SELECT 1 AS duplicate FROM (${after}) AS ${a} WHERE ${key.columns.map((c) => `${a}.${q(c)} IS NOT NULL`).join(' AND ')} ` +
                 `GROUP BY ${key.columns.map((c) => `${a}.${q(c)}`).join(', ')} HAVING count(*) > 1 LIMIT 1`,
             }));
+    // References a NO ACTION / RESTRICT foreign key would refuse: a written reference without its
+    // row, or a removed (or re-keyed) row still referenced. Cascading actions are noted above.
+    const relationAfter = (other: TableModel) =>
+      other === table ? `(${after})` : state.has(other) ? `(${state.get(other)})` : tableSql(other);
+    const referencedTable = (fk: ForeignKeyModel, owner: TableModel) =>
+      model.tables.find(
+        (t) => t.name === fk.referenced_table && t.schema === (fk.referenced_schema ?? owner.schema),
+      );
+    const foreignKeyChecks: StatementPlan['foreignKeyChecks'] = [];
+    if (pieces.kind !== 'delete')
+      for (const fk of table.foreign_keys) {
+        const parent = referencedTable(fk, table);
+        if (!parent || !fk.columns.some((c) => written.includes(c))) continue;
+        foreignKeyChecks.push({
+          message: `insert or update on table "${table.name}" violates foreign key constraint "${fk.name}"`,
+          sql:
+            `SELECT 1 AS missing FROM (${changed}) AS ${a} WHERE ${fk.columns.map((c) => `${a}.${q(c)} IS NOT NULL`).join(' AND ')} ` +
+            `AND NOT EXISTS (SELECT 1 FROM ${relationAfter(parent)} AS ${q('__dbops_parent')} WHERE ${fk.referenced_columns.map((r, i) => `${q('__dbops_parent')}.${q(r)} = ${a}.${q(fk.columns[i]!)}`).join(' AND ')}) LIMIT 1`,
+        });
+      }
+    if (pieces.kind !== 'insert')
+      for (const child of model.tables)
+        for (const fk of child.foreign_keys) {
+          if (referencedTable(fk, child) !== table) continue;
+          const action = pieces.kind === 'delete' ? fk.on_delete : fk.on_update;
+          if (action !== 'no action' && action !== 'restrict') continue;
+          const old = (column: string) => `${a}.${q(`__dbops_old_${columns.indexOf(column)}`)}`;
+          const moved =
+            pieces.kind === 'delete'
+              ? 'TRUE'
+              : fk.referenced_columns.some((c) => written.includes(c))
+                ? `NOT (${fk.referenced_columns.map((c) => `${a}.${q(c)} = ${old(c)}`).join(' AND ')})`
+                : null;
+          if (moved === null) continue;
+          foreignKeyChecks.push({
+            message: `update or delete on table "${table.name}" violates foreign key constraint "${fk.name}" on table "${child.name}"`,
+            sql:
+              `SELECT 1 AS referenced FROM (${changed}) AS ${a} WHERE ${moved} AND EXISTS (SELECT 1 FROM ${relationAfter(child)} AS ${q('__dbops_child')} ` +
+              `WHERE ${fk.columns.map((c, i) => `${q('__dbops_child')}.${q(c)} = ${old(fk.referenced_columns[i]!)}`).join(' AND ')}) LIMIT 1`,
+          });
+        }
     plans.push({
       index: statement.index,
       kind: pieces.kind,
@@ -266,6 +309,7 @@ export async function planDryRun(
       written: written.map((name) => ({ name, notNull: byName.get(name)!.nullable === false })),
       checks: pieces.kind === 'delete' ? [] : checks.map((c) => c.name),
       uniqueChecks,
+      foreignKeyChecks,
       sampleSql: `SELECT ${[
         ...oldNames.map((o, i) => `${a}.${q(o)} AS ${q(`o${i}`)}`),
         ...columns.map((c, i) => `${a}.${q(c)} AS ${q(`a${i}`)}`),

@@ -5,7 +5,7 @@
 // a read-only transaction, under a statement timeout: the server itself refuses any write, even
 // one a routine called by the statement would make. For each statement it reports the rows
 // affected and up to SAMPLE_ROWS of them before and after, and refuses the constraint violations
-// a read can see (NOT NULL, CHECK, unique keys) as the statement's failure. Values only a write
+// a read can see (NOT NULL, CHECK, unique and foreign keys) as the statement's failure. Values only a write
 // would produce are null and named in `notes`.
 import type { TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
@@ -77,6 +77,9 @@ async function computeStatement(
         plan.index,
         `duplicate key value violates unique constraint "${key.name}" (${key.columns.join(', ')})`,
       );
+  for (const reference of plan.foreignKeyChecks)
+    if ((await read(tx, plan, reference.sql)).length > 0)
+      throw new PatchStatementFailed(plan.index, reference.message);
   const samples = await read(tx, plan, plan.sampleSql);
   const rowOf = (row: Record<string, unknown>, prefix: string) =>
     Object.fromEntries(plan.columns.map((column, i) => [column, row[`${prefix}${i}`] ?? null]));
