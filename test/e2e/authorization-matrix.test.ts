@@ -200,6 +200,26 @@ describe.skipIf(!available)('authorization matrix, generated from the route tabl
     ).toEqual([]);
   });
 
+  // Before the matrix below decides the fixture approval: `can_decide` is the same rule as deciding.
+  it('says can_decide on an approval exactly where the caller may approve it', async () => {
+    const decide = routes.find((route) => routeKey(route.method, route.url) === 'PATCH /api/v1/approvals/:');
+    if (!decide) throw new Error('no route decides approvals');
+    const problems: string[] = [];
+    let checked = 0;
+    for (const caller of world.callers) {
+      const read = await caller.client.get(`/api/v1/approvals/${world.ids.approval}`);
+      if (read.status !== 200) continue;
+      checked++;
+      const expectation = expectationOf(decide, caller, await requestOf(decide, caller, world), world);
+      const own = read.body.requested_by === caller.client.user.id;
+      const expected = expectation.allowed && !own;
+      if (read.body.can_decide !== expected)
+        problems.push(`${caller.name}: can_decide ${read.body.can_decide}, expected ${expected}`);
+    }
+    expect(checked).toBeGreaterThan(5);
+    expect(problems).toEqual([]);
+  });
+
   it('answers every caller of every ruled route as the policy says', async () => {
     const started = Date.now();
     const ruled = routes.filter((route) => route.config.action !== undefined);

@@ -44,19 +44,31 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
       { plan: 'enterprise', rate_limit_per_minute: null, rate_limit_per_hour: null },
       new Date(),
     );
-  const [admin, member, projectAdmin, developer, viewer, bystander, outsider, granted, scoped, deactivated] =
-    await Promise.all([
-      t.createUser(orgId, 'admin'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-      t.createUser(orgId, 'member'),
-    ]);
+  const [
+    admin,
+    member,
+    projectAdmin,
+    developer,
+    viewer,
+    bystander,
+    outsider,
+    granted,
+    scoped,
+    scopedOther,
+    deactivated,
+  ] = await Promise.all([
+    t.createUser(orgId, 'admin'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+    t.createUser(orgId, 'member'),
+  ]);
   const API = '/api/v1';
   const projectId = (await created(owner.post(`${API}/projects`, { name: unique('project') }), 'project'))
     .body.id as string;
@@ -69,6 +81,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     [bystander, 'viewer'],
     [granted, 'viewer'],
     [scoped, 'viewer'],
+    [scopedOther, 'viewer'],
   ] as const)
     await addMember(projectId, client.user.id, role);
   // Viewers raised to developer by approved just-in-time grants (API §10), on the whole project or
@@ -116,6 +129,8 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
   onOther(otherConnectionId);
   await grant(granted);
   await grant(scoped, connectionId);
+  // On the second connection: what migrations and copies write to, from the first (which it may not read out of).
+  await grant(scopedOther, otherConnectionId);
   const productionId = await connection('production');
 
   const patchBody = (connection: string) => ({
@@ -174,14 +189,14 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     'drift check',
   );
   const driftId = onFirst(check.body.report.id as string);
-  const migrationId = onOther(
-    await post(
-      owner,
-      `/projects/${projectId}/migrations/compare`,
-      { source_connection_id: connectionId, target_connection_id: otherConnectionId },
-      'migration',
-    ),
+  const migrationId = await post(
+    owner,
+    `/projects/${projectId}/migrations/compare`,
+    { source_connection_id: connectionId, target_connection_id: otherConnectionId },
+    'migration',
   );
+  // Applied to the second connection, after the first's schema: its runs touch both.
+  tags.set(migrationId, { inProject: true, connection: otherConnectionId, reads: connectionId });
   const webhookId = inProject(await post(owner, `/projects/${projectId}/webhooks`, webhookBody(), 'webhook'));
   const seedId = onFirst(await post(owner, '/seed/scenarios', seedBody(), 'seed'));
   const anonymizeId = onFirst(await post(owner, '/anonymize/configs', anonymizeBody(), 'anonymize'));
@@ -250,6 +265,15 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     {
       ...session('project viewer with a developer grant on one connection', scoped, 'member', 'viewer'),
       connectionGrant: { role: 'developer', connectionId },
+    },
+    {
+      ...session(
+        'project viewer with a developer grant on the other connection',
+        scopedOther,
+        'member',
+        'viewer',
+      ),
+      connectionGrant: { role: 'developer', connectionId: otherConnectionId },
     },
     { ...session("a deactivated user's session", deactivated, 'member', null), orgRole: null, self: null },
     key("owner's read key", readKey, ['read'], owner, null),

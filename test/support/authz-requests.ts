@@ -30,6 +30,11 @@ export interface MatrixRequest {
   touchesProject: boolean;
   /** The connection it works on (written to, for a copy or a migration), if it names one. */
   connection: string | undefined;
+  /**
+   * The other connections a run it starts touches (a copy's or a migration's source): a grant limited
+   * to one connection counts only when it covers these too.
+   */
+  alsoTouches: string[];
   /** The `detail` of a 404 that only says the caller's organization has not configured this. */
   absent: string | undefined;
 }
@@ -70,6 +75,14 @@ const KIND_OF_PARAMETER: Record<string, Record<string, Kind>> = {
  * its rights and not about what an earlier caller did: every DELETE, and these.
  */
 const USES_UP = new Set(['POST /api/v1/admin/users/:/purge']);
+
+/** Calls that start a run (or plan one) reading another connection than the one they write. */
+const RUN_STARTS = new Set([
+  'POST /api/v1/projects/:/bridge/run',
+  'POST /api/v1/projects/:/migrations/compare',
+  'POST /api/v1/migrations/:/apply',
+  'POST /api/v1/migrations/:/rollback',
+]);
 
 /**
  * Calls of a route that ask for more than the route's own action, each a case of its own for every
@@ -248,6 +261,12 @@ export async function requestOf(
   const connectionNamed = [fields.target_connection_id, fields.connection_id, ...path.slice().reverse()]
     .map((value) => (typeof value === 'string' ? world.tags.get(value)?.connection : undefined))
     .find((connection) => connection !== undefined);
+  const alsoTouches = RUN_STARTS.has(key)
+    ? [fields.source_connection_id, ...path]
+        .map((value) => (typeof value === 'string' ? world.tags.get(value) : undefined))
+        .map((tag, i) => (i === 0 ? tag?.connection : tag?.reads))
+        .filter((connection): connection is string => connection !== undefined)
+    : [];
   for (const value of named) {
     const tag = typeof value === 'string' ? world.tags.get(value) : undefined;
     if (!tag) continue;
@@ -262,6 +281,7 @@ export async function requestOf(
     touchesOrg,
     touchesProject,
     connection: connectionNamed,
+    alsoTouches,
     absent: ABSENT[key],
   };
 }
@@ -312,7 +332,9 @@ function routeExpectation(
   if (caller.foreign && request.touchesOrg) return deny(404, 'a resource of another organization');
   if (request.touchesProject) {
     const grant = caller.connectionGrant;
-    const granted = grant && request.connection === grant.connectionId ? grant.role : null;
+    const covered =
+      grant && [request.connection, ...request.alsoTouches].every((c) => c === grant.connectionId);
+    const granted = covered ? grant.role : null;
     const role = isOrgAdmin({ orgRole: caller.orgRole })
       ? 'admin'
       : grantedProjectRole(caller.projectRole, granted);

@@ -27,6 +27,8 @@ export interface Tag {
   inProject: boolean;
   /** The connection the resource works on (a migration: its target), where a connection grant counts. */
   connection?: string;
+  /** The connection its runs read from besides (a migration's source): a grant must cover it too. */
+  reads?: string;
 }
 
 /** Resource kinds that a route's path parameter names; see `KIND_OF_SEGMENT` in authz-requests.ts. */

@@ -217,7 +217,10 @@ for (const engine of ENGINES) {
       const stranded = await executed('UPDATE people SET score = 40 WHERE id = 4', doomedConnection);
       const fine = await executed('DELETE FROM people WHERE id = 2');
       const realPort = targetConfig(url).port;
-      const moved = await owner.patch(`${API}/connections/${doomedConnection}`, { port: await freePort() });
+      const moved = await owner.patch(`${API}/connections/${doomedConnection}`, {
+        port: await freePort(),
+        password: targetConfig(url).password,
+      });
       expect(moved.status).toBe(200);
 
       const result = await pass(at(fine.executedAt, 31));
@@ -241,9 +244,14 @@ for (const engine of ENGINES) {
       ]);
 
       // The server is back: the next pass catches up.
-      expect((await owner.patch(`${API}/connections/${doomedConnection}`, { port: realPort })).status).toBe(
-        200,
-      );
+      expect(
+        (
+          await owner.patch(`${API}/connections/${doomedConnection}`, {
+            port: realPort,
+            password: targetConfig(url).password,
+          })
+        ).status,
+      ).toBe(200);
       expect(await pass(at(fine.executedAt, 32))).toEqual({ due: 1, dropped: 1, failed: 0, errors: [] });
       expect(await backups(stranded.runId)).toEqual([]);
       expect((await owner.get(`${API}/patches/${stranded.id}`)).body.backups_dropped_at).not.toBeNull();
@@ -258,7 +266,14 @@ for (const engine of ENGINES) {
 
       const gone = await addConnection('deleted while unreachable');
       const stranded = await executed('UPDATE people SET score = 61 WHERE id = 4', gone);
-      expect((await owner.patch(`${API}/connections/${gone}`, { port: await freePort() })).status).toBe(200);
+      expect(
+        (
+          await owner.patch(`${API}/connections/${gone}`, {
+            port: await freePort(),
+            password: targetConfig(url).password,
+          })
+        ).status,
+      ).toBe(200);
       expect((await owner.delete(`${API}/connections/${gone}`)).status).toBe(204);
       expect(await backups(stranded.runId)).toEqual(updateImages(stranded.runId, 0));
       const entry = (await owner.get(`${API}/audit?action=connection.delete`)).body.items.find(

@@ -2,7 +2,7 @@
 import { type Static, Type } from 'typebox';
 import { PATCH_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
-import type { Patch } from '../../store/tables.ts';
+import { PATCH_ACTIONS, type PatchView } from './patch-states.ts';
 
 export { PATCH_STATUSES };
 
@@ -96,13 +96,20 @@ export const PatchSchema = Type.Object(
     ),
     // Set by the backup_retention job (BACKUP_RETENTION_DAYS after the execution): no rollback after it.
     backups_dropped_at: Nullable(Timestamp),
+    allowed_actions: Type.Array(StringEnum(PATCH_ACTIONS), {
+      description:
+        "What the server would accept from this caller now, by the patch's state, the caller's role and key " +
+        "scope, and the patch's run in flight: `execute` and `rollback` wait for it to end (409 naming it); " +
+        "`edit` and `delete` while it awaits approval void that approval. A viewer's list is empty. A patch " +
+        'whose execute failed changed nothing and may be executed again.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
   { title: 'Patch' },
 );
 
-export function toPatchResponse(patch: Patch) {
+export function toPatchResponse(patch: PatchView) {
   return {
     id: patch.id,
     project_id: patch.project_id,
@@ -122,6 +129,7 @@ export function toPatchResponse(patch: Patch) {
     executed_at: toTimestamp(patch.executed_at),
     execute_run_id: patch.execute_run_id,
     backups_dropped_at: toTimestamp(patch.backups_dropped_at),
+    allowed_actions: patch.allowed_actions,
     created_at: toTimestamp(patch.created_at),
     updated_at: toTimestamp(patch.updated_at),
   };

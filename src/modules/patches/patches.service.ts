@@ -13,14 +13,23 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Patch, Run, StoredPatchStatement } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { requireProject } from '../projects/projects.access.ts';
+import { callerRights, requireProject } from '../projects/projects.access.ts';
+import { activeRunOf, activeRunsOf } from '../runs/runs.repo.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { type DryRunResult, dryRunPatch, PatchStatementFailed } from './patch-dry-run.ts';
 import { introspectSafe } from './patch-safety.ts';
 import { keyedStatements, parsedStatements } from './patch-statements.ts';
+import {
+  allowedPatchActions,
+  inFlightRefusal,
+  type PatchAction,
+  type PatchView,
+  patchStateRefusal,
+} from './patch-states.ts';
 import {
   deletePatch,
   findPatch,
@@ -30,8 +39,6 @@ import {
   updatePatch,
 } from './patches.repo.ts';
 import type { CreatePatchBody, EditPatchBody, ExecuteBody, RollbackBody } from './patches.schemas.ts';
-
-const EDITABLE = new Set(['draft', 'failed']);
 
 /** What an approval of an execution is bound to: the SQL, how it may run, and the schema it meets. */
 function contentHash(patch: Patch, body: ExecuteBody, targetSchemaHash: string): string {
@@ -55,8 +62,8 @@ export function createPatchesService(deps: {
   audit: AuditService;
   connections: Pick<ConnectionsService, 'findById' | 'withTarget'>;
   statementTimeoutMs: number;
-  gate: Pick<ApprovalGate, 'gate' | 'voidApprovals'>;
-  runs: Pick<RunsService, 'create' | 'enqueue'>;
+  gate: Pick<ApprovalGate, 'voidApprovals'>;
+  runs: Pick<RunsService, 'start'>;
   now: () => Date;
 }) {
   const { db, audit, connections, gate, runs, now } = deps;
@@ -81,6 +88,52 @@ export function createPatchesService(deps: {
       details,
     };
   }
+
+  /** 409 when the patch's state does not allow `action`. */
+  function refuseUnless(patch: Patch, action: PatchAction): void {
+    const refusal = patchStateRefusal(patch, action);
+    if (refusal !== null) throw conflict(refusal);
+  }
+
+  /** Locks the patch for a change; 409 when it changed since `patch` was read, or its run in flight forbids `action`. */
+  async function lockUnchanged(trx: Db, patch: Patch, action: PatchAction): Promise<Patch> {
+    const locked = await lockPatch(trx, patch.id);
+    if (!locked) throw notFound('Patch');
+    if (locked.updated_at.getTime() !== patch.updated_at.getTime() || locked.status !== patch.status)
+      throw conflict('The patch changed meanwhile; try again');
+    refuseUnless(locked, action);
+    const busy = inFlightRefusal(action, await activeRunOf(trx, patch.id));
+    if (busy) throw conflict(busy);
+    return locked;
+  }
+
+  const subjectOf = (patch: Patch) => ({
+    kind: 'patch' as const,
+    id: patch.id,
+    title: patch.title,
+    summary: summarize(patch.sql),
+  });
+
+  /** The patches with what the caller may do to each now (`allowed_actions`). */
+  async function withActions(actor: Actor, patches: Patch[]): Promise<PatchView[]> {
+    const inFlight = await activeRunsOf(
+      db,
+      patches.map((p) => p.id),
+    );
+    const rights = new Map<string, (action: Action) => boolean>();
+    const views: PatchView[] = [];
+    for (const patch of patches) {
+      const key = `${patch.project_id}/${patch.connection_id}`;
+      let may = rights.get(key);
+      if (!may) {
+        may = await callerRights(db, actor, patch.project_id, patch.connection_id);
+        rights.set(key, may);
+      }
+      views.push({ ...patch, allowed_actions: allowedPatchActions(patch, may, inFlight.get(patch.id)) });
+    }
+    return views;
+  }
+  const withActionsOne = async (actor: Actor, patch: Patch) => (await withActions(actor, [patch]))[0]!;
 
   async function connectionOf(patch: Patch): Promise<Connection> {
     const connection = await connections.findById(patch.connection_id);
@@ -116,7 +169,7 @@ export function createPatchesService(deps: {
   }
 
   return {
-    async create(actor: Actor, body: CreatePatchBody): Promise<Patch> {
+    async create(actor: Actor, body: CreatePatchBody): Promise<PatchView> {
       // With the connection, so that a just-in-time grant on that connection counts.
       await requireProject(db, actor, body.project_id, 'patch.create', { connectionId: body.connection_id });
       const connection = await requireBodyConnection(
@@ -132,7 +185,7 @@ export function createPatchesService(deps: {
         await parsedStatements(connection.dialect, body.sql, allowFullTable),
       );
       const at = now();
-      return db.transaction().execute(async (trx) => {
+      const created = await db.transaction().execute(async (trx) => {
         const patch = await insertPatch(trx, {
           id: randomUUID(),
           org_id: actor.principal.orgId,
@@ -152,17 +205,19 @@ export function createPatchesService(deps: {
         await audit.record(trx, actor, event('patch.create', patch, { statements: statements.length }));
         return patch;
       });
+      return withActionsOne(actor, created);
     },
 
     async list(actor: Actor, projectId: string, page: PageRequest) {
       await requireProject(db, actor, projectId, 'patch.read');
-      return paginate(projectPatchesQuery(db, projectId), page);
+      const { rows, total } = await paginate(projectPatchesQuery(db, projectId), page);
+      return { rows: await withActions(actor, rows), total };
     },
 
-    get: (actor: Actor, id: string) => load(db, actor, id, 'patch.read'),
+    get: async (actor: Actor, id: string) => withActionsOne(actor, await load(db, actor, id, 'patch.read')),
 
     /** Changes the title, SQL or full-table allowance; a content change voids the approvals. */
-    async edit(actor: Actor, id: string, body: EditPatchBody): Promise<Patch> {
+    async edit(actor: Actor, id: string, body: EditPatchBody): Promise<PatchView> {
       const current = await load(db, actor, id, 'patch.edit');
       const sql = body.sql ?? current.sql;
       const allowFullTable = body.allow_full_table ?? current.allow_full_table;
@@ -171,11 +226,8 @@ export function createPatchesService(deps: {
       const statements = contentChanged
         ? await checkedStatements(connection, await parsedStatements(connection.dialect, sql, allowFullTable))
         : current.statements;
-      return db.transaction().execute(async (trx) => {
-        const locked = await lockPatch(trx, id);
-        if (!locked) throw notFound('Patch');
-        if (!EDITABLE.has(locked.status))
-          throw conflict(`The patch is ${locked.status}; only a draft or failed patch can be edited`);
+      const edited = await db.transaction().execute(async (trx) => {
+        await lockUnchanged(trx, current, 'edit');
         const updated = await updatePatch(trx, id, {
           title: body.title ?? current.title,
           sql,
@@ -191,11 +243,13 @@ export function createPatchesService(deps: {
         );
         return updated;
       });
+      return withActionsOne(actor, edited);
     },
 
     /** Runs the statements in a transaction that is rolled back; a failing statement answers 422. */
     async dryRun(actor: Actor, id: string): Promise<DryRunResult> {
       const patch = await load(db, actor, id, 'patch.dry_run');
+      refuseUnless(patch, 'dry_run');
       const connection = await connectionOf(patch);
       try {
         return await connections.withTarget(connection, (handle) =>
@@ -219,126 +273,65 @@ export function createPatchesService(deps: {
      */
     async execute(actor: Actor, id: string, body: ExecuteBody): Promise<Run> {
       const patch = await load(db, actor, id, 'patch.execute');
-      if (!EDITABLE.has(patch.status))
-        throw conflict(`The patch is ${patch.status}; only a draft or failed patch can be executed`);
+      refuseUnless(patch, 'execute');
       const irreversible = patch.statements.filter((s) => !s.reversible);
       if (irreversible.length > 0 && body.allow_irreversible !== true)
         throw invalid(
           ['body', 'allow_irreversible'],
-          `${irreversible.map((s) => `Statement ${s.index} cannot be rolled back (${s.irreversible_reason})`).join('; ')}: send allow_irreversible: true to execute anyway`,
+          `${irreversible.map((s) => `Statement ${s.index + 1} cannot be rolled back (${s.irreversible_reason})`).join('; ')}: send allow_irreversible: true to execute anyway`,
           'irreversible_patch',
         );
       const connection = await connectionOf(patch);
       const targetSchema = await liveSchemaHash(connection);
-      const run = await db.transaction().execute(async (trx) => {
-        const locked = await lockPatch(trx, id);
-        if (
-          !locked ||
-          locked.updated_at.getTime() !== patch.updated_at.getTime() ||
-          locked.status !== patch.status
-        )
-          throw conflict('The patch changed meanwhile; try again');
-        const verdict = await gate.gate(trx, actor, {
-          projectId: patch.project_id,
-          operation: 'patch_execute',
-          writesTo: connection,
-          subjectId: patch.id,
-          contentHash: contentHash(patch, body, targetSchema),
-        });
-        const created = await runs.create(trx, actor, {
-          projectId: patch.project_id,
-          kind: 'patch_execute',
-          subjectId: patch.id,
-          total: patch.statements.length,
-          unit: 'statements',
-          params: {
-            patch_id: patch.id,
-            ...(body.expected_rows !== undefined && { expected_rows: body.expected_rows }),
-            allow_irreversible: body.allow_irreversible === true,
-            target_schema_hash: targetSchema,
-          },
-          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
-        });
-        await audit.record(
-          trx,
-          actor,
-          event('patch.execute', patch, { run_id: created.id, status: created.status }),
-        );
-        return created;
+      return runs.start(actor, {
+        projectId: patch.project_id,
+        kind: 'patch_execute',
+        subject: subjectOf(patch),
+        params: {
+          patch_id: patch.id,
+          connection_id: connection.id,
+          ...(body.expected_rows !== undefined && { expected_rows: body.expected_rows }),
+          allow_irreversible: body.allow_irreversible === true,
+          target_schema_hash: targetSchema,
+        },
+        contentHash: contentHash(patch, body, targetSchema),
+        total: patch.statements.length,
+        unit: 'statements',
+        audit: event('patch.execute', patch),
+        lock: (trx) => lockUnchanged(trx, patch, 'execute'),
       });
-      await runs.enqueue(run);
-      return run;
     },
 
     /** Gates and creates the `patch_rollback` run of an executed patch; sends it after the commit. */
     async rollback(actor: Actor, id: string, body: RollbackBody): Promise<Run> {
       const patch = await load(db, actor, id, 'patch.rollback');
-      if (patch.status !== 'executed' || patch.execute_run_id === null)
-        throw conflict(`The patch is ${patch.status}; only an executed patch can be rolled back`);
-      if (patch.backups_dropped_at !== null)
-        throw conflict(
-          `The patch's backups were dropped on ${patch.backups_dropped_at.toISOString()} (BACKUP_RETENTION_DAYS): it cannot be rolled back`,
-        );
-      const irreversible = patch.statements.filter((s) => !s.reversible);
-      if (irreversible.length > 0)
-        throw conflict(
-          `This patch cannot be rolled back: ${irreversible.map((s) => `statement ${s.index}: ${s.irreversible_reason ?? 'it has no rollback key'}`).join('; ')}`,
-        );
+      refuseUnless(patch, 'rollback');
       const connection = await connectionOf(patch);
       const targetSchema = await liveSchemaHash(connection);
-      const run = await db.transaction().execute(async (trx) => {
-        const locked = await lockPatch(trx, id);
-        if (locked?.status !== 'executed' || locked.backups_dropped_at !== null)
-          throw conflict('The patch changed meanwhile; try again');
-        const verdict = await gate.gate(trx, actor, {
-          projectId: patch.project_id,
-          operation: 'patch_rollback',
-          writesTo: connection,
-          subjectId: patch.id,
-          contentHash: createHash('sha256')
-            .update(JSON.stringify([patch.execute_run_id, body.force === true, targetSchema]))
-            .digest('hex'),
-        });
-        const created = await runs.create(trx, actor, {
-          projectId: patch.project_id,
-          kind: 'patch_rollback',
-          subjectId: patch.id,
-          total: patch.statements.length,
-          unit: 'statements',
-          params: {
-            patch_id: patch.id,
-            force: body.force === true,
-            target_schema_hash: targetSchema,
-          },
-          awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
-        });
-        await audit.record(
-          trx,
-          actor,
-          event('patch.rollback', patch, {
-            run_id: created.id,
-            status: created.status,
-            force: body.force === true,
-          }),
-        );
-        return created;
+      return runs.start(actor, {
+        projectId: patch.project_id,
+        kind: 'patch_rollback',
+        subject: subjectOf(patch),
+        params: {
+          patch_id: patch.id,
+          connection_id: connection.id,
+          force: body.force === true,
+          target_schema_hash: targetSchema,
+        },
+        contentHash: createHash('sha256')
+          .update(JSON.stringify([patch.execute_run_id, body.force === true, targetSchema]))
+          .digest('hex'),
+        total: patch.statements.length,
+        unit: 'statements',
+        audit: event('patch.rollback', patch, { force: body.force === true }),
+        lock: (trx) => lockUnchanged(trx, patch, 'rollback'),
       });
-      await runs.enqueue(run);
-      return run;
     },
 
     async remove(actor: Actor, id: string): Promise<void> {
-      await load(db, actor, id, 'patch.delete');
+      const patch = await load(db, actor, id, 'patch.delete');
       await db.transaction().execute(async (trx) => {
-        const locked = await lockPatch(trx, id);
-        if (!locked) throw notFound('Patch');
-        if (locked.status === 'executing')
-          throw conflict('The patch is executing; try again when it is done');
-        // The record of what was done, and the only way to its backup tables, stays while they do.
-        if (locked.execute_run_id !== null && locked.backups_dropped_at === null)
-          throw conflict(
-            'An executed patch is kept until its backups are dropped (BACKUP_RETENTION_DAYS after execution)',
-          );
+        const locked = await lockUnchanged(trx, patch, 'delete');
         await gate.voidApprovals(trx, actor, id);
         await deletePatch(trx, id);
         await audit.record(trx, actor, event('patch.delete', locked));

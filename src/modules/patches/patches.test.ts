@@ -311,7 +311,7 @@ describe('data patches', () => {
         ]);
         const rollback = await owner.post(`${API}/patches/${created.body.id}/rollback`, {});
         expect(rollback.status).toBe(409);
-        expect(rollback.body.detail).toMatch(/statement 1: notes has no primary key/);
+        expect(rollback.body.detail).toMatch(/statement 2: notes has no primary key/);
       });
 
       it('answers 401, 403 to a viewer writing, and 404 to another organization', async () => {
