@@ -992,7 +992,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the migration to the target, as a run
-         * @description SQL that drops a table or column needs `confirm_irreversible: true` and `confirmation` equal to the target connection's name (else 422 naming the statements). A target whose schema changed since the compare answers 409. The run waits for approval when the project policy asks for one.
+         * @description Only a draft migration or one whose apply failed (else 409). SQL that is not schema only (stored before the rule) answers 422 naming the statements; a stored lint warning of severity `error` answers 409 naming the rules and statements. SQL that drops a table or column needs `confirm_irreversible: true` and `confirmation` equal to the target connection's name (else 422 naming the statements). A target whose schema changed since the compare answers 409. The run waits for approval when the project policy asks for one.
          */
         post: operations["applyMigration"];
         delete?: never;
@@ -1012,7 +1012,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the rollback of an applied migration, as a run
-         * @description 409 when the migration has no rollback or was not applied.
+         * @description 409 when the migration has no rollback, or is neither applied nor failed in a rollback. A rollback that destroys data (drops a table or a column, or a statement marked destructive in `rollback_statements`) needs `confirm_irreversible: true` and `confirmation` equal to the target connection's name, else 422 naming those statements. The run works under `rolling_back`; once a backup has been restored from, the rollback drops it.
          */
         post: operations["rollbackMigration"];
         delete?: never;
@@ -1894,12 +1894,15 @@ export interface components {
         };
         /** ApplyMigrationRequest */
         ApplyMigrationRequest: {
+            /** @description Must be true when the run drops a table or a column (or destroys data) */
             confirm_irreversible?: boolean;
-            /** @description The target connection's name */
+            /** @description The target connection's name, required with confirm_irreversible when the run destroys data */
             confirmation?: string;
         };
         /** Approval */
         Approval: {
+            /** @description Whether the caller may approve it now: it is pending, they may decide on the project, they have not decided yet, and it is not their own request (unless the policy allows self-approval) */
+            can_decide: boolean;
             /** @description What the approval is bound to: a hash of the SQL text and the target schema hash (operations), or of the requested access (access requests). Other content needs a new approval. */
             content_hash: string;
             /**
@@ -1951,6 +1954,7 @@ export interface components {
              * @description UUID v4
              */
             requested_by: string;
+            requester: components["schemas"]["ApprovalRequester"] | null;
             /** @description Distinct approvers needed */
             required_approvals: number;
             /**
@@ -1958,6 +1962,7 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "approved" | "rejected" | "cancelled" | "expired";
+            subject: components["schemas"]["Subject"] | null;
             /**
              * Format: uuid
              * @description UUID v4
@@ -1985,6 +1990,19 @@ export interface components {
         ApprovalPolicy: {
             /** @description Operations on the listed environments need approval. An operation with no rule needs none. Default: every operation on production needs 1 approval, no self-approval. */
             rules: components["schemas"]["PolicyRule"][];
+        };
+        /**
+         * ApprovalRequester
+         * @description Who asked; null only when the account is gone
+         */
+        ApprovalRequester: {
+            email: string;
+            /**
+             * Format: uuid
+             * @description UUID v4
+             */
+            id: string;
+            name: string;
         };
         /** AuditEntry */
         AuditEntry: {
@@ -2755,12 +2773,16 @@ export interface components {
         };
         /** Migration */
         Migration: {
+            /** @description What the server would accept now from this caller: the state, the role and the API key scope (a viewer gets none), a lint error (no `apply`), a missing rollback (no `rollback`). The target is not introspected for it: `apply` may still answer 409 when the target changed */
+            allowed_actions: ("edit" | "apply" | "rollback")[];
             /**
              * Format: date-time
              * @description UTC, written YYYY-MM-DDThh:mm:ssZ
              * @example 2026-01-31T12:00:00Z
              */
             applied_at: string | null;
+            /** @description The backup tables apply made (`backup_drops`) that are still in the target as this service left them; a successful rollback drops each one after restoring from it */
+            backup_tables: components["schemas"]["MigrationBackupTable"][];
             /**
              * Format: date-time
              * @description UTC, written YYYY-MM-DDThh:mm:ssZ
@@ -2781,6 +2803,8 @@ export interface components {
             project_id: string;
             /** @description Null when no rollback can be generated */
             rollback_sql: string | null;
+            /** @description The statements of rollback_sql, annotated like `statements`; empty when there is no rollback */
+            rollback_statements: components["schemas"]["MigrationRollbackStatement"][];
             /**
              * Format: uuid
              * @description UUID v4
@@ -2788,8 +2812,11 @@ export interface components {
             source_connection_id: string;
             source_schema_hash: string;
             statements: components["schemas"]["MigrationStatement"][];
-            /** @enum {string} */
-            status: "draft" | "applying" | "applied" | "failed" | "rolled_back";
+            /**
+             * @description draft → applying → applied → rolling_back → rolled_back; a failed apply or rollback leaves `failed` (after a failed apply the SQL may be edited and applied again; after a failed rollback only rollback is allowed)
+             * @enum {string}
+             */
+            status: "draft" | "applying" | "applied" | "rolling_back" | "failed" | "rolled_back";
             /**
              * Format: uuid
              * @description UUID v4
@@ -2803,6 +2830,17 @@ export interface components {
              */
             updated_at: string;
         };
+        /** MigrationBackupTable */
+        MigrationBackupTable: {
+            /**
+             * Format: date-time
+             * @description When backup retention removes it (UTC, YYYY-MM-DDThh:mm:ssZ); null: it stays until a rollback restores from it and drops it, or an operator removes it
+             * @example 2026-01-31T12:00:00Z
+             */
+            kept_until: string | null;
+            /** @description The table in the target: `dbops_backup.<name>` (PostgreSQL) or `_dbops_bak_<name>` (MySQL) */
+            name: string;
+        };
         /**
          * MigrationPage
          * @description A page of Migration items, newest first
@@ -2813,6 +2851,16 @@ export interface components {
             page_size: number;
             /** @description Items in all pages */
             total: number;
+        };
+        /** MigrationRollbackStatement */
+        MigrationRollbackStatement: {
+            /** @description It drops a table or a column, or replaces stored values: the rollback then needs the double confirmation. True for every statement of a rollback stored before they were annotated */
+            destructive: boolean;
+            /** @description The operation it carries out (`drop_column`, `restore_table`, `drop_backup`…); `unknown` for a rollback stored before its statements were annotated */
+            kind: string;
+            sql: string;
+            /** @description False for a statement that commits by itself (MySQL DDL) or runs outside the transaction */
+            transactional: boolean;
         };
         /**
          * MigrationRunResult
@@ -2909,6 +2957,8 @@ export interface components {
         /** Patch */
         Patch: {
             allow_full_table: boolean;
+            /** @description What the server would accept from this caller now, by the patch's state, the caller's role and key scope, and the patch's run in flight: `execute` and `rollback` wait for it to end (409 naming it); `edit` and `delete` while it awaits approval void that approval. A viewer's list is empty. A patch whose execute failed changed nothing and may be executed again. */
+            allowed_actions: ("edit" | "dry_run" | "execute" | "rollback" | "delete")[];
             /**
              * Format: date-time
              * @description UTC, written YYYY-MM-DDThh:mm:ssZ
@@ -2961,6 +3011,8 @@ export interface components {
         };
         /** PatchDryRun */
         PatchDryRun: {
+            /** @description What a dry-run cannot compute by reads and shows as null or unchanged: values only a write would produce (sequence, identity and AUTO_INCREMENT numbers, ON UPDATE columns), what triggers and cascading foreign keys would change */
+            notes: components["schemas"]["PatchDryRunNote"][];
             statements: {
                 affected_rows: number;
                 index: number;
@@ -2972,6 +3024,12 @@ export interface components {
                 }[];
             }[];
             total_affected_rows: number;
+        };
+        /** PatchDryRunNote */
+        PatchDryRunNote: {
+            /** @description The statement the note is about, from 0 */
+            statement_index: number;
+            text: string;
         };
         /**
          * PatchExecuteResult
@@ -3161,6 +3219,16 @@ export interface components {
             /** @description Ten one-time codes that stand in for a TOTP code; shown only here, stored hashed */
             recovery_codes: string[];
         };
+        /**
+         * RollbackMigrationRequest
+         * @description Optional (no body is `{}`; a JSON null is 422). A rollback that destroys data (drops a table or a column the apply created, or any statement marked destructive) needs both fields.
+         */
+        RollbackMigrationRequest: {
+            /** @description Must be true when the run drops a table or a column (or destroys data) */
+            confirm_irreversible?: boolean;
+            /** @description The target connection's name, required with confirm_irreversible when the run destroys data */
+            confirmation?: string;
+        };
         /** RollbackPatchRequest */
         RollbackPatchRequest: {
             /** @description Restore also the rows changed since the patch (the conflicts) */
@@ -3239,6 +3307,7 @@ export interface components {
             started_at: string | null;
             /** @enum {string} */
             status: "queued" | "awaiting_approval" | "running" | "succeeded" | "failed" | "cancelled";
+            subject: components["schemas"]["Subject"] | null;
             /**
              * Format: uuid
              * @description UUID v4
@@ -3924,6 +3993,44 @@ export interface components {
         StripeEventReceipt: {
             duplicate: boolean;
             received: boolean;
+        };
+        /**
+         * Subject
+         * @description What the run is about, as its approval shows it; null for drift checks and for runs started before subjects were recorded
+         */
+        Subject: {
+            connection: components["schemas"]["SubjectConnection"] | null;
+            /**
+             * Format: uuid
+             * @description The resource's id (for a bridge, the id of the copy request: the same request, the same id)
+             */
+            id: string;
+            /**
+             * @description The resource, not the run kind: a patch's execute and rollback are both about the `patch`
+             * @enum {string}
+             */
+            kind: "patch" | "migration" | "seed_scenario" | "anonymize_config" | "bridge" | "access_request";
+            /** @description The connection rows or schema are read from, when another one (bridge, migration) */
+            source_connection?: components["schemas"]["SubjectConnection"];
+            /** @description At most 500 characters of the content: the patch's SQL, the migration's statements, the copy's tables, the scenario's row counts, the access request's reason; the full content is one GET of the resource away */
+            summary: string;
+            /** @description The resource's own title, or one made for it ("copy of 3 tables shop-prod → shop-dev") */
+            title: string;
+        };
+        /**
+         * SubjectConnection
+         * @description The connection written to (an access request's connection; null for project-wide access)
+         */
+        SubjectConnection: {
+            /** @enum {string} */
+            environment: "development" | "staging" | "production";
+            /**
+             * Format: uuid
+             * @description UUID v4
+             */
+            id: string;
+            name: string;
+            protected: boolean;
         };
         /**
          * Subscription
@@ -9385,7 +9492,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description Optional (no body is `{}`; a JSON null is 422). A rollback that destroys data (drops a table or a column the apply created, or any statement marked destructive) needs both fields. */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RollbackMigrationRequest"];
+            };
+        };
         responses: {
             /** @description Default Response */
             202: {

@@ -1,7 +1,9 @@
 // The page of a project's connection-scoped configs (anonymization configs, seed scenarios): the
 // form of a new one, the list saying what each holds, and the opened one below it. A config just
-// created is opened at once, so its preview and run are one click away.
+// created is opened at once, so its preview and run are one click away; `?open=<id>` opens one (the
+// link of an approval or a run about it).
 import { Fragment, type ReactNode, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { QueryState } from './States.tsx';
 
 export function ConfigList<Config extends { id: string; name: string }>({
@@ -19,7 +21,8 @@ export function ConfigList<Config extends { id: string; name: string }>({
   summary: (config: Config) => ReactNode;
   detail: (config: Config) => ReactNode;
 }) {
-  const [selected, setSelected] = useState<string | undefined>();
+  const [search] = useSearchParams();
+  const [selected, setSelected] = useState<string | undefined>(search.get('open') ?? undefined);
   const opened = list.data?.items.find((c) => c.id === selected);
   return (
     <>

@@ -20,3 +20,10 @@ export function detailText(body: unknown, status?: number): string {
   }
   return status ? `Request failed (${status})` : 'Request failed';
 }
+
+const RUN_IN_DETAIL = /\bRun ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/i;
+
+/** The run a refusal names ("Run <id> of this patch is running; …"), if it names one. */
+export function runIdInDetail(detail: string): string | undefined {
+  return RUN_IN_DETAIL.exec(detail)?.[1];
+}

@@ -1,12 +1,15 @@
-// Just-in-time access: request a role for a while (an approval decides it in the inbox), see the
-// requests with their remaining time, revoke an active grant.
+// Just-in-time access: request a role for a while (an approval decides it, here or in the inbox),
+// see the requests with who asks, where, their approval and remaining time, revoke an active grant.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
+import { ApprovalDecision } from '../components/ApprovalCard.tsx';
 import { Status } from '../components/Badge.tsx';
+import { ConnectionLabel } from '../components/ConnectionLabel.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { ListTable } from '../components/ListTable.tsx';
+import { approvalCount } from '../lib/approval.ts';
 import { remainingText } from '../lib/time.ts';
 import { useConnections } from '../shell/connections.ts';
 
@@ -104,8 +107,11 @@ export function AccessRequestsPage() {
         empty="No access requests."
         columns={[
           'Role',
+          'Where',
           'Reason',
+          'Requested by',
           'Status',
+          'Approval',
           'Remaining',
           <span key="actions" className="visually-hidden">
             Actions
@@ -114,9 +120,29 @@ export function AccessRequestsPage() {
         row={(r) => (
           <tr key={r.id} data-testid="access-request">
             <td>{r.role}</td>
+            <td>
+              {r.approval.subject?.connection ? (
+                <ConnectionLabel connection={r.approval.subject.connection} />
+              ) : (
+                <span className="muted">whole project</span>
+              )}
+            </td>
             <td>{r.reason}</td>
             <td>
+              {r.approval.requester ? (
+                <>
+                  {r.approval.requester.name}{' '}
+                  <span className="muted break">({r.approval.requester.email})</span>
+                </>
+              ) : (
+                <span className="muted">a removed account</span>
+              )}
+            </td>
+            <td>
               <Status value={r.status} />
+            </td>
+            <td>
+              <Status value={r.approval.status} /> <span className="muted">{approvalCount(r.approval)}</span>
             </td>
             <td>{r.status === 'active' && r.expires_at ? remainingText(r.expires_at, new Date()) : '—'}</td>
             <td>
@@ -125,6 +151,7 @@ export function AccessRequestsPage() {
                   Revoke
                 </button>
               )}
+              <ApprovalDecision approval={r.approval} compact />
             </td>
           </tr>
         )}

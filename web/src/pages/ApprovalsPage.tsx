@@ -1,10 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+// The approvals inbox: each approval with what is to be decided (see ApprovalCard), by status.
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
-import type { Approval } from '../api/types.ts';
-import { Status } from '../components/Badge.tsx';
-import { ErrorText } from '../components/ErrorText.tsx';
+import { ApprovalCard } from '../components/ApprovalCard.tsx';
 import { QueryState } from '../components/States.tsx';
 
 type Filter = 'pending' | 'approved' | 'rejected';
@@ -38,68 +37,12 @@ export function ApprovalsPage() {
       >
         <ul className="list">
           {approvals.data?.items.map((approval) => (
-            <ApprovalItem key={approval.id} approval={approval} />
+            <li key={approval.id}>
+              <ApprovalCard approval={approval} />
+            </li>
           ))}
         </ul>
       </QueryState>
     </>
-  );
-}
-
-function ApprovalItem({ approval }: { approval: Approval }) {
-  const queryClient = useQueryClient();
-  const [comment, setComment] = useState('');
-  const decide = useMutation({
-    mutationFn: (decision: 'approve' | 'reject') =>
-      call(
-        api.PATCH('/api/v1/approvals/{id}', {
-          params: { path: { id: approval.id } },
-          body: comment.trim() ? { decision, comment } : { decision },
-        }),
-      ),
-    onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: ['approvals'] });
-      queryClient.invalidateQueries({ queryKey: ['projects'] });
-      queryClient.invalidateQueries({ queryKey: ['runs'] });
-    },
-  });
-  const approvals = approval.decisions.filter((d) => d.decision === 'approve').length;
-  return (
-    <li className="card" data-testid="approval">
-      <div className="row">
-        <strong>{approval.kind.replace(/_/g, ' ')}</strong>
-        <Status value={approval.status} />
-        <span className="muted">
-          {approvals} of {approval.required_approvals} approvals · requested{' '}
-          {new Date(approval.created_at).toLocaleString()} · expires{' '}
-          {new Date(approval.expires_at).toLocaleString()}
-        </span>
-      </div>
-      {approval.decisions.map((d) => (
-        <p key={d.user_id} className="muted">
-          {d.decision} {d.comment ? `: “${d.comment}”` : ''}
-        </p>
-      ))}
-      {approval.status === 'pending' && (
-        <div className="inline-form">
-          <label>
-            Comment
-            <input value={comment} onChange={(e) => setComment(e.target.value)} />
-          </label>
-          <button type="button" onClick={() => decide.mutate('approve')} disabled={decide.isPending}>
-            Approve
-          </button>
-          <button
-            type="button"
-            className="danger secondary"
-            onClick={() => decide.mutate('reject')}
-            disabled={decide.isPending}
-          >
-            Reject
-          </button>
-        </div>
-      )}
-      <ErrorText error={decide.error} />
-    </li>
   );
 }

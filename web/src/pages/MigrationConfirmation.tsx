@@ -1,23 +1,53 @@
-// Apply with the double confirmation the contract asks for statements that destroy data: tick that
-// it cannot be undone, and type the target connection's name.
+// Applying or rolling back a migration, confirmed. Statements that destroy data get the double
+// confirmation the API asks for (tick that it cannot be undone, and type the target connection's
+// name); otherwise one click. The API's refusal (422 naming the statements) shows in the dialog.
 import { type FormEvent, useState } from 'react';
-import type { MigrationStatement } from '../api/types.ts';
+import { ErrorText } from '../components/ErrorText.tsx';
 
-export function ApplyConfirmation({
+export type MigrationRunAction = 'apply' | 'rollback';
+
+export interface ConfirmationBody {
+  confirm_irreversible?: boolean;
+  confirmation?: string;
+}
+
+const WORDING: Record<MigrationRunAction, { label: string; heading: string; submit: string; plain: string }> =
+  {
+    apply: {
+      label: 'Confirm apply',
+      heading: 'Apply to',
+      submit: 'Apply migration',
+      plain: 'The statements run as shown. Continue?',
+    },
+    rollback: {
+      label: 'Confirm rollback',
+      heading: 'Roll back on',
+      submit: 'Roll back migration',
+      plain: 'The rollback statements run as shown. Continue?',
+    },
+  };
+
+export function MigrationConfirmation({
+  action,
   targetName,
   destructive,
   onConfirm,
   onCancel,
   pending,
+  error,
 }: {
+  action: MigrationRunAction;
   targetName: string;
-  destructive: MigrationStatement[];
-  onConfirm: (body: { confirm_irreversible?: boolean; confirmation?: string }) => void;
+  /** The statements that destroy data: any asks for the double confirmation. */
+  destructive: { sql: string }[];
+  onConfirm: (body: ConfirmationBody) => void;
   onCancel: () => void;
   pending: boolean;
+  error?: unknown;
 }) {
   const [irreversible, setIrreversible] = useState(false);
   const [typed, setTyped] = useState('');
+  const wording = WORDING[action];
   const needsDouble = destructive.length > 0;
   const ready = !needsDouble || (irreversible && typed === targetName);
   const submit = (event: FormEvent) => {
@@ -25,15 +55,17 @@ export function ApplyConfirmation({
     onConfirm(needsDouble ? { confirm_irreversible: irreversible, confirmation: typed } : {});
   };
   return (
-    <form className="card confirm" onSubmit={submit} aria-label="Confirm apply">
-      <h2>Apply to {targetName}</h2>
+    <form className="card confirm" onSubmit={submit} aria-label={wording.label}>
+      <h2>
+        {wording.heading} {targetName}
+      </h2>
       {needsDouble ? (
         <>
           <p>These statements destroy data and cannot be undone:</p>
           <ul className="compact">
             {destructive.map((s) => (
               <li key={s.sql}>
-                <code>{s.sql}</code>
+                <code className="sql">{s.sql}</code>
               </li>
             ))}
           </ul>
@@ -51,16 +83,17 @@ export function ApplyConfirmation({
           </label>
         </>
       ) : (
-        <p>The statements run as shown. Continue?</p>
+        <p>{wording.plain}</p>
       )}
       <div className="actions">
         <button type="submit" className={needsDouble ? 'danger' : ''} disabled={!ready || pending}>
-          Apply migration
+          {wording.submit}
         </button>
         <button type="button" className="secondary" onClick={onCancel}>
           Cancel
         </button>
       </div>
+      <ErrorText error={error} />
     </form>
   );
 }
