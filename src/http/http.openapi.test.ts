@@ -16,7 +16,6 @@ const BODYLESS = new Set([
   'revokeAccessRequest',
   'cancelRun',
   'dryRunPatch',
-  'rollbackMigration',
   'createScimToken',
   'runAnonymizeConfig',
   'previewSeedScenario',

@@ -195,6 +195,8 @@ function statement(op: MigrationOperation, flavor: Flavor): { sql: string; trans
       return ddl(
         `CREATE TABLE ${id(op.backup)} AS SELECT ${list([...op.key, op.column].map((c) => c.name))} FROM ${table(op.table)}`,
       );
+    case 'drop_backup':
+      return ddl(`DROP TABLE ${id(op.backup)}`);
     case 'backup_table':
       return ddl(`CREATE TABLE ${id(op.backup)} AS SELECT * FROM ${table(op.table)}`);
     case 'restore_column': {

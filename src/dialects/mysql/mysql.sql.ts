@@ -14,6 +14,7 @@
 import nodeSqlParser from 'node-sql-parser';
 import type { ParsedStatement } from '../../engine/migration/parsed.ts';
 import { readAlterFallback } from './mysql.alter-fallback.ts';
+import { mysqlStatementClass } from './mysql.sql-class.ts';
 import { mysqlFacts, mysqlTransactional } from './mysql.sql-facts.ts';
 import { lexMysql } from './mysql.sql-lexer.ts';
 
@@ -39,7 +40,9 @@ export function splitMysql(text: string): Piece[] {
     if (lexeme.kind === 'symbol' && lexeme.text === ';') {
       flush(lexeme.start);
       start = lexeme.end;
-    } else if (lexeme.kind === 'comment') key += ' ';
+    } else if (lexeme.kind === 'comment')
+      // An executable comment (`/*! … */`) is SQL the server runs: it belongs to the identity.
+      key += /^\/\*M?!/.test(lexeme.text) ? lexeme.text : ' ';
     else if (lexeme.kind === 'string' || lexeme.kind === 'quoted_name') key += lexeme.text;
     else key += lexeme.text.toLowerCase();
   }
@@ -57,6 +60,7 @@ function astify(sql: string): Record<string, unknown>[] {
 
 export async function parseMysqlSql(text: string): Promise<ParsedStatement[]> {
   return splitMysql(text).map((piece): ParsedStatement => {
+    const statementClass = mysqlStatementClass(piece.sql);
     try {
       const nodes = astify(piece.sql);
       return {
@@ -65,14 +69,30 @@ export async function parseMysqlSql(text: string): Promise<ParsedStatement[]> {
         error: null,
         key: piece.key,
         transactional: nodes.every(mysqlTransactional),
+        class: statementClass,
       };
     } catch (error) {
       const facts = readAlterFallback(piece.sql, astify);
       // ALTER TABLE is DDL: it commits by itself, so it never belongs to a transaction.
-      if (facts !== null) return { sql: piece.sql, facts, error: null, key: piece.key, transactional: false };
+      if (facts !== null)
+        return {
+          sql: piece.sql,
+          facts,
+          error: null,
+          key: piece.key,
+          transactional: false,
+          class: statementClass,
+        };
       // Not a statement the fallback reads either: the parser's own message is the one that helps.
       const message = error instanceof Error ? error.message : String(error);
-      return { sql: piece.sql, facts: null, error: message, key: piece.key, transactional: false };
+      return {
+        sql: piece.sql,
+        facts: null,
+        error: message,
+        key: piece.key,
+        transactional: false,
+        class: statementClass,
+      };
     }
   });
 }

@@ -275,6 +275,8 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
         `ALTER TABLE ${table(op.table)} ENABLE TRIGGER USER`,
       ]);
     }
+    case 'drop_backup':
+      return one(`DROP TABLE ${backupTable(op.backup)}`);
     case 'backup_table':
       // ONLY: a parent's rows without its children's (each child is backed up on its own), and none
       // for a partitioned table, whose rows all live in its partitions.

@@ -10,6 +10,8 @@
 // offsets: the text is cut as bytes.
 import { loadModule, parseSync, scanSync } from 'libpg-query';
 import type { ParsedStatement } from '../../engine/migration/parsed.ts';
+import { UNPARSEABLE } from '../../engine/migration/statement-class.ts';
+import { postgresStatementClass } from './postgres.sql-class.ts';
 import { postgresFacts, postgresTransactional } from './postgres.sql-facts.ts';
 
 let loading: Promise<void> | undefined;
@@ -106,13 +108,21 @@ export async function parsePostgresSql(text: string): Promise<ParsedStatement[]>
   await loading;
   return splitPieces(text).map((piece): ParsedStatement => {
     if (piece.node === null)
-      return { sql: piece.sql, facts: null, error: piece.error, key: piece.sql, transactional: true };
+      return {
+        sql: piece.sql,
+        facts: null,
+        error: piece.error,
+        key: piece.sql,
+        transactional: true,
+        class: UNPARSEABLE,
+      };
     return {
       sql: piece.sql,
       facts: postgresFacts(piece.node),
       error: null,
       key: statementKey(piece.node),
       transactional: postgresTransactional(piece.node),
+      class: postgresStatementClass(piece.node, piece.sql),
     };
   });
 }

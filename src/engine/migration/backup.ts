@@ -1,8 +1,14 @@
 // Backups of dropped data (`backup_drops`): where a dropped table or column is copied before it goes,
-// so that the rollback restores its rows. The objects are this service's own (DESIGN §4): tables in
-// the PostgreSQL schema `dbops_backup`, or MySQL tables prefixed `_dbops_bak_`; introspection and
-// drift never report them. They are kept after a rollback: removing backups is an operator's
-// decision, never a side effect.
+// so that the rollback restores its rows. The objects are this service's own: tables in the
+// PostgreSQL schema `dbops_backup`, or MySQL tables prefixed `_dbops_bak_`; introspection and drift
+// never report them.
+//
+// The rollback drops each backup right after the restore that read it (the undoing of a backup is
+// its drop, invert.ts). This reverses an earlier rule that removing backups was only ever an
+// operator's decision: once the rollback has put the rows back, the backup has done its job and
+// holds nothing the target does not, and backup tables left behind in their databases are what
+// users reported (they are the users' databases, not our storage). A backup whose rollback did not
+// run, or did not get that far, stays and is listed on the migration (`backup_tables`).
 import type { ColumnModel, DialectName, TableModel } from '../schema/model.ts';
 
 export const BACKUP_SCHEMA = 'dbops_backup';
@@ -11,6 +17,11 @@ export const MYSQL_BACKUP_PREFIX = '_dbops_bak_';
 // Both engines limit identifiers to 63/64 characters; names are cut to fit and stay unique by the
 // plan id and the running number.
 const MAX_IDENTIFIER = 63;
+
+/** How a person finds a backup table in the target: `dbops_backup.name`, or the MySQL table's name. */
+export function backupTableName(dialect: DialectName, name: string): string {
+  return dialect === 'mysql' ? name : `${BACKUP_SCHEMA}.${name}`;
+}
 
 /** The backup table's name: the plan id, a running number and the table (and column) it keeps. */
 export function backupName(

@@ -9,13 +9,15 @@ import { deriveInverse } from './derive.ts';
 import type { StatementFact } from './facts.ts';
 import {
   type DdlRenderer,
-  type ExecutableStatement,
   joinSql,
   type Migration,
   type MigrationStatement,
   migrationRollback,
+  type RollbackStatement,
+  renderRollback,
 } from './migration.ts';
 import type { SqlParser } from './parsed.ts';
+import { plannedClass, type StatementClass } from './statement-class.ts';
 
 export interface AnalyzedStatement extends Omit<MigrationStatement, 'facts' | 'part_of'> {
   /** Null when the statement does not parse. */
@@ -23,11 +25,13 @@ export interface AnalyzedStatement extends Omit<MigrationStatement, 'facts' | 'p
   parse_error: string | null;
   /** The index of the planned statement this one is, unchanged; null for a new or edited one. */
   planned_index: number | null;
+  /** A planned statement left unchanged keeps the plan's class; any other is classed as written. */
+  class: StatementClass;
 }
 
 export interface AnalyzedSql {
   statements: AnalyzedStatement[];
-  rollback: ExecutableStatement[] | null;
+  rollback: RollbackStatement[] | null;
   rollback_sql: string | null;
 }
 
@@ -62,7 +66,14 @@ export async function analyzeSql(text: string, options: AnalyzeOptions): Promise
     // statement that undoes the whole operation is still there.
     if (match && (match.part_of === null || used.has(match.part_of))) {
       const { part_of: _partOf, ...annotations } = match;
-      return { ...annotations, index, sql: statement.sql, parse_error: null, planned_index: match.index };
+      return {
+        ...annotations,
+        index,
+        sql: statement.sql,
+        parse_error: null,
+        planned_index: match.index,
+        class: plannedClass(statement.class),
+      };
     }
     const facts = statement.facts;
     const inverse = facts === null ? null : deriveInverse(facts, target);
@@ -71,9 +82,7 @@ export async function analyzeSql(text: string, options: AnalyzeOptions): Promise
         ? null
         : inverse.operations.length === 0
           ? []
-          : dialect
-              .renderDdl(inverse.operations, context)
-              .map(({ sql, transactional }) => ({ sql, transactional }));
+          : renderRollback(dialect, inverse.operations, context);
     const first = facts?.find((fact) => fact.action !== 'other') ?? facts?.[0];
     return {
       index,
@@ -88,8 +97,11 @@ export async function analyzeSql(text: string, options: AnalyzeOptions): Promise
       rollback,
       rollback_sql: rollback === null ? null : joinSql(rollback),
       facts,
+      backup: null,
       parse_error: statement.error,
       planned_index: null,
+      // Still the plan's text (a part of an operation whose first statement the edit removed).
+      class: match ? plannedClass(statement.class) : statement.class,
     };
   });
   const rollback = migrationRollback(statements);

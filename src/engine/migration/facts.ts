@@ -131,6 +131,9 @@ export function operationFacts(op: MigrationOperation, dialect: DialectName): St
       return [{ action: 'schema_object', object: `sequence ${op.after.schema}.${op.after.name}` }];
     case 'ensure_backup_schema':
       return [{ action: 'schema_object', object: 'schema dbops_backup' }];
+    case 'drop_backup':
+      // This service's own table, whose rows are back where they came from: no data of the user's.
+      return [{ action: 'schema_object', object: `backup ${op.backup}` }];
     case 'backup_column':
     case 'restore_column':
     case 'backup_table':

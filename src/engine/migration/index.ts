@@ -24,8 +24,15 @@ export {
   planMigration,
   type RenderContext,
   type RenderedStatement,
+  type RollbackStatement,
 } from './migration.ts';
 export type { MigrationOperation, TableRef } from './operations.ts';
 export type { ParsedStatement, SqlParser } from './parsed.ts';
 export { type OperationPlan, type PlanNote, type PlanOptions, planOperations } from './plan.ts';
 export { inScope, scopeModel, type TableScope } from './scope.ts';
+export {
+  describeRefused,
+  type RefusedStatement,
+  refusedStatements,
+  type StatementClass,
+} from './statement-class.ts';

@@ -1,7 +1,8 @@
 // The rollback of each operation: the operations that undo it, and whether undoing loses something.
 // Creations and drops of structure swap; changes swap their before and after. A dropped table or
 // column is irreversible (null) unless it was backed up first (`backup_drops`): then its rollback
-// recreates it and puts the rows back from the backup. Backups themselves have nothing to undo.
+// recreates it and puts the rows back from the backup; undoing the backup itself drops the backup
+// table, after the restore (backup.ts says why).
 import type { DialectName, SequenceModel } from '../schema/model.ts';
 import type { ColumnChange, MigrationOperation } from './operations.ts';
 import { columnSteps, plainColumn } from './plan-columns.ts';
@@ -95,9 +96,16 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'set_sequence_owner':
       return exact({ ...op, before: op.after, after: op.before });
     case 'ensure_backup_schema':
+      return exact();
     case 'backup_column':
     case 'backup_table':
-      return exact();
+      // Undoing the backup is dropping it: the rollback runs this after the restore that read it.
+      return exact({
+        kind: 'drop_backup',
+        table: { schema: op.table.schema, name: op.table.name },
+        backup: op.backup,
+      });
+    case 'drop_backup':
     case 'restore_column':
     case 'restore_table':
       // Only ever part of a rollback.

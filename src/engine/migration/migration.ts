@@ -3,6 +3,7 @@
 // the whole migration (every statement's rollback, last statement first). The engine stays pure:
 // the dialect is passed in as a DdlRenderer, which the dialects implement (dependencies point in).
 import type { DialectName, Flavor, SchemaModel } from '../schema/model.ts';
+import { backupTableName } from './backup.ts';
 import { operationFacts, type StatementFact } from './facts.ts';
 import { invertOperation } from './invert.ts';
 import { isDestructive, type MigrationOperation, operationObject } from './operations.ts';
@@ -16,6 +17,20 @@ export interface ExecutableStatement {
    * ALTER TYPE … ADD VALUE) and for every DDL statement on MySQL, which commits by itself.
    */
   transactional: boolean;
+}
+
+/** A statement of a rollback, annotated as the forward statements are, for the rollback's guard. */
+export interface RollbackStatement extends ExecutableStatement {
+  /** The operation kind it carries out (`drop_column`, `restore_table`, `drop_backup`…). */
+  kind: string;
+  /** It drops a table or a column, or replaces a column's stored values (as `destructive` forward). */
+  destructive: boolean;
+  /** What it destroys, as people read it: `column people.nickname`, `table orders`… */
+  destroys: string[];
+  /** The backup table it drops once the restore before it has read it (`drop_backup`), or null. */
+  drops_backup: string | null;
+  /** The object acted on, as a forward statement names it. */
+  object: string;
 }
 
 export interface RenderedStatement extends ExecutableStatement {
@@ -48,7 +63,9 @@ export interface MigrationStatement extends ExecutableStatement {
   lossy: boolean;
   lossy_reason: string | null;
   /** The statements that undo this one ([] when there is nothing to undo), or null when it cannot be undone. */
-  rollback: ExecutableStatement[] | null;
+  rollback: RollbackStatement[] | null;
+  /** The backup table this statement fills (`backup_drops`), or null. */
+  backup: string | null;
   rollback_sql: string | null;
   /**
    * The statement whose rollback also undoes this one (an operation rendered into several
@@ -65,7 +82,7 @@ export interface Migration {
   /** The forward script (`generated_sql`). */
   sql: string;
   /** Every statement's rollback, last statement first; null as soon as one statement has none. */
-  rollback: ExecutableStatement[] | null;
+  rollback: RollbackStatement[] | null;
   rollback_sql: string | null;
   /** What the planner saw and did not change (objects outside its scope), and why. */
   notes: PlanNote[];
@@ -104,7 +121,7 @@ export function assembleMigration(
   const statements = rendered.map((statement, index): MigrationStatement => {
     const own = statement.operations.filter((op) => owner.get(op) === index).map((op) => operations[op]!);
     const all = statement.operations.map((op) => operations[op]!);
-    let rollback: ExecutableStatement[] | null = [];
+    let rollback: RollbackStatement[] | null = [];
     const lossy: string[] = [];
     const inverse: MigrationOperation[] = [];
     for (const op of [...own].reverse()) {
@@ -116,10 +133,8 @@ export function assembleMigration(
       inverse.push(...undo.operations);
       if (undo.lossy) lossy.push(undo.lossy);
     }
-    if (rollback !== null && inverse.length > 0)
-      rollback = renderer
-        .renderDdl(inverse, context)
-        .map(({ sql, transactional }) => ({ sql, transactional }));
+    if (rollback !== null && inverse.length > 0) rollback = renderRollback(renderer, inverse, context);
+    const backup = all.find((op) => op.kind === 'backup_column' || op.kind === 'backup_table');
     return {
       index,
       sql: statement.sql,
@@ -135,6 +150,7 @@ export function assembleMigration(
       part_of:
         own.length === 0 && statement.operations.length > 0 ? owner.get(statement.operations[0]!)! : null,
       facts: own.flatMap((op) => operationFacts(op, dialect)),
+      backup: backup && 'backup' in backup ? backupTableName(dialect, backup.backup) : null,
     };
   });
   const rollback = migrationRollback(statements);
@@ -148,11 +164,37 @@ export function assembleMigration(
   };
 }
 
+/** Renders the operations that undo a statement, each statement annotated for the rollback's guard. */
+export function renderRollback(
+  renderer: DdlRenderer,
+  inverse: MigrationOperation[],
+  context: RenderContext,
+): RollbackStatement[] {
+  return renderer.renderDdl(inverse, context).map(({ sql, transactional, kind, operations }) => {
+    const ops = operations.map((index) => inverse[index]!);
+    const dropped = ops.find((op) => op.kind === 'drop_backup');
+    return {
+      sql,
+      transactional,
+      kind,
+      destructive: ops.some(isDestructive),
+      destroys: ops.filter(isDestructive).map(destroyedObject),
+      drops_backup: dropped?.kind === 'drop_backup' ? backupTableName(renderer.name, dropped.backup) : null,
+      object: ops[0] ? operationObject(ops[0]) : '',
+    };
+  });
+}
+
+function destroyedObject(op: MigrationOperation): string {
+  const what = op.kind === 'drop_table' ? 'table' : op.kind === 'drop_column' ? 'column' : 'data of';
+  return `${what} ${operationObject(op)}`;
+}
+
 /** The rollback of a list of statements: theirs, last first; null when one of them has none. */
 export function migrationRollback(
-  statements: { rollback: ExecutableStatement[] | null }[],
-): ExecutableStatement[] | null {
-  const out: ExecutableStatement[] = [];
+  statements: { rollback: RollbackStatement[] | null }[],
+): RollbackStatement[] | null {
+  const out: RollbackStatement[] = [];
   for (const statement of [...statements].reverse()) {
     if (statement.rollback === null) return null;
     out.push(...statement.rollback);

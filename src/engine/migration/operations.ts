@@ -179,6 +179,11 @@ export type MigrationOperation =
   | { kind: 'backup_table'; table: TableModel; backup: string }
   /** Puts the rows back into the recreated table and moves its sequences past the restored values. */
   | { kind: 'restore_table'; table: TableModel; backup: string; sequences: SequenceModel[] }
+  /**
+   * Drops the backup table `backup` of `table` once the rollback has put its rows back: only ever
+   * part of a rollback (the undoing of backup_column or backup_table), after the restore.
+   */
+  | { kind: 'drop_backup'; table: TableRef; backup: string }
   /** Columns, primary key, unique, check and exclusion constraints and indexes; never foreign keys. */
   | { kind: 'create_table'; table: TableModel }
   /** `sequences`: the ones owned by its columns, which go with it (for the rollback to recreate). */
@@ -365,6 +370,8 @@ export function operationObject(op: MigrationOperation): string {
       return `${op.after.schema}.${op.after.name}`;
     case 'ensure_backup_schema':
       return 'dbops_backup';
+    case 'drop_backup':
+      return op.backup;
     case 'backup_column':
     case 'restore_column':
     case 'add_column':

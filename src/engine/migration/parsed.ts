@@ -2,6 +2,7 @@
 // MySQL), each with the facts lint needs. What the HTTP layer gets when a migration's SQL is edited.
 import type { DialectName } from '../schema/model.ts';
 import type { StatementFact } from './facts.ts';
+import type { StatementClass } from './statement-class.ts';
 
 export interface ParsedStatement {
   /** The statement's text as written, without the terminating semicolon. */
@@ -17,6 +18,8 @@ export interface ParsedStatement {
   key: string;
   /** False for a statement that cannot run inside a transaction (and for MySQL DDL). */
   transactional: boolean;
+  /** What kind of statement it is, for the schema-only rule (`unparseable` when it does not parse). */
+  class: StatementClass;
 }
 
 export interface SqlParser {

@@ -25,6 +25,8 @@ export interface AnnotatedStatement {
   reversible: boolean;
   facts: StatementFact[] | null;
   parse_error?: string | null;
+  /** The backup table it fills (`backup_drops`). */
+  backup?: string | null;
 }
 
 export function storedStatements(statements: AnnotatedStatement[]): StoredMigrationStatement[] {
@@ -37,6 +39,7 @@ export function storedStatements(statements: AnnotatedStatement[]): StoredMigrat
     reversible: s.reversible,
     facts: s.facts,
     parse_error: s.parse_error ?? null,
+    backup: s.backup ?? null,
   }));
 }
 

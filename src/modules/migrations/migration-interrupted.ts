@@ -1,5 +1,6 @@
 // After the process applying or rolling back a migration died mid-run, the sweep fails the run as
-// interrupted and calls here: the migration leaves `applying` for the state the target shows.
+// interrupted and calls here: the migration leaves `applying` (or `rolling_back`) for the state the
+// target shows (the states and their names are migration-states.ts's).
 // PostgreSQL applies in one transaction, so the target is either as compared (untouched: `failed`,
 // and it can be applied again) or as the source within the compare's scope (`applied`).
 // MySQL commits DDL statement by statement, and the run journaled each statement's start
@@ -17,16 +18,22 @@ import { diffSchemas, isEmptyDiff } from '../../engine/schema/diff.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
-import type { Connection, MigrationStatus, Run, SchemaMigration } from '../../store/tables.ts';
+import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { amendInterruptedRun } from '../runs/runs.repo.ts';
 import { readJournal, settledReport } from './migration-journal.ts';
+import { DONE, failedBy, type MigrationOperation, type MigrationState, RUNNING } from './migration-states.ts';
 import { findMigrationById, moveStatus } from './migrations.repo.ts';
 
 /** How long the dead run's statement may take to stop on the target before it is reported unknown. */
 const SESSION_END_TIMEOUT_MS = 30_000;
 
-type Kind = 'apply' | 'rollback';
+type Kind = MigrationOperation;
+
+/** The run's own state: only a migration its run left in it is settled here. */
+const running = (kind: Kind): MigrationState[] => [{ status: RUNNING[kind], failed_operation: null }];
+/** A rollback that changed nothing leaves the migration applied, as it was. */
+const UNCHANGED_BY_ROLLBACK: MigrationState = { status: 'applied', failed_operation: null };
 
 export function createMigrationInterrupted(deps: {
   db: Db;
@@ -47,12 +54,12 @@ export function createMigrationInterrupted(deps: {
     const asBefore = live !== undefined && schemaHash(live) === migration.target_schema_hash;
     const at = now();
     if (kind === 'apply' && asSource && !asBefore)
-      await moveStatus(db, migration.id, ['applying'], { status: 'applied', applied_at: at, updated_at: at });
+      await moveStatus(db, migration.id, running(kind), { ...DONE.apply, applied_at: at, updated_at: at });
     else if (kind === 'rollback' && asBefore)
-      await moveStatus(db, migration.id, ['applying'], { status: 'rolled_back', updated_at: at });
+      await moveStatus(db, migration.id, running(kind), { ...DONE.rollback, updated_at: at });
     else if (kind === 'rollback' && asSource)
-      await moveStatus(db, migration.id, ['applying'], { status: 'applied', updated_at: at });
-    else await moveStatus(db, migration.id, ['applying'], { status: 'failed', updated_at: at });
+      await moveStatus(db, migration.id, running(kind), { ...UNCHANGED_BY_ROLLBACK, updated_at: at });
+    else await moveStatus(db, migration.id, running(kind), { ...failedBy(kind), updated_at: at });
   }
 
   /** The statements the run ran, with what each does (a rollback's are parsed from its SQL). */
@@ -108,24 +115,22 @@ export function createMigrationInterrupted(deps: {
     const every = applied.length === statements.length;
     const none = applied.length === 0 && verdict?.applied !== null;
     const at = now();
-    const settled: MigrationStatus = every
-      ? kind === 'apply'
-        ? 'applied'
-        : 'rolled_back'
+    const settled: MigrationState = every
+      ? DONE[kind]
       : none && kind === 'rollback'
-        ? 'applied'
-        : 'failed';
+        ? UNCHANGED_BY_ROLLBACK
+        : failedBy(kind);
     await amendInterruptedRun(db, run.id, { result: report });
-    await moveStatus(db, migration.id, ['applying'], {
-      status: settled,
-      ...(settled === 'applied' && kind === 'apply' && { applied_at: at }),
+    await moveStatus(db, migration.id, running(kind), {
+      ...settled,
+      ...(every && kind === 'apply' && { applied_at: at }),
       updated_at: at,
     });
   }
 
   async function settle(run: Run, kind: Kind): Promise<void> {
     const migration = run.subject_id ? await findMigrationById(db, run.subject_id) : undefined;
-    if (migration?.status !== 'applying') return;
+    if (migration?.status !== RUNNING[kind]) return;
     const target = await connections.findById(migration.target_connection_id);
     if (target && !dialects[target.dialect].capabilities.transactionalDdl)
       await settleJournaled(run, migration, target, kind);

@@ -2,7 +2,9 @@
 // Apply runs the statements through the target's pool with lock and statement timeouts:
 // PostgreSQL in one transaction, MySQL statement by statement (not rolled back on failure). The
 // run reports what was applied and what was not; on success the target is introspected again and
-// the residual diff against the source (within the compare's table scope) is recorded.
+// the residual diff against the source (within the compare's table scope) is recorded. Which state
+// a run starts from, works under and leaves is migration-states.ts's; the backup tables left in the
+// target are recorded after each run (migration-backups.ts).
 
 import { conflict, notFound } from '../../core/errors.ts';
 import { type ApplyResult, dialects } from '../../dialects/index.ts';
@@ -12,11 +14,21 @@ import { diffSchemas, isEmptyDiff } from '../../engine/schema/diff.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
-import type { Connection, MigrationStatus, Run, SchemaMigration } from '../../store/tables.ts';
+import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import { RunCancelled, type RunContext, RunFailed, type RunHandlers } from '../runs/runs.executor.ts';
+import { backupTablesAfter } from './migration-backups.ts';
 import { APPLY_LOCK_TIMEOUT_MS } from './migration-content.ts';
 import { journalAt } from './migration-journal.ts';
+import {
+  allows,
+  DONE,
+  failedBy,
+  type MigrationOperation,
+  RUNNING,
+  refusal,
+  startsFrom,
+} from './migration-states.ts';
 import { findMigrationById, moveStatus, updateMigration } from './migrations.repo.ts';
 
 export function createMigrationRunHandlers(deps: {
@@ -111,32 +123,46 @@ export function createMigrationRunHandlers(deps: {
     };
   }
 
+  /** The statements whose effect stays: a failure inside the transaction takes back all of its part. */
+  function tookEffect(
+    statements: { transactional: boolean }[],
+    report: ReturnType<typeof outcome>,
+  ): number[] {
+    return report.rolled_back
+      ? report.applied.filter((index) => !statements[index]!.transactional)
+      : report.applied;
+  }
+
   async function finish(
-    kind: 'apply' | 'rollback',
+    kind: MigrationOperation,
     run: Run,
     context: RunContext,
-    from: MigrationStatus[],
-    running: MigrationStatus,
   ): Promise<Record<string, unknown>> {
     const { migration, target } = await subject(run);
     const statements = kind === 'apply' ? migration.statements : (migration.rollback ?? []);
     if (kind === 'rollback' && migration.rollback === null) throw conflict('This migration has no rollback');
-    if (!(await moveStatus(db, migration.id, from, { status: running, updated_at: now() })))
-      throw conflict(
-        `The migration is ${migration.status} and cannot be ${kind === 'apply' ? 'applied' : 'rolled back'}`,
-      );
+    const started = await moveStatus(db, migration.id, startsFrom(kind), {
+      status: RUNNING[kind],
+      failed_operation: null,
+      updated_at: now(),
+    });
+    if (!started)
+      throw conflict(allows(kind, migration) ? 'The migration changed meanwhile' : refusal(kind, migration));
     const executable = statements.map(({ sql, transactional }) => ({ sql, transactional }));
     let result: ApplyResult;
     try {
       await context.progress(0, executable.length);
       result = await execute(target, executable, context);
     } catch (error) {
-      await updateMigration(db, migration.id, { status: 'failed', updated_at: now() });
+      await updateMigration(db, migration.id, { ...failedBy(kind), updated_at: now() });
       throw error;
     }
     const report = outcome(executable, result, dialects[target.dialect].capabilities.transactionalDdl);
+    const backup_tables = JSON.stringify(
+      backupTablesAfter(kind, migration.backup_tables, statements, tookEffect(executable, report)),
+    );
     if (result.failed !== null) {
-      await updateMigration(db, migration.id, { status: 'failed', updated_at: now() });
+      await updateMigration(db, migration.id, { ...failedBy(kind), backup_tables, updated_at: now() });
       throw new RunFailed(
         `Statement ${result.failed.index} failed (${result.failed.error.kind}): ${result.failed.error.message}`,
         report,
@@ -145,7 +171,7 @@ export function createMigrationRunHandlers(deps: {
     const after = await connections.withTarget(target, (handle) => handle.introspect());
     const hash = schemaHash(after);
     if (kind === 'rollback') {
-      await updateMigration(db, migration.id, { status: 'rolled_back', updated_at: now() });
+      await updateMigration(db, migration.id, { ...DONE.rollback, backup_tables, updated_at: now() });
       return { ...report, schema_hash: hash, restored: hash === migration.target_schema_hash };
     }
     const scope = migration.scope as TableScope;
@@ -154,12 +180,12 @@ export function createMigrationRunHandlers(deps: {
       scopeModel(migration.source_model as SchemaModel, scope),
     );
     const at = now();
-    await updateMigration(db, migration.id, { status: 'applied', applied_at: at, updated_at: at });
+    await updateMigration(db, migration.id, { ...DONE.apply, backup_tables, applied_at: at, updated_at: at });
     return { ...report, schema_hash: hash, residual_diff: residual, residual_empty: isEmptyDiff(residual) };
   }
 
   return {
-    migration_apply: (run, context) => finish('apply', run, context, ['draft', 'failed'], 'applying'),
-    migration_rollback: (run, context) => finish('rollback', run, context, ['applied'], 'applying'),
+    migration_apply: (run, context) => finish('apply', run, context),
+    migration_rollback: (run, context) => finish('rollback', run, context),
   };
 }

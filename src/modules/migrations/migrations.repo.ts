@@ -2,7 +2,8 @@
 
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../store/db.ts';
-import type { MigrationStatus, MigrationsTable, SchemaMigration } from '../../store/tables.ts';
+import type { MigrationsTable, SchemaMigration } from '../../store/tables.ts';
+import type { MigrationState } from './migration-states.ts';
 
 export async function insertMigration(db: Db, row: Insertable<MigrationsTable>): Promise<SchemaMigration> {
   return db.insertInto('migrations').values(row).returningAll().executeTakeFirstOrThrow();
@@ -48,18 +49,29 @@ export async function updateMigration(
     .executeTakeFirstOrThrow();
 }
 
-/** Moves the status only from one of `from`; returns whether it moved. */
+/** Moves the state only from one of `from` (migration-states.ts); returns whether it moved. */
 export async function moveStatus(
   db: Db,
   id: string,
-  from: MigrationStatus[],
-  changes: Updateable<MigrationsTable> & { status: MigrationStatus },
+  from: readonly MigrationState[],
+  changes: Updateable<MigrationsTable> & MigrationState,
 ): Promise<boolean> {
   const result = await db
     .updateTable('migrations')
     .set(changes)
     .where('id', '=', id)
-    .where('status', 'in', from)
+    .where((eb) =>
+      eb.or(
+        from.map((state) =>
+          eb.and([
+            eb('status', '=', state.status),
+            state.failed_operation === null
+              ? eb('failed_operation', 'is', null)
+              : eb('failed_operation', '=', state.failed_operation),
+          ]),
+        ),
+      ),
+    )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

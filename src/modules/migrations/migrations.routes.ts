@@ -9,6 +9,7 @@ import {
   CompareBody,
   EditBody,
   MigrationSchema,
+  RollbackBody,
   toMigrationResponse,
 } from './migrations.schemas.ts';
 import type { MigrationsService } from './migrations.service.ts';
@@ -108,9 +109,12 @@ export function registerMigrationsRoutes(app: App, { migrations }: { migrations:
         tags,
         summary: 'Apply the migration to the target, as a run',
         description:
-          'SQL that drops a table or column needs `confirm_irreversible: true` and `confirmation` equal to ' +
-          "the target connection's name (else 422 naming the statements). A target whose schema changed " +
-          'since the compare answers 409. The run waits for approval when the project policy asks for one.',
+          'Only a draft migration or one whose apply failed (else 409). SQL that is not schema only (stored ' +
+          'before the rule) answers 422 naming the statements; a stored lint warning of severity `error` ' +
+          'answers 409 naming the rules and statements. SQL that drops a table or column needs ' +
+          "`confirm_irreversible: true` and `confirmation` equal to the target connection's name (else 422 " +
+          'naming the statements). A target whose schema changed since the compare answers 409. The run ' +
+          'waits for approval when the project policy asks for one.',
         params: IdParams,
         body: ApplyBody,
         response: { 202: RunSchema, ...errors(401, 403, 404, 409, 502) },
@@ -130,12 +134,22 @@ export function registerMigrationsRoutes(app: App, { migrations }: { migrations:
         operationId: 'rollbackMigration',
         tags,
         summary: 'Apply the rollback of an applied migration, as a run',
-        description: '409 when the migration has no rollback or was not applied.',
+        description:
+          '409 when the migration has no rollback, or is neither applied nor failed in a rollback. A ' +
+          'rollback that destroys data (drops a table or a column, or a statement marked destructive in ' +
+          '`rollback_statements`) needs `confirm_irreversible: true` and `confirmation` equal to the target ' +
+          "connection's name, else 422 naming those statements. The run works under `rolling_back`; once a " +
+          'backup has been restored from, the rollback drops it.',
         params: IdParams,
+        body: RollbackBody,
         response: { 202: RunSchema, ...errors(401, 403, 404, 409) },
       },
     },
     async (request, reply) =>
-      reply.code(202).send(toRunResponse(await migrations.rollback(actorOf(request), request.params.id))),
+      reply
+        .code(202)
+        .send(
+          toRunResponse(await migrations.rollback(actorOf(request), request.params.id, request.body ?? {})),
+        ),
   );
 }

@@ -1,11 +1,18 @@
 // Schema migrations (API §8): compare two connections of a project into a planned, linted
 // migration; review and edit it; apply it and roll it back as runs behind the approval gate. The
-// target work itself happens in the run handlers (migration-runs.ts).
+// target work itself happens in the run handlers (migration-runs.ts). What each status allows is
+// migration-states.ts's; what is checked before a run is created, migration-guards.ts's.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
-import { analyzeSql, type Migration, planMigration, type TableStats } from '../../engine/migration/index.ts';
+import {
+  type AnalyzedSql,
+  analyzeSql,
+  type Migration,
+  planMigration,
+  type TableStats,
+} from '../../engine/migration/index.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Action } from '../../security/policy.ts';
@@ -16,9 +23,17 @@ import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { requireProject } from '../projects/projects.access.ts';
+import { requireProject, requireProjectAccess } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { contentHash, irreversibleDrops, lintMigration, storedStatements } from './migration-content.ts';
+import {
+  destroyingRollback,
+  requireConfirmation,
+  requireNoLintErrors,
+  requireSchemaOnly,
+} from './migration-guards.ts';
+import { allows, refusal } from './migration-states.ts';
+import { type MigrationView, viewFor, viewsFor } from './migration-views.ts';
 import {
   findMigration,
   insertMigration,
@@ -26,7 +41,7 @@ import {
   projectMigrationsQuery,
   updateMigration,
 } from './migrations.repo.ts';
-import type { ApplyBody, CompareBody } from './migrations.schemas.ts';
+import type { ApplyBody, CompareBody, RollbackBody } from './migrations.schemas.ts';
 
 /** What the `plan` column holds. */
 export interface StoredPlan {
@@ -35,8 +50,6 @@ export interface StoredPlan {
   /** Planned with `online` (API §8); absent on plans stored before it existed. */
   online?: boolean;
 }
-
-const EDITABLE = new Set(['draft', 'failed']);
 
 export type MigrationsService = ReturnType<typeof createMigrationsService>;
 
@@ -50,18 +63,31 @@ export function createMigrationsService(deps: {
 }) {
   const { db, audit, connections, runs, gate, now } = deps;
 
-  async function load(executor: Db, actor: Actor, id: string, action: Action): Promise<SchemaMigration> {
+  /** The migration and the caller's role on it, or 404 / 403 as the action decides. */
+  async function access(executor: Db, actor: Actor, id: string, action: Action) {
     const migration = await findMigration(executor, actor.principal.orgId, id);
     if (!migration) throw notFound('Migration');
     try {
-      await requireProject(executor, actor, migration.project_id, action, {
+      const { role } = await requireProjectAccess(executor, actor, migration.project_id, action, {
         connectionId: migration.target_connection_id,
       });
+      return { migration, role };
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') throw notFound('Migration');
       throw error;
     }
-    return migration;
+  }
+
+  const load = async (executor: Db, actor: Actor, id: string, action: Action): Promise<SchemaMigration> =>
+    (await access(executor, actor, id, action)).migration;
+
+  /** Edited or stored SQL read as the migration's dialect reads it, planned statements recognised. */
+  async function analyze(migration: SchemaMigration, target: Connection, sql: string): Promise<AnalyzedSql> {
+    return analyzeSql(sql, {
+      dialect: migrationDialects[target.dialect],
+      target: migration.target_model as SchemaModel,
+      plan: (migration.plan as StoredPlan).migration,
+    });
   }
 
   const connectionIn = (actor: Actor, projectId: string, id: string, field: string) =>
@@ -130,7 +156,7 @@ export function createMigrationsService(deps: {
   }
 
   return {
-    async compare(actor: Actor, projectId: string, body: CompareBody): Promise<SchemaMigration> {
+    async compare(actor: Actor, projectId: string, body: CompareBody): Promise<MigrationView> {
       await requireProject(db, actor, projectId, 'migration.compare');
       const source = await connectionIn(actor, projectId, body.source_connection_id, 'source_connection_id');
       const target = await connectionIn(actor, projectId, body.target_connection_id, 'target_connection_id');
@@ -160,7 +186,7 @@ export function createMigrationsService(deps: {
       const lint = lintMigration(plan.statements, target.dialect, targetModel, stats);
       const stored: StoredPlan = { migration: plan, stats, online: body.online ?? false };
       const at = now();
-      return db.transaction().execute(async (trx) => {
+      const created = await db.transaction().execute(async (trx) => {
         const migration = await insertMigration(trx, {
           id,
           org_id: actor.principal.orgId,
@@ -180,6 +206,7 @@ export function createMigrationsService(deps: {
           source_schema_hash: schemaHash(sourceModel),
           target_schema_hash: schemaHash(targetModel),
           applied_at: null,
+          failed_operation: null,
           created_by: actor.principal.userId,
           created_at: at,
           updated_at: at,
@@ -195,32 +222,37 @@ export function createMigrationsService(deps: {
         );
         return migration;
       });
+      const [view] = await viewsFor(db, actor, [created]);
+      return view!;
     },
 
     async list(actor: Actor, projectId: string, page: PageRequest) {
       await requireProject(db, actor, projectId, 'migration.read');
-      return paginate(projectMigrationsQuery(db, projectId), page);
+      const found = await paginate(projectMigrationsQuery(db, projectId), page);
+      return { ...found, rows: await viewsFor(db, actor, found.rows) };
     },
 
-    get: (actor: Actor, id: string) => load(db, actor, id, 'migration.read'),
+    async get(actor: Actor, id: string): Promise<MigrationView> {
+      const { migration, role } = await access(db, actor, id, 'migration.read');
+      return viewFor(actor, migration, role);
+    },
 
-    /** Re-parses, re-lints and regenerates the rollback of edited SQL; voids the approvals. */
-    async edit(actor: Actor, id: string, sql: string): Promise<SchemaMigration> {
-      const current = await load(db, actor, id, 'migration.edit');
+    /**
+     * Re-parses, re-lints and regenerates the rollback of edited SQL; voids the approvals. SQL that
+     * is not schema only (API §8) is refused with 422 before anything is stored.
+     */
+    async edit(actor: Actor, id: string, sql: string): Promise<MigrationView> {
+      const { migration: current, role } = await access(db, actor, id, 'migration.edit');
       const target = await targetOf(current);
       const stored = current.plan as StoredPlan;
       const targetModel = current.target_model as SchemaModel;
-      const analyzed = await analyzeSql(sql, {
-        dialect: migrationDialects[target.dialect],
-        target: targetModel,
-        plan: stored.migration,
-      });
+      const analyzed = await analyze(current, target, sql);
+      requireSchemaOnly(analyzed.statements, target.dialect, ['body', 'generated_sql']);
       const lint = lintMigration(analyzed.statements, target.dialect, targetModel, stored.stats);
-      return db.transaction().execute(async (trx) => {
+      const updated = await db.transaction().execute(async (trx) => {
         const locked = await lockMigration(trx, id);
         if (!locked) throw notFound('Migration');
-        if (!EDITABLE.has(locked.status))
-          throw conflict(`The migration is ${locked.status}; only a draft or failed migration can be edited`);
+        if (!allows('edit', locked)) throw conflict(refusal('edit', locked));
         const updated = await updateMigration(trx, id, {
           generated_sql: sql,
           statements: JSON.stringify(storedStatements(analyzed.statements)),
@@ -241,26 +273,22 @@ export function createMigrationsService(deps: {
         );
         return updated;
       });
+      return viewFor(actor, updated, role);
     },
 
     async apply(actor: Actor, id: string, body: ApplyBody): Promise<Run> {
       const migration = await load(db, actor, id, 'migration.apply');
-      if (!EDITABLE.has(migration.status))
-        throw conflict(
-          `The migration is ${migration.status}; only a draft or failed migration can be applied`,
-        );
+      if (!allows('apply', migration)) throw conflict(refusal('apply', migration));
       const target = await targetOf(migration);
-      const drops = irreversibleDrops(migration.statements);
-      if (drops.length > 0 && !(body.confirm_irreversible === true && body.confirmation === target.name)) {
-        const list = drops
-          .map((d) => `statement ${d.statement_index} drops ${d.kind} ${d.object}`)
-          .join('; ');
-        throw invalid(
-          ['body', 'confirmation'],
-          `Irreversible statements (${list}) need confirm_irreversible: true and confirmation equal to the target connection's name`,
-          'confirmation_required',
-        );
-      }
+      // Again at apply: SQL stored before the rule, or before a call was known to reach outside.
+      const analyzed = await analyze(migration, target, migration.generated_sql);
+      requireSchemaOnly(analyzed.statements, target.dialect, ['body']);
+      requireNoLintErrors(migration.lint_warnings);
+      const drops = irreversibleDrops(migration.statements).map((d) => ({
+        statement_index: d.statement_index,
+        what: `drops ${d.kind} ${d.object}`,
+      }));
+      requireConfirmation(drops, body, target);
       const live = await connections.introspect(target);
       if (schemaHash(live) !== migration.target_schema_hash)
         throw conflict("The target's schema changed since the compare; compare again");
@@ -274,13 +302,14 @@ export function createMigrationsService(deps: {
       );
     },
 
-    async rollback(actor: Actor, id: string): Promise<Run> {
+    /** A rollback that destroys data takes the double confirmation of apply (API §8). */
+    async rollback(actor: Actor, id: string, body: RollbackBody): Promise<Run> {
       const migration = await load(db, actor, id, 'migration.rollback');
       if (migration.rollback === null || migration.rollback_sql === null)
         throw conflict('This migration has no rollback');
-      if (migration.status !== 'applied')
-        throw conflict(`The migration is ${migration.status}; only an applied migration can be rolled back`);
+      if (!allows('rollback', migration)) throw conflict(refusal('rollback', migration));
       const target = await targetOf(migration);
+      requireConfirmation(destroyingRollback(migration.rollback), body, target);
       return startRun(
         actor,
         migration,

@@ -20,6 +20,8 @@ interface Engine extends TargetEngine {
   drift: string;
   /** An edit that retypes a column. */
   retype: string;
+  /** The backup tables in the database at the moment (the service's own, DESIGN §4). */
+  backups: string;
 }
 
 const ENGINES: Engine[] = [
@@ -33,6 +35,7 @@ const ENGINES: Engine[] = [
       "insert into people values (1, 'Ada', 3, 'ada@example.com');",
     drift: 'alter table people add column extra integer;',
     retype: 'ALTER TABLE people ALTER COLUMN score TYPE smallint',
+    backups: "select table_name as name from information_schema.tables where table_schema = 'dbops_backup'",
   },
   {
     ...engines.mysql,
@@ -44,6 +47,8 @@ const ENGINES: Engine[] = [
       "email varchar(200)); insert into people values (1, 'Ada', 3, 'ada@example.com');",
     drift: 'alter table people add column extra int;',
     retype: 'ALTER TABLE people MODIFY score smallint',
+    backups:
+      "select table_name as name from information_schema.tables where table_schema = database() and table_name like '\\_dbops\\_bak\\_%'",
   },
 ];
 
@@ -159,14 +164,35 @@ describe('schema migrations', () => {
         const after = await owner.get(`${API}/migrations/${migration.id}`);
         expect(after.body.status).toBe('applied');
         expect(after.body.applied_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+        expect(after.body.allowed_actions).toEqual(['rollback']);
+        // The backup of `email` is in the target, and listed.
+        const backups = (await engine.query(targetUrl, engine.backups)).map((row) => String(row.name));
+        expect(backups).toHaveLength(1);
+        expect(after.body.backup_tables).toEqual([
+          { name: expect.stringContaining(backups[0]!), kept_until: null },
+        ]);
         expect((await owner.post(`${API}/migrations/${migration.id}/apply`, {})).status).toBe(409);
 
-        const rolledBack = await owner.post(`${API}/migrations/${migration.id}/rollback`);
+        // The rollback drops `nickname`, which apply added: its data would go with it.
+        const drops = after.body.rollback_statements.findIndex((s: { sql: string }) => /nickname/.test(s.sql));
+        expect(after.body.rollback_statements[drops]).toMatchObject({ destructive: true });
+        const unconfirmedRollback = await owner.post(`${API}/migrations/${migration.id}/rollback`);
+        expect(unconfirmedRollback.status).toBe(422);
+        expect(unconfirmedRollback.body.detail[0].msg).toContain(`statement ${drops + 1} drops column`);
+        expect(unconfirmedRollback.body.detail[0].msg).toMatch(/nickname/);
+        const rolledBack = await owner.post(`${API}/migrations/${migration.id}/rollback`, {
+          confirm_irreversible: true,
+          confirmation: targetName,
+        });
         expect(rolledBack.status).toBe(202);
         const back = await waitForRun(owner, rolledBack.body.id, ['succeeded', 'failed', 'cancelled']);
         expect(back.error).toBeNull();
         expect(back.result).toMatchObject({ restored: true, schema_hash: migration.target_schema_hash });
-        expect((await owner.get(`${API}/migrations/${migration.id}`)).body.status).toBe('rolled_back');
+        const final = await owner.get(`${API}/migrations/${migration.id}`);
+        expect(final.body).toMatchObject({ status: 'rolled_back', backup_tables: [], allowed_actions: [] });
+        // The rows of `email` came back, and the backup that held them is gone.
+        expect(await engine.query(targetUrl, 'select email from people')).toEqual([{ email: 'ada@example.com' }]);
+        expect(await engine.query(targetUrl, engine.backups)).toEqual([]);
       });
 
       it('fails an online apply whose concurrent index build fails (division by zero) after the commit, dropping the invalid index', {
@@ -225,17 +251,34 @@ describe('schema migrations', () => {
         expect(index(online.body)!.transactional).toBe(false);
       });
 
-      it('re-lints edited SQL, and refuses a stale target with 409', async () => {
+      it('re-lints edited SQL, refuses SQL that does not parse, and refuses a stale target with 409', async () => {
         const migration = (await compare()).body;
-        const edited = await owner.patch(`${API}/migrations/${migration.id}`, {
+        const unparseable = await owner.patch(`${API}/migrations/${migration.id}`, {
           generated_sql: `${engine.retype};\n\nTHIS IS NOT SQL;`,
+        });
+        expect(unparseable.status).toBe(422);
+        expect(unparseable.body.detail[0]).toMatchObject({ loc: ['body', 'generated_sql'], type: 'schema_only' });
+        expect(unparseable.body.detail[0].msg).toContain('statement 2 is unparseable');
+        const edited = await owner.patch(`${API}/migrations/${migration.id}`, {
+          generated_sql: `${engine.retype};`,
         });
         expect(edited.status).toBe(200);
         const rules = edited.body.lint_warnings.map((w: { rule: string }) => w.rule);
         expect(rules).toContain('alter-column-type');
-        expect(rules).toContain('parse-error');
-        expect(edited.body.statements).toHaveLength(2);
-        expect(edited.body.rollback_sql).toBeNull();
+        expect(edited.body.statements).toHaveLength(1);
+
+        // Narrowing a populated column is a lint error: the server refuses apply, whoever asks.
+        expect(edited.body.allowed_actions).toEqual(['edit']);
+        const blocked = await owner.post(`${API}/migrations/${migration.id}/apply`, {});
+        expect(blocked.status).toBe(409);
+        expect(blocked.body.detail).toMatch(/^Lint errors block apply/);
+        expect(blocked.body.detail).toContain('alter-column-type at statement 1');
+
+        const harmless = await owner.patch(`${API}/migrations/${migration.id}`, {
+          generated_sql: 'CREATE INDEX people_score ON people (score);',
+        });
+        expect(harmless.status).toBe(200);
+        expect(harmless.body.allowed_actions).toEqual(['edit', 'apply']);
 
         await engine.load(targetUrl, engine.drift);
         const stale = await owner.post(`${API}/migrations/${migration.id}/apply`, {});
