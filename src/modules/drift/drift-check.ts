@@ -20,7 +20,7 @@ import type { Db } from '../../store/db.ts';
 import type { Connection, DriftReport, Plan, Snapshot } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { lockConnection } from '../connections/connections.repo.ts';
-import { insertFinishedRun } from '../runs/runs.repo.ts';
+import type { RunsService } from '../runs/runs.service.ts';
 import { findBaseline, hasBaseline, setBaseline } from '../snapshots/snapshots.repo.ts';
 import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
 import { findPendingReportWithHash, insertReport } from './drift.repo.ts';
@@ -53,11 +53,12 @@ export function createDriftChecker(deps: {
   db: Db;
   audit: AuditService;
   snapshots: Pick<SnapshotsService, 'takeSnapshot'>;
+  runs: Pick<RunsService, 'recordFinished'>;
   alerts: DriftAlertQueue;
   logger: DriftCheckLogger;
   now: () => Date;
 }) {
-  const { db, audit, snapshots, alerts, logger, now } = deps;
+  const { db, audit, snapshots, runs, alerts, logger, now } = deps;
 
   /** Compares the snapshot with the baseline, under the connection's lock, and files what differs. */
   async function compare(
@@ -173,7 +174,7 @@ export function createDriftChecker(deps: {
         };
     const error = failed ? describe(outcome.error, runId) : null;
     await db.transaction().execute(async (trx) => {
-      await insertFinishedRun(trx, {
+      await runs.recordFinished(trx, {
         id: runId,
         org_id: connection.org_id,
         project_id: connection.project_id,

@@ -15,11 +15,11 @@ export const DRIFT_CHECK_JOB = 'drift_check';
 export const DRIFT_ALERT_JOB = 'send_drift_alert';
 
 export function driftModule(shared: Shared): Module {
-  const { config, db, audit, snapshots, mailer, logger, now } = shared;
+  const { config, db, audit, snapshots, runs, mailer, logger, now } = shared;
   const alerts: DriftAlertQueue = {
     enqueue: (reportId) => shared.jobs.send(DRIFT_ALERT_JOB, { report_id: reportId }, { id: reportId }),
   };
-  const checker = createDriftChecker({ db, audit, snapshots, alerts, logger, now });
+  const checker = createDriftChecker({ db, audit, snapshots, runs, alerts, logger, now });
   const drift = createDriftService({ db, audit, snapshots, checker, now });
   const sendAlert = createDriftAlertSender({ db, audit, mailer, publicUrl: config.publicUrl, logger, now });
   return {
