@@ -182,10 +182,11 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await page.getByLabel('Target (to change)').selectOption(ids.target!);
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.waitForURL(/\/migrations\/[0-9a-f-]{36}$/);
+    const statements = page.getByRole('list', { name: 'Statements', exact: true });
     await expect
-      .poll(() => page.locator('.statements code').first().textContent())
+      .poll(() => statements.locator('code').first().textContent())
       .toMatch(/DROP COLUMN "legacy"/i);
-    await page.getByText('destroys data').waitFor();
+    await statements.getByText('destroys data').waitFor();
 
     // Edit: add an index; saving re-parses and re-lints.
     const editor = page.getByRole('textbox', { name: 'Migration SQL' });
@@ -193,7 +194,7 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await page.keyboard.press('ControlOrMeta+End');
     await page.keyboard.type('\nCREATE INDEX "items_name_idx" ON "public"."items" ("name");');
     await page.getByRole('button', { name: 'Save and re-lint' }).click();
-    await expect.poll(() => page.locator('.statements > li').count()).toBe(2);
+    await expect.poll(() => statements.locator('li').count()).toBe(2);
     await captureBothWidths(page, 'migration-review');
 
     await page.getByRole('button', { name: 'Apply…' }).click();
@@ -235,7 +236,9 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
     await page.getByRole('button', { name: 'Compare' }).click();
     await page.waitForURL(/\/migrations\/[0-9a-f-]{36}$/);
     await expect
-      .poll(() => page.locator('.statements code').allTextContents())
+      .poll(() =>
+        page.getByRole('list', { name: 'Statements', exact: true }).locator('code').allTextContents(),
+      )
       .toEqual([expect.stringMatching(/ADD COLUMN "note"/i)]);
     await page.getByRole('button', { name: 'Apply…' }).click();
     await page
@@ -254,7 +257,12 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
       ).map((c) => c.column_name);
     expect(await columns()).toEqual(['id', 'name', 'note']);
 
-    await page.getByRole('button', { name: 'Roll back' }).click();
+    // Its rollback drops the added column: the double confirmation again.
+    await page.getByRole('button', { name: 'Roll back…' }).click();
+    const rollback = page.getByRole('form', { name: 'Confirm rollback' });
+    await rollback.getByLabel('I understand that this is irreversible').check();
+    await rollback.getByLabel(/Type the target's name/).fill('target');
+    await rollback.getByRole('button', { name: 'Roll back migration' }).click();
     await expect.poll(() => run(page).locator('strong').textContent()).toBe('migration rollback');
     await expect.poll(() => run(page).getAttribute('data-status'), { timeout: 20_000 }).toBe('succeeded');
     await expect.poll(() => page.locator('.page-head .status').textContent()).toBe('rolled back');

@@ -78,7 +78,9 @@ export function MigrationConfirmation({
             I understand that this is irreversible
           </label>
           <label>
-            Type the target's name, <strong>{targetName}</strong>, to confirm
+            <span>
+              Type the target's name, <strong>{targetName}</strong>, to confirm
+            </span>
             <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
           </label>
         </>

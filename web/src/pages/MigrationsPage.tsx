@@ -17,12 +17,18 @@ export function MigrationsPage() {
   });
   const [source, setSource] = useState('');
   const [target, setTarget] = useState('');
+  const [backupDrops, setBackupDrops] = useState(false);
   const compare = useMutation({
     mutationFn: () =>
       call(
         api.POST('/api/v1/projects/{pid}/migrations/compare', {
           params: { path: { pid } },
-          body: { source_connection_id: source, target_connection_id: target, online: false },
+          body: {
+            source_connection_id: source,
+            target_connection_id: target,
+            online: false,
+            ...(backupDrops && { backup_drops: true }),
+          },
         }),
       ),
     onSuccess: (migration) => navigate(`/projects/${pid}/migrations/${migration.id}`),
@@ -55,6 +61,10 @@ export function MigrationsPage() {
             <option value="">Choose…</option>
             {options}
           </select>
+        </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={backupDrops} onChange={(e) => setBackupDrops(e.target.checked)} />
+          Back up dropped tables and columns (the rollback restores their data)
         </label>
         <button type="submit" disabled={compare.isPending}>
           {compare.isPending ? 'Comparing…' : 'Compare'}
