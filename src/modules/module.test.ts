@@ -1,6 +1,7 @@
 // A module plugs in through its declaration alone: given to the composition root beside the others,
 // its routes answer under /api/v1 behind the same authentication, its run kind is worked with its
 // requester checked, its mount answers outside /api/v1, and its command is listed.
+import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actorOf } from '../../test/support/actors.ts';
 import { createTestApp, type TestApp } from '../../test/support/app.ts';
@@ -22,6 +23,7 @@ const echoModule: ModuleFactory = ({ now }) => ({
     {
       kind: 'seed_run',
       action: 'project.read',
+      params: Type.Object({}),
       touches: () => ({ writes: [] }),
       handler: async (run, context) => {
         await context.progress(1, 1);

@@ -13,6 +13,7 @@
 // boundary, rolling the group back. The run reports the tables done as it goes, and the id of each
 // group's transaction just before its COMMIT, so that a run whose process dies is told by
 // anonymize-interrupted.ts which tables it anonymised, even when it died during the COMMIT.
+import { type Static, Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { MigrationDialect, RowSession, TableReload } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
@@ -31,10 +32,12 @@ import {
   type TableModel,
   tableKey,
 } from '../../engine/schema/model.ts';
+import { Uuid } from '../../http/schemas.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
+import { runParams } from '../runs/run-kinds.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { openTransactionId } from '../runs/transaction-outcome.ts';
 import { findConfigById } from './anonymize.repo.ts';
@@ -48,11 +51,12 @@ const PROGRESS_EVERY_MS = 250;
 const STAGE = 'dbops_anonymize_stage';
 
 /** What the run works from (anonymize.service.ts). */
-export interface AnonymizeRunParams {
-  config_id: string;
-  connection_id: string;
-  target_schema_hash: string;
-}
+export const AnonymizeRunParams = Type.Object({
+  config_id: Uuid,
+  connection_id: Uuid,
+  target_schema_hash: Type.String(),
+});
+export type AnonymizeRunParams = Static<typeof AnonymizeRunParams>;
 
 export interface AnonymizeRunDeps {
   db: Db;
@@ -69,7 +73,7 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
   const { db, box, connections } = deps;
 
   return async function anonymizeRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
-    const params = run.params as unknown as AnonymizeRunParams;
+    const params = runParams(AnonymizeRunParams, run);
     const config = await findConfigById(db, params.config_id);
     if (!config) throw new RunFailed('The anonymization config was deleted; nothing was written', {});
     const connection = await connections.findById(config.connection_id);

@@ -5,7 +5,7 @@ import { connectionParam } from '../runs/run-kinds.ts';
 import { registerAnonymizeRoutes } from './anonymize.routes.ts';
 import { createAnonymizeService } from './anonymize.service.ts';
 import { createAnonymizeInterrupted } from './anonymize-interrupted.ts';
-import { createAnonymizeRun } from './anonymize-run.ts';
+import { AnonymizeRunParams, createAnonymizeRun } from './anonymize-run.ts';
 
 export function anonymizeModule(shared: Shared): Module {
   const { db, audit, box, connections, gate, runs, now } = shared;
@@ -18,6 +18,7 @@ export function anonymizeModule(shared: Shared): Module {
         kind: 'anonymize_run',
         handler: createAnonymizeRun({ db, box, connections }),
         action: 'anonymize.run',
+        params: AnonymizeRunParams,
         // In place: the config's connection is read and written.
         touches: (params) => ({ writes: connectionParam(params, 'connection_id') }),
         events: { succeeded: 'anonymize.completed' },

@@ -24,13 +24,14 @@ import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 import type { Logger } from '../module.ts';
+import { runParams } from '../runs/run-kinds.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
 import { activeRunInto, liveBridgeRunIds, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
-import type { BridgeParams } from './bridge.service.ts';
 import type { BridgeAnonymizer, InFlightAnonymization } from './bridge-anonymize.ts';
 import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { createTargetLoader, ForeignKeyRightsMissing, withKeysValid } from './bridge-load.ts';
+import { BridgeParams } from './bridge-params.ts';
 import { createPhaseClock, together } from './bridge-phases.ts';
 import { computeSubset, type Subset } from './bridge-subset.ts';
 import { loadTables } from './bridge-tables.ts';
@@ -54,7 +55,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
   const { db, connections, now } = deps;
 
   return async function bridgeRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
-    const params = run.params as unknown as BridgeParams;
+    const params = runParams(BridgeParams, run);
     const clock = createPhaseClock();
     const time = clock.time;
     const [source, target, writing] = await time('lookup', () =>

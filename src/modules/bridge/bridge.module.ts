@@ -6,6 +6,7 @@ import type { Module, Shared } from '../module.ts';
 import { connectionParam } from '../runs/run-kinds.ts';
 import { registerBridgeRoutes } from './bridge.routes.ts';
 import { createBridgeService } from './bridge.service.ts';
+import { BridgeParams } from './bridge-params.ts';
 import { createBridgeRun } from './bridge-run.ts';
 
 export function bridgeModule(shared: Shared): Module {
@@ -20,6 +21,7 @@ export function bridgeModule(shared: Shared): Module {
         kind: 'bridge_run',
         handler: createBridgeRun({ db, connections, snapshots, logger, now, anonymizer }),
         action: 'bridge.run',
+        params: BridgeParams,
         // Rows leave the source for the target: a protected source guards them as a protected target does.
         touches: (params) => ({
           writes: connectionParam(params, 'target_connection_id'),

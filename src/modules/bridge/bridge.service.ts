@@ -22,22 +22,8 @@ import type { RunsService } from '../runs/runs.service.ts';
 import { activeRunInto } from './bridge.repo.ts';
 import type { BridgeRunBody } from './bridge.schemas.ts';
 import type { BridgeAnonymizer } from './bridge-anonymize.ts';
+import type { BridgeParams } from './bridge-params.ts';
 import { identityOf } from './bridge-run.ts';
-
-/** What the run works from: the request as checked, with its defaults filled in. */
-export interface BridgeParams {
-  source_connection_id: string;
-  target_connection_id: string;
-  tables?: string[];
-  mode: 'replace' | 'append' | 'upsert';
-  filters?: Record<string, string>;
-  subset?: { table: string; where?: string; percent?: number };
-  create_tables: boolean;
-  /** The anonymization config applied in flight, and what of it the request was checked and approved with. */
-  anonymize?: { config_id: string; binding: string };
-  source_schema_hash: string;
-  target_schema_hash: string;
-}
 
 /** A UUID (v4 layout) derived from the request: the same request always names the same subject. */
 function subjectOf(projectId: string, request: unknown): string {

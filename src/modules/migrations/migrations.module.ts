@@ -3,6 +3,7 @@ import type { Run } from '../../store/tables.ts';
 import type { Module, Shared } from '../module.ts';
 import { connectionParam, type RunConnections } from '../runs/run-kinds.ts';
 import { createMigrationInterrupted } from './migration-interrupted.ts';
+import { MigrationRunParams } from './migration-run-params.ts';
 import { createMigrationRunHandlers } from './migration-runs.ts';
 import { registerMigrationsRoutes } from './migrations.routes.ts';
 import { createMigrationsService } from './migrations.service.ts';
@@ -32,6 +33,7 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
         kind: 'migration_apply',
         handler: handlers.migration_apply,
         action: 'migration.apply',
+        params: MigrationRunParams,
         touches,
         events: { succeeded: 'migration.applied', failed: 'migration.failed' },
         interrupted: interrupted.apply,
@@ -40,6 +42,7 @@ export function migrationsModule({ config, db, audit, connections, runs, gate, n
         kind: 'migration_rollback',
         handler: handlers.migration_rollback,
         action: 'migration.rollback',
+        params: MigrationRunParams,
         touches,
         events: { succeeded: 'migration.rolled_back' },
         interrupted: interrupted.rollback,

@@ -12,6 +12,7 @@ import { dialects } from '../../dialects/index.ts';
 import { findTable, keyOnModel } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
+import { runParams } from '../runs/run-kinds.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { unsuccessfulRunIds } from '../runs/runs.repo.ts';
 import {
@@ -24,7 +25,12 @@ import {
   runWithImages,
   writableColumns,
 } from './patch-images.ts';
-import { assertSchemaAsRequested, PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
+import {
+  assertSchemaAsRequested,
+  PatchExecuteParams,
+  PatchNoLongerFits,
+  type PatchRunDeps,
+} from './patch-run-deps.ts';
 import { liveRefusal } from './patch-safety.ts';
 import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
 
@@ -72,7 +78,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
     if (!patch) throw notFound('Patch');
     const connection = await connections.findById(patch.connection_id);
     if (!connection) throw notFound('Connection');
-    const params = run.params as { expected_rows?: number; allow_irreversible?: boolean };
+    const params = runParams(PatchExecuteParams, run);
     const expected = params.expected_rows;
     if (
       !(await movePatchStatus(db, patch.id, ['draft', 'failed'], { status: 'executing', updated_at: now() }))
@@ -97,7 +103,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
     try {
       ({ affected, imaged, xid } = await connections.withTarget(connection, async (handle) => {
         const model = await handle.introspect();
-        assertSchemaAsRequested(run.params, model);
+        assertSchemaAsRequested(params, model);
         // The engines and the code around the tables may have changed since the patch was saved.
         const unsafe = await liveRefusal(handle, patch.statements, model);
         if (unsafe) throw new PatchNoLongerFits(unsafe.message);

@@ -14,10 +14,16 @@ import { dialects } from '../../dialects/index.ts';
 import { findTable } from '../../engine/patch/rollback-key.ts';
 import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
+import { runParams } from '../runs/run-kinds.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { backupTable, writableColumns } from './patch-images.ts';
 import { type RestorePlan, restorePlan } from './patch-restore-plan.ts';
-import { assertSchemaAsRequested, PatchNoLongerFits, type PatchRunDeps } from './patch-run-deps.ts';
+import {
+  assertSchemaAsRequested,
+  PatchNoLongerFits,
+  PatchRollbackParams,
+  type PatchRunDeps,
+} from './patch-run-deps.ts';
 import { findPatchById, movePatchStatus, updatePatch } from './patches.repo.ts';
 
 /**
@@ -39,7 +45,8 @@ export function createPatchRollback(deps: PatchRunDeps) {
       throw conflict(
         `The patch's backups were dropped on ${patch.backups_dropped_at.toISOString()}: it cannot be rolled back`,
       );
-    const force = (run.params as { force?: boolean }).force === true;
+    const params = runParams(PatchRollbackParams, run);
+    const force = params.force === true;
     if (!(await movePatchStatus(db, patch.id, ['executed'], { status: 'executing', updated_at: now() })))
       throw conflict(`The patch is ${patch.status} and cannot be rolled back`);
     const dialect = connection.dialect;
@@ -54,7 +61,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
     try {
       outcome = await connections.withTarget(connection, async (handle) => {
         const model = await handle.introspect();
-        assertSchemaAsRequested(run.params, model);
+        assertSchemaAsRequested(params, model);
         const plans = reversed.map((s) =>
           planFor(dialect, model, executeRun, s, {
             xid: patch.execute_xid,

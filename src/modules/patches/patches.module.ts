@@ -6,6 +6,7 @@ import { connectionParam } from '../runs/run-kinds.ts';
 import { createSnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
 import { BACKUP_RETENTION_JOB, createBackupRetention } from './backup-retention.ts';
 import { createPatchInterrupted } from './patch-interrupted.ts';
+import { PatchExecuteParams, PatchRollbackParams } from './patch-run-deps.ts';
 import { createPatchRunHandlers } from './patch-runs.ts';
 import { registerPatchesRoutes } from './patches.routes.ts';
 import { createPatchesService } from './patches.service.ts';
@@ -33,6 +34,7 @@ export function patchesModule(shared: Shared): Module {
         kind: 'patch_execute',
         handler: handlers.patch_execute,
         action: 'patch.execute',
+        params: PatchExecuteParams,
         touches,
         events: { succeeded: 'patch.executed', failed: 'patch.failed' },
         interrupted: interrupted.execute,
@@ -41,6 +43,7 @@ export function patchesModule(shared: Shared): Module {
         kind: 'patch_rollback',
         handler: handlers.patch_rollback,
         action: 'patch.rollback',
+        params: PatchRollbackParams,
         touches,
         events: { succeeded: 'patch.rolled_back' },
         interrupted: interrupted.rollback,

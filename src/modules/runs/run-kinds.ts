@@ -2,6 +2,8 @@
 // connections it touches and how, and what works it. Filled once by the composition root, after
 // every module is built, and read by the one gated-run path (run-start.ts), the executor and the
 // approval that releases a waiting run.
+import type { Static, TSchema } from 'typebox';
+import Value from 'typebox/value';
 import type { EventType, RunKind } from '../../core/vocabulary.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Run } from '../../store/tables.ts';
@@ -28,6 +30,8 @@ export interface RunKindRegistration {
   handler: RunHandler;
   /** The action the requester needs on every connection touched, checked when the run is asked for, released and started. */
   action: Action;
+  /** What its runs' parameters hold: checked when a run is started, and when its handler reads them (`runParams`). */
+  params: TSchema;
   /** The connections the run touches, from its parameters (written by the module that starts it). */
   touches(params: Run['params']): RunConnections;
   /** The domain events of its end (API §11.1); `run.failed` is emitted for every kind besides. */
@@ -53,6 +57,18 @@ export function touchedConnectionIds(touched: RunConnections): string[] {
 export function connectionParam(params: Run['params'], key: string): string[] {
   const value = params[key];
   return typeof value === 'string' ? [value] : [];
+}
+
+/**
+ * The parameters of `run` as `schema` says they are. A run whose parameters do not match was written
+ * by a bug (the gated-run path checks them before it writes one): it fails, and says so in the log.
+ */
+export function runParams<S extends TSchema>(schema: S, run: Run): Static<S> {
+  if (Value.Check(schema, run.params)) return run.params;
+  const [first] = Value.Errors(schema, run.params);
+  throw new Error(
+    `Run ${run.id} (${run.kind}) has parameters its kind does not read: ${first?.instancePath} ${first?.message}`,
+  );
 }
 
 export function createRunKinds(): RunKinds & { add(registration: RunKindRegistration): void } {

@@ -10,6 +10,7 @@
 //   3. after the commit, the run is sent to the queue (a send inside a store transaction would
 //      wait on it on PGlite; a lost send is repaired by the executor's sweep).
 // A new run kind therefore cannot forget approvals, protected connections, grants or `subject`.
+import Value from 'typebox/value';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, notFound } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
@@ -107,6 +108,8 @@ export function createRunStart(deps: {
     const registration = kinds.get(request.kind);
     if (!registration) throw new Error(`No module registers the run kind ${request.kind}`);
     const params: Run['params'] = { ...request.params };
+    if (!Value.Check(registration.params, params))
+      throw new Error(`A ${request.kind} run was asked for with parameters its kind does not read`);
     const touched = registration.touches(params);
     const [written] = touched.writes;
     if (written === undefined) throw new Error(`A ${request.kind} run must name the connection it writes to`);

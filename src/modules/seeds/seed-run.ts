@@ -4,14 +4,17 @@
 // (seed-load.ts). Progress is in rows; a cancellation stops between batches and rolls back. Just
 // before the COMMIT the run reports its transaction's id, so that a run whose process dies is told
 // by seed-interrupted.ts whether it seeded everything or nothing (a retry would seed twice).
+import { type Static, Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import { planSeed } from '../../engine/seed/plan.ts';
 import { SeedImpossible } from '../../engine/seed/table-rows.ts';
+import { Uuid } from '../../http/schemas.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
+import { runParams } from '../runs/run-kinds.ts';
 import { RunCancelled, type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { openTransactionId } from '../runs/transaction-outcome.ts';
 import { loadPlan, OrphanRows } from './seed-load.ts';
@@ -22,10 +25,8 @@ import { findScenarioById } from './seeds.repo.ts';
 const PROGRESS_EVERY_MS = 250;
 
 /** What the run works from (seeds.service.ts). */
-export interface SeedRunParams {
-  scenario_id: string;
-  connection_id: string;
-}
+export const SeedRunParams = Type.Object({ scenario_id: Uuid, connection_id: Uuid });
+export type SeedRunParams = Static<typeof SeedRunParams>;
 
 export function createSeedRun(deps: {
   db: Db;
@@ -33,7 +34,7 @@ export function createSeedRun(deps: {
 }) {
   const { db, connections } = deps;
   return async function seedRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
-    const params = run.params as unknown as SeedRunParams;
+    const params = runParams(SeedRunParams, run);
     const scenario = await findScenarioById(db, params.scenario_id);
     if (!scenario) throw new RunFailed('The seed scenario was deleted; nothing was written', {});
     const connection = await connections.findById(scenario.connection_id);

@@ -2,7 +2,7 @@
 import type { Module, Shared } from '../module.ts';
 import { connectionParam } from '../runs/run-kinds.ts';
 import { createSeedInterrupted } from './seed-interrupted.ts';
-import { createSeedRun } from './seed-run.ts';
+import { createSeedRun, SeedRunParams } from './seed-run.ts';
 import { registerSeedRoutes } from './seeds.routes.ts';
 import { createSeedsService } from './seeds.service.ts';
 
@@ -17,6 +17,7 @@ export function seedsModule(shared: Shared): Module {
         kind: 'seed_run',
         handler: createSeedRun({ db, connections }),
         action: 'seed.run',
+        params: SeedRunParams,
         touches: (params) => ({ writes: connectionParam(params, 'connection_id') }),
         events: { succeeded: 'seed.completed' },
         interrupted: createSeedInterrupted({ db, connections }),
