@@ -20,6 +20,7 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
+import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -57,8 +58,8 @@ export function createMigrationsService(deps: {
   db: Db;
   audit: AuditService;
   connections: Pick<ConnectionsService, 'introspect' | 'withTarget' | 'findById'>;
-  runs: Pick<RunsService, 'create' | 'enqueue'>;
-  gate: Pick<ApprovalGate, 'gate' | 'voidApprovals'>;
+  runs: Pick<RunsService, 'start'>;
+  gate: Pick<ApprovalGate, 'voidApprovals'>;
   now: () => Date;
 }) {
   const { db, audit, connections, runs, gate, now } = deps;
@@ -117,42 +118,35 @@ export function createMigrationsService(deps: {
     sql: string,
     total: number,
   ): Promise<Run> {
-    const run = await db.transaction().execute(async (trx) => {
-      const locked = await lockMigration(trx, migration.id);
-      if (
-        !locked ||
-        locked.updated_at.getTime() !== migration.updated_at.getTime() ||
-        locked.status !== migration.status
-      )
-        throw conflict('The migration changed meanwhile; try again');
-      const verdict = await gate.gate(trx, actor, {
-        projectId: migration.project_id,
-        operation,
-        writesTo: target,
-        subjectId: migration.id,
-        contentHash: contentHash(sql, migration.target_schema_hash),
-      });
-      const created = await runs.create(trx, actor, {
-        projectId: migration.project_id,
-        kind: operation,
-        subjectId: migration.id,
-        total,
-        unit: 'statements',
-        params: { migration_id: migration.id },
-        awaitingApprovalId: verdict.decision === 'await' ? verdict.approvalId : null,
-      });
-      await audit.record(
-        trx,
-        actor,
-        event(operation === 'migration_apply' ? 'migration.apply' : 'migration.rollback', migration, {
-          run_id: created.id,
-          status: created.status,
-        }),
-      );
-      return created;
+    const applying = operation === 'migration_apply';
+    return runs.start(actor, {
+      projectId: migration.project_id,
+      kind: operation,
+      subject: {
+        kind: 'migration',
+        id: migration.id,
+        title: `${applying ? 'Apply' : 'Roll back'} ${total} statement${total === 1 ? '' : 's'} on ${target.name}`,
+        summary: summarize(sql),
+      },
+      params: {
+        migration_id: migration.id,
+        source_connection_id: migration.source_connection_id,
+        target_connection_id: migration.target_connection_id,
+      },
+      contentHash: contentHash(sql, migration.target_schema_hash),
+      total,
+      unit: 'statements',
+      audit: event(applying ? 'migration.apply' : 'migration.rollback', migration),
+      lock: async (trx) => {
+        const locked = await lockMigration(trx, migration.id);
+        if (
+          !locked ||
+          locked.updated_at.getTime() !== migration.updated_at.getTime() ||
+          locked.status !== migration.status
+        )
+          throw conflict('The migration changed meanwhile; try again');
+      },
     });
-    await runs.enqueue(run);
-    return run;
   }
 
   return {
