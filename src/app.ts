@@ -8,6 +8,7 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Composition } from './compose.ts';
+import { AppError } from './core/errors.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { corsOptions } from './http/cors.ts';
 import { registerDeniedAudit } from './http/denied-audit.ts';
@@ -110,6 +111,16 @@ function acceptOnlyJson(app: App): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
-    return parseJson(request, body as string, done);
+    return parseJson(request, body as string, (error, value) => {
+      // A JSON `null` is a body that is not an object: 422, also where the body is optional (API §1),
+      // which the validator could not tell from no body at all (both reach it as null).
+      if (!error && value === null)
+        return done(
+          new AppError('validation', [
+            { loc: ['body'], msg: 'Input should be an object', type: 'model_type' },
+          ]),
+        );
+      return done(error, value);
+    });
   });
 }
