@@ -174,7 +174,9 @@ describe('schema migrations', () => {
         expect((await owner.post(`${API}/migrations/${migration.id}/apply`, {})).status).toBe(409);
 
         // The rollback drops `nickname`, which apply added: its data would go with it.
-        const drops = after.body.rollback_statements.findIndex((s: { sql: string }) => /nickname/.test(s.sql));
+        const drops = after.body.rollback_statements.findIndex((s: { sql: string }) =>
+          /nickname/.test(s.sql),
+        );
         expect(after.body.rollback_statements[drops]).toMatchObject({ destructive: true });
         const unconfirmedRollback = await owner.post(`${API}/migrations/${migration.id}/rollback`);
         expect(unconfirmedRollback.status).toBe(422);
@@ -191,7 +193,9 @@ describe('schema migrations', () => {
         const final = await owner.get(`${API}/migrations/${migration.id}`);
         expect(final.body).toMatchObject({ status: 'rolled_back', backup_tables: [], allowed_actions: [] });
         // The rows of `email` came back, and the backup that held them is gone.
-        expect(await engine.query(targetUrl, 'select email from people')).toEqual([{ email: 'ada@example.com' }]);
+        expect(await engine.query(targetUrl, 'select email from people')).toEqual([
+          { email: 'ada@example.com' },
+        ]);
         expect(await engine.query(targetUrl, engine.backups)).toEqual([]);
       });
 
@@ -257,7 +261,10 @@ describe('schema migrations', () => {
           generated_sql: `${engine.retype};\n\nTHIS IS NOT SQL;`,
         });
         expect(unparseable.status).toBe(422);
-        expect(unparseable.body.detail[0]).toMatchObject({ loc: ['body', 'generated_sql'], type: 'schema_only' });
+        expect(unparseable.body.detail[0]).toMatchObject({
+          loc: ['body', 'generated_sql'],
+          type: 'schema_only',
+        });
         expect(unparseable.body.detail[0].msg).toContain('statement 2 is unparseable');
         const edited = await owner.patch(`${API}/migrations/${migration.id}`, {
           generated_sql: `${engine.retype};`,
