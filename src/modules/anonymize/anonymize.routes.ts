@@ -168,7 +168,8 @@ export function registerAnonymizeRoutes(app: App, { anonymize }: { anonymize: An
           'are transformed, stream into a staging table and are written back by one set-based UPDATE by key ' +
           '(never row by row); the foreign keys among the group are set aside and validated before it commits, ' +
           'so each table ends untouched or fully anonymised. Rules that no longer match the schema answer 422; ' +
-          'with `strict`, a column the PII scan finds and no rule covers answers 409 naming it. A connection ' +
+          'with `strict`, a column the PII scan finds and no rule covers answers 409 naming it, as does a run ' +
+          'of the config already queued, waiting or running. A connection ' +
           'the policy lists (default: production) or a protected one waits for approval, bound to the rules, ' +
           'the key and the schema. 5 per minute per user. Heavy operation.',
         params: IdParams,

@@ -25,8 +25,11 @@ export function registerBridgeRoutes(app: App, { bridge }: { bridge: BridgeServi
           'the same body skips the tables its failed or cancelled predecessor finished. The same connection or ' +
           'two connections of one database as source and target, a connection of another project, an unknown ' +
           'table, a table the target lacks without `create_tables`, or a filter outside the allow-list answer ' +
-          '422; a copy already writing into the target answers 409. Copying into a connection the policy lists ' +
-          '(default: production) or a protected one waits for approval. 5 per minute per user.',
+          '422; a copy already writing into the target, or the same copy queued, waiting or running, answers 409 ' +
+          'naming that run. The caller needs `bridge.run` on both connections: a just-in-time grant on one ' +
+          'opens nothing on the other (403 before any run exists). Copying into a connection the policy lists ' +
+          '(default: production) or a protected one, or out of a protected one, waits for approval (by someone ' +
+          'other than the requester where a connection is protected). 5 per minute per user.',
         params: ProjectParams,
         body: BridgeRunBody,
         response: { 202: RunSchema, ...errors(401, 403, 404, 409, 422, 502) },

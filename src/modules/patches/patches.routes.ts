@@ -99,13 +99,18 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
       schema: {
         operationId: 'dryRunPatch',
         tags,
-        summary: 'Run the statements in a transaction that is rolled back: rows affected and samples',
+        summary: 'What the statements would do, computed by reads: rows affected and samples',
         description:
-          'Nothing is changed. Each statement reports the rows it affects and up to 20 rows before and ' +
-          'after it; statements run under the statement timeout. A statement that fails on the target ' +
-          'answers 422 naming it; an unreachable target 502. Heavy operation.',
+          'Nothing is changed, whatever the SQL: the statements are never run; each is computed as reads in a ' +
+          'read-only transaction, over the rows as the earlier statements of the patch leave them. Each reports ' +
+          'the rows it affects and up to 20 rows before and after it; values only a write would produce (the ' +
+          'next value of a sequence, what triggers or cascades would change) are null and named in `notes`. ' +
+          'A violation a read can see (NOT NULL, CHECK, unique, foreign key) or a statement the target cannot ' +
+          'compute answers 422 `statement_failed` naming it; a table without transactions, a call reaching ' +
+          'outside the database or a sequence move 422 too. Only a draft or failed patch (else 409). An ' +
+          'unreachable target answers 502. Heavy operation.',
         params: IdParams,
-        response: { 200: DryRunSchema, ...errors(401, 403, 404, 422, 502) },
+        response: { 200: DryRunSchema, ...errors(401, 403, 404, 409, 422, 502) },
       },
     },
     async (request) => patches.dryRun(actorOf(request), request.params.id),
@@ -120,7 +125,8 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
         tags,
         summary: 'Execute the patch on its connection, as a run',
         description:
-          'Only a draft or failed patch (else 409). The run saves the before-images of the rows each UPDATE ' +
+          'Only a draft or failed patch (a failed execute changed nothing), and not while a run of the patch ' +
+          'is queued, waiting for approval or running (409 naming that run). The run saves the before-images of the rows each UPDATE ' +
           'and DELETE touches, then runs every statement in one transaction; when `expected_rows` is given ' +
           'and the total differs, everything is rolled back and the run fails. A snapshot of the connection ' +
           'is taken after success. The run waits for approval when the project policy asks for one. ' +
@@ -145,8 +151,9 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
         tags,
         summary: 'Restore the before-images of an executed patch, as a run',
         description:
-          'Only an executed patch without INSERT statements (else 409). The run restores the saved rows by ' +
-          'primary key in one transaction. Rows changed since the patch are conflicts: the run fails ' +
+          'Only an executed patch whose statements can all be rolled back and whose backups are kept, and not ' +
+          'while a run of the patch is in flight (else 409, naming the run). The run restores the saved rows ' +
+          'by their rollback key in one transaction. Rows changed since the patch are conflicts: the run fails ' +
           'listing them and nothing is restored, unless `force: true`. The run waits for approval when ' +
           'the project policy asks for one. Heavy operation.',
         params: IdParams,
@@ -167,7 +174,8 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
       schema: {
         operationId: 'deletePatch',
         tags,
-        summary: 'Delete a patch (not while it executes: 409)',
+        summary:
+          'Delete a patch (not while it executes or a run of it is queued, nor while its backups are kept: 409)',
         params: IdParams,
         response: { 204: NoContent, ...errors(401, 403, 404, 409) },
       },

@@ -144,7 +144,8 @@ export function registerSeedRoutes(app: App, { seeds }: { seeds: SeedsService })
           'COPY (PostgreSQL) or LOAD DATA LOCAL INFILE from a stream (MySQL); references broken at a cycle are ' +
           'filled after by set-based UPDATEs; sequences and AUTO_INCREMENT are moved past the written keys; the ' +
           "seeded tables' foreign keys are checked before the commit. A failure or a cancellation writes " +
-          'nothing. A definition that no longer fits the schema answers 422. A connection the policy lists ' +
+          'nothing. A definition that no longer fits the schema answers 422; a run of the scenario already ' +
+          'queued, waiting or running answers 409 naming it. A connection the policy lists ' +
           '(default: production) or a protected one waits for approval, bound to the definition and the seed. ' +
           'Heavy operation.',
         params: IdParams,
