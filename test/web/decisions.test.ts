@@ -286,4 +286,45 @@ describe.skipIf(!chromiumAvailable)('web application: what the server decides', 
     expect(await names()).toEqual(['ONE', 'TWO', 'drei']);
     expect(unexpected(problems)).toEqual([]);
   });
+
+  it('shows who asks for access and where on the access requests page; only a decider may approve', async () => {
+    const { page, problems } = ownerPage;
+    const member = await web.t.createUser(orgId, 'member');
+    const added = await owner.post(`/api/v1/projects/${projectId}/members`, {
+      user_id: member.user.id,
+      role: 'viewer',
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const requested = await member.post(`/api/v1/projects/${projectId}/access-requests`, {
+      role: 'developer',
+      duration_minutes: 30,
+      reason: 'Fix the invoice totals',
+      connection_id: ids.production,
+    });
+    expect(requested.status, JSON.stringify(requested.body)).toBe(201);
+
+    // The requester: their request, its approval to come, no Approve.
+    const asker = await openPage(browser, web.base, 390);
+    await signIn(asker.page, member.user.email);
+    await asker.page.getByRole('link', { name: 'Ledger' }).click();
+    await asker.page.getByRole('link', { name: 'Access requests' }).click();
+    const mine = asker.page.getByTestId('access-request');
+    await mine.getByText('Fix the invoice totals').waitFor();
+    await mine.getByText('0 of 1 approvals').waitFor();
+    expect(await mine.locator('.connection-label strong').textContent()).toBe('production');
+    expect(await mine.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await captureBothWidths(asker.page, 'access-requests-requester');
+    expect(asker.problems).toEqual([]);
+
+    // The owner: who asks, where, and Approve.
+    await page.goto(`/projects/${projectId}/access-requests`);
+    const row = page.getByTestId('access-request');
+    await row.getByText(member.user.name).waitFor();
+    await row.locator('.connection-label').getByText('protected').waitFor();
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => row.locator('td .status').first().textContent()).toBe('active');
+    await row.getByText('1 of 1 approvals').waitFor();
+    expect(await row.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    expect(unexpected(problems)).toEqual([]);
+  });
 });

@@ -276,7 +276,7 @@ export interface paths {
         put?: never;
         /**
          * Anonymise the config's connection in place, as a run
-         * @description Answers 202 with a run of kind `anonymize_run` (progress in rows; result `{tables: [{table, rows}], rows_total, tables_done, tables_not_done}`). Each group of tables linked by a propagated key is rewritten in one transaction of the target with its rows locked against writes: rows stream out, are transformed, stream into a staging table and are written back by one set-based UPDATE by key (never row by row); the foreign keys among the group are set aside and validated before it commits, so each table ends untouched or fully anonymised. Rules that no longer match the schema answer 422; with `strict`, a column the PII scan finds and no rule covers answers 409 naming it. A connection the policy lists (default: production) or a protected one waits for approval, bound to the rules, the key and the schema. 5 per minute per user. Heavy operation.
+         * @description Answers 202 with a run of kind `anonymize_run` (progress in rows; result `{tables: [{table, rows}], rows_total, tables_done, tables_not_done}`). Each group of tables linked by a propagated key is rewritten in one transaction of the target with its rows locked against writes: rows stream out, are transformed, stream into a staging table and are written back by one set-based UPDATE by key (never row by row); the foreign keys among the group are set aside and validated before it commits, so each table ends untouched or fully anonymised. Rules that no longer match the schema answer 422; with `strict`, a column the PII scan finds and no rule covers answers 409 naming it, as does a run of the config already queued, waiting or running. A connection the policy lists (default: production) or a protected one waits for approval, bound to the rules, the key and the schema. 5 per minute per user. Heavy operation.
          */
         post: operations["runAnonymizeConfig"];
         delete?: never;
@@ -1071,7 +1071,7 @@ export interface paths {
         get: operations["getPatch"];
         put?: never;
         post?: never;
-        /** Delete a patch (not while it executes: 409) */
+        /** Delete a patch (not while it executes or a run of it is queued, nor while its backups are kept: 409) */
         delete: operations["deletePatch"];
         options?: never;
         head?: never;
@@ -1092,8 +1092,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run the statements in a transaction that is rolled back: rows affected and samples
-         * @description Nothing is changed. Each statement reports the rows it affects and up to 20 rows before and after it; statements run under the statement timeout. A statement that fails on the target answers 422 naming it; an unreachable target 502. Heavy operation.
+         * What the statements would do, computed by reads: rows affected and samples
+         * @description Nothing is changed, whatever the SQL: the statements are never run; each is computed as reads in a read-only transaction, over the rows as the earlier statements of the patch leave them. Each reports the rows it affects and up to 20 rows before and after it; values only a write would produce (the next value of a sequence, what triggers or cascades would change) are null and named in `notes`. A violation a read can see (NOT NULL, CHECK, unique, foreign key) or a statement the target cannot compute answers 422 `statement_failed` naming it; a table without transactions, a call reaching outside the database or a sequence move 422 too. Only a draft or failed patch (else 409). An unreachable target answers 502. Heavy operation.
          */
         post: operations["dryRunPatch"];
         delete?: never;
@@ -1113,7 +1113,7 @@ export interface paths {
         put?: never;
         /**
          * Execute the patch on its connection, as a run
-         * @description Only a draft or failed patch (else 409). The run saves the before-images of the rows each UPDATE and DELETE touches, then runs every statement in one transaction; when `expected_rows` is given and the total differs, everything is rolled back and the run fails. A snapshot of the connection is taken after success. The run waits for approval when the project policy asks for one. Heavy operation, 10 per minute per user.
+         * @description Only a draft or failed patch (a failed execute changed nothing), and not while a run of the patch is queued, waiting for approval or running (409 naming that run). The run saves the before-images of the rows each UPDATE and DELETE touches, then runs every statement in one transaction; when `expected_rows` is given and the total differs, everything is rolled back and the run fails. A snapshot of the connection is taken after success. The run waits for approval when the project policy asks for one. Heavy operation, 10 per minute per user.
          */
         post: operations["executePatch"];
         delete?: never;
@@ -1133,7 +1133,7 @@ export interface paths {
         put?: never;
         /**
          * Restore the before-images of an executed patch, as a run
-         * @description Only an executed patch without INSERT statements (else 409). The run restores the saved rows by primary key in one transaction. Rows changed since the patch are conflicts: the run fails listing them and nothing is restored, unless `force: true`. The run waits for approval when the project policy asks for one. Heavy operation.
+         * @description Only an executed patch whose statements can all be rolled back and whose backups are kept, and not while a run of the patch is in flight (else 409, naming the run). The run restores the saved rows by their rollback key in one transaction. Rows changed since the patch are conflicts: the run fails listing them and nothing is restored, unless `force: true`. The run waits for approval when the project policy asks for one. Heavy operation.
          */
         post: operations["rollbackPatch"];
         delete?: never;
@@ -1211,7 +1211,7 @@ export interface paths {
         put?: never;
         /**
          * Copy rows from one connection of the project into another, as a run
-         * @description Answers 202 with a run of kind `bridge_run` (progress in rows; result `{tables: [{table, rows}], rows_total, tables_done, tables_not_done, skipped_columns, tables_created, load_method, snapshot_id}`). Tables load parents first, each in one transaction of the target; the foreign keys among them are out of the way during the load and restored and validated after, also when the run fails. A new run of the same body skips the tables its failed or cancelled predecessor finished. The same connection or two connections of one database as source and target, a connection of another project, an unknown table, a table the target lacks without `create_tables`, or a filter outside the allow-list answer 422; a copy already writing into the target answers 409. Copying into a connection the policy lists (default: production) or a protected one waits for approval. 5 per minute per user.
+         * @description Answers 202 with a run of kind `bridge_run` (progress in rows; result `{tables: [{table, rows}], rows_total, tables_done, tables_not_done, skipped_columns, tables_created, load_method, snapshot_id}`). Tables load parents first, each in one transaction of the target; the foreign keys among them are out of the way during the load and restored and validated after, also when the run fails. A new run of the same body skips the tables its failed or cancelled predecessor finished. The same connection or two connections of one database as source and target, a connection of another project, an unknown table, a table the target lacks without `create_tables`, or a filter outside the allow-list answer 422; a copy already writing into the target, or the same copy queued, waiting or running, answers 409 naming that run. The caller needs `bridge.run` on both connections: a just-in-time grant on one opens nothing on the other (403 before any run exists). Copying into a connection the policy lists (default: production) or a protected one, or out of a protected one, waits for approval (by someone other than the requester where a connection is protected). 5 per minute per user.
          */
         post: operations["runBridge"];
         delete?: never;
@@ -1457,7 +1457,7 @@ export interface paths {
         put?: never;
         /**
          * Seed the scenario's connection, as a run
-         * @description Answers 202 with a run of kind `seed_run` (progress in rows; result `{tables: [{table, rows}], rows_total}`). Every table is written in one transaction of the target, in foreign-key order, with COPY (PostgreSQL) or LOAD DATA LOCAL INFILE from a stream (MySQL); references broken at a cycle are filled after by set-based UPDATEs; sequences and AUTO_INCREMENT are moved past the written keys; the seeded tables' foreign keys are checked before the commit. A failure or a cancellation writes nothing. A definition that no longer fits the schema answers 422. A connection the policy lists (default: production) or a protected one waits for approval, bound to the definition and the seed. Heavy operation.
+         * @description Answers 202 with a run of kind `seed_run` (progress in rows; result `{tables: [{table, rows}], rows_total}`). Every table is written in one transaction of the target, in foreign-key order, with COPY (PostgreSQL) or LOAD DATA LOCAL INFILE from a stream (MySQL); references broken at a cycle are filled after by set-based UPDATEs; sequences and AUTO_INCREMENT are moved past the written keys; the seeded tables' foreign keys are checked before the commit. A failure or a cancellation writes nothing. A definition that no longer fits the schema answers 422; a run of the scenario already queued, waiting or running answers 409 naming it. A connection the policy lists (default: production) or a protected one waits for approval, bound to the definition and the seed. Heavy operation.
          */
         post: operations["runSeedScenario"];
         delete?: never;
@@ -10154,6 +10154,18 @@ export interface operations {
             };
             /** @description Not found, or not visible to the caller */
             404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
