@@ -135,7 +135,8 @@ describe.skipIf(!engine.up)('the journal of a MySQL migration run', () => {
   });
 
   /**
-   * What a process killed during statement `index` leaves: the migration `applying`, its run
+   * What a process killed during statement `index` leaves: the migration `applying` (or
+   * `rolling_back`), its run
    * `running` with the journal (naming `server` as the session running the statement), failed
    * by the sweep as interrupted, then settled.
    */
@@ -145,7 +146,8 @@ describe.skipIf(!engine.up)('the journal of a MySQL migration run', () => {
     server: string,
     kind: 'migration_apply' | 'migration_rollback' = 'migration_apply',
   ) {
-    await updateMigration(t.store.db, migration.id, { status: 'applying', updated_at: new Date() });
+    const running = kind === 'migration_rollback' ? 'rolling_back' : 'applying';
+    await updateMigration(t.store.db, migration.id, { status: running, updated_at: new Date() });
     const worker = `gone-${randomUUID()}`;
     const id = randomUUID();
     await insertRun(t.store.db, {
