@@ -197,8 +197,14 @@ describe.skipIf(!chromiumAvailable)('web application: what the server decides', 
     await page.getByText('The last execute failed and changed nothing.').waitFor();
     await page.getByRole('button', { name: 'Execute' }).waitFor();
     expect(await page.getByRole('button', { name: 'Roll back' }).count()).toBe(0);
+    await captureBothWidths(page, 'patch-failed');
 
-    // Executed again with the right count, it runs.
+    // Edited (the server offers it on a failed patch), then executed again with the right count.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    const edit = page.getByRole('form', { name: 'Edit patch' });
+    await edit.getByLabel('Title').fill('Shout two');
+    await edit.getByRole('button', { name: 'Save patch' }).click();
+    await page.getByRole('heading', { name: 'Shout two' }).waitFor();
     await page.getByLabel('Expected rows').fill('2');
     await page.getByRole('button', { name: 'Execute' }).click();
     await expect.poll(() => status(page), { timeout: 20_000 }).toBe('executed');
@@ -206,6 +212,20 @@ describe.skipIf(!chromiumAvailable)('web application: what the server decides', 
     await page.getByRole('button', { name: 'Roll back' }).waitFor();
     expect(await page.getByRole('button', { name: 'Execute' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete…' }).count()).toBe(0);
+
+    // A draft deleted from its page, asked twice.
+    const draft = await owner.post('/api/v1/patches', {
+      project_id: projectId,
+      connection_id: ids.target,
+      title: 'Not needed',
+      sql: 'DELETE FROM items WHERE id = 3',
+    });
+    await page.goto(`/projects/${projectId}/patches/${draft.body.id}`);
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await page.getByRole('button', { name: 'Delete patch' }).click();
+    await page.waitForURL(/\/patches$/);
+    expect((await owner.get(`/api/v1/patches/${draft.body.id}`)).status).toBe(404);
     expect(unexpected(problems)).toEqual([]);
     problems.length = 0;
   });
@@ -237,6 +257,7 @@ describe.skipIf(!chromiumAvailable)('web application: what the server decides', 
       `/runs/${started.body.id}`,
     );
     await expect.poll(() => page.getByRole('button', { name: 'Execute' }).count()).toBe(0);
+    await captureBothWidths(page, 'patch-run-conflict');
 
     // The requester's inbox: what, where, who, how far; no Approve, Reject to withdraw.
     await page.getByRole('link', { name: /Approvals/ }).click();

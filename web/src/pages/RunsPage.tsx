@@ -20,11 +20,21 @@ export function RunsPage() {
         query={runs}
         label="Runs"
         empty="No runs yet."
-        columns={['Kind', 'Status', 'Progress', 'Started']}
+        columns={['Kind', 'About', 'Status', 'Progress', 'Started']}
         row={(run) => (
           <tr key={run.id}>
             <td>
               <Link to={`/projects/${pid}/runs/${run.id}`}>{run.kind.replace(/_/g, ' ')}</Link>
+            </td>
+            <td className="break">
+              {run.subject ? (
+                <>
+                  {run.subject.title}
+                  {run.subject.connection && <span className="muted"> on {run.subject.connection.name}</span>}
+                </>
+              ) : (
+                '—'
+              )}
             </td>
             <td>
               <Status value={run.status} />
