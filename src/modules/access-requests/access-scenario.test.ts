@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
+import { newProjectMember } from '../../../test/support/members.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { createApprovalExpiry } from '../approvals/expiry-pass.ts';
@@ -49,17 +50,8 @@ describe('just-in-time access to a production connection, end to end', () => {
       org: 'Payments Inc',
       project: 'Payouts',
     }));
-    const member = async (role: 'admin' | 'viewer') => {
-      const client = await t.createUser(orgId, 'member');
-      const added = await owner.post(`${API}/projects/${projectId}/members`, {
-        user_id: client.user.id,
-        role,
-      });
-      expect(added.status).toBe(201);
-      return client;
-    };
-    admin = await member('admin');
-    developer = await member('viewer');
+    admin = await newProjectMember(t, orgId, owner, projectId, 'admin');
+    developer = await newProjectMember(t, orgId, owner, projectId, 'viewer');
     expire = createApprovalExpiry({
       db: t.store.db,
       audit: t.composition.audit,

@@ -14,6 +14,7 @@ import {
   reportSkipped,
   testPgUrl,
 } from '../../../test/support/databases.ts';
+import { newProjectMember } from '../../../test/support/members.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { queryPostgres } from '../../../test/support/target-query.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
@@ -77,12 +78,8 @@ describe('a run released by an approval is checked against its requester', { ski
   });
   afterAll(() => closeSuite(t, databases));
 
-  async function member(role: 'admin' | 'developer' | 'viewer'): Promise<Client> {
-    const client = await t.createUser(orgId, 'member');
-    const added = await owner.post(`${API}/projects/${projectId}/members`, { user_id: client.user.id, role });
-    expect(added.status).toBe(201);
-    return client;
-  }
+  const member = (role: 'admin' | 'developer' | 'viewer') =>
+    newProjectMember(t, orgId, owner, projectId, role);
 
   /**
    * A project viewer holding, by approved access requests, `developer` on the production connection
@@ -99,7 +96,9 @@ describe('a run released by an approval is checked against its requester', { ski
         reason: 'Incident 4711',
       });
       expect(asked.status).toBe(201);
-      const approved = await admin.patch(`${API}/approvals/${asked.body.approval_id}`, { decision: 'approve' });
+      const approved = await admin.patch(`${API}/approvals/${asked.body.approval_id}`, {
+        decision: 'approve',
+      });
       expect(approved.status).toBe(200);
       expect((await client.get(`${API}/access-requests/${asked.body.id}`)).body.status).toBe('active');
       ids.push(asked.body.id);
@@ -278,7 +277,9 @@ describe('a run released by an approval is checked against its requester', { ski
       const refused = await client.post(`${API}/migrations/${compared.body.id}/apply`, {});
       expect(refused.status).toBe(403);
       const runs = await owner.get(`${API}/runs?project_id=${projectId}&kind=migration_apply`);
-      expect(runs.body.items.filter((r: { subject_id: string }) => r.subject_id === compared.body.id)).toEqual([]);
+      expect(
+        runs.body.items.filter((r: { subject_id: string }) => r.subject_id === compared.body.id),
+      ).toEqual([]);
     });
 
     it('is cancelled when the grant was revoked meanwhile; the schema and the migration stay as they were', async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
+import { newProjectMember } from '../../../test/support/members.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
@@ -54,12 +55,7 @@ describe.skipIf(!postgresql.up)('a copy is checked on its source as on its targe
   });
   afterAll(() => closeSuite(t, databases));
 
-  async function member(role: 'developer' | 'viewer'): Promise<Client> {
-    const client = await t.createUser(orgId, 'member');
-    const added = await owner.post(`${API}/projects/${projectId}/members`, { user_id: client.user.id, role });
-    expect(added.status).toBe(201);
-    return client;
-  }
+  const member = (role: 'developer' | 'viewer') => newProjectMember(t, orgId, owner, projectId, role);
 
   const copy = (client: Client, source: string, target: string) =>
     client.post(`${API}/projects/${projectId}/bridge/run`, {

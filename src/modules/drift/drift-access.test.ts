@@ -12,6 +12,7 @@ import {
   type TestPgDatabase,
   testPgUrl,
 } from '../../../test/support/databases.ts';
+import { newProjectMember } from '../../../test/support/members.ts';
 import { freePort } from '../../../test/support/targets.ts';
 import type { Plan } from '../../store/tables.ts';
 import { updateOrgPlan } from '../billing/billing.repo.ts';
@@ -52,15 +53,8 @@ describe('drift authorization', { skip: !pgUp }, () => {
       { plan, rate_limit_per_minute: null, rate_limit_per_hour: null },
       new Date(),
     );
-  async function member(role: 'viewer' | 'developer' | 'admin'): Promise<Client> {
-    const client = await t.createUser(acme.orgId, 'member');
-    const added = await acme.owner.post(`${API}/projects/${projectId}/members`, {
-      user_id: client.user.id,
-      role,
-    });
-    expect(added.status).toBe(201);
-    return client;
-  }
+  const member = (role: 'viewer' | 'developer' | 'admin') =>
+    newProjectMember(t, acme.orgId, acme.owner, projectId, role);
 
   beforeAll(async () => {
     t = await createTestApp({ targets: { connectTimeoutMs: 3_000 } });

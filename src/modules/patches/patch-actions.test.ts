@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
+import { newProjectMember } from '../../../test/support/members.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 
@@ -27,17 +28,8 @@ describe('what a patch allows, and one run of it at a time', () => {
 
   beforeAll(async () => {
     ({ t, orgId, owner, projectId } = await createWorkerProject({ org: 'Ledger', project: 'Accounts' }));
-    const member = async (role: 'developer' | 'viewer') => {
-      const client = await t.createUser(orgId, 'member');
-      const added = await owner.post(`${API}/projects/${projectId}/members`, {
-        user_id: client.user.id,
-        role,
-      });
-      expect(added.status).toBe(201);
-      return client;
-    };
-    developer = await member('developer');
-    viewer = await member('viewer');
+    developer = await newProjectMember(t, orgId, owner, projectId, 'developer');
+    viewer = await newProjectMember(t, orgId, owner, projectId, 'viewer');
   });
   afterAll(() => closeSuite(t, databases));
 
