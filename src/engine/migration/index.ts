@@ -32,6 +32,7 @@ export { type OperationPlan, type PlanNote, type PlanOptions, planOperations } f
 export { inScope, scopeModel, type TableScope } from './scope.ts';
 export {
   describeRefused,
+  plannedClass,
   type RefusedStatement,
   refusedStatements,
   type StatementClass,
