@@ -87,7 +87,7 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     await requester.page.getByLabel('Reason').fill('Fix the nightly import');
     await requester.page.getByRole('button', { name: 'Request access' }).click();
     const request = requester.page.getByTestId('access-request');
-    await expect.poll(() => request.locator('.status').textContent()).toBe('pending');
+    await expect.poll(() => request.locator('.status').first().textContent()).toBe('pending');
 
     const { page } = ownerPage;
     await page.getByRole('link', { name: /Approvals/ }).click();
@@ -95,7 +95,7 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     await page.getByText('No pending approvals.').waitFor();
 
     await requester.page.reload();
-    await expect.poll(() => request.locator('.status').textContent()).toBe('active');
+    await expect.poll(() => request.locator('.status').first().textContent()).toBe('active');
     expect(await request.getByRole('cell', { name: /min left$/ }).textContent()).toMatch(
       /^(29|30) min left$/,
     );
@@ -104,7 +104,7 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     await page.getByRole('link', { name: 'Access requests' }).click();
     await page.getByTestId('access-request').getByRole('button', { name: 'Revoke' }).click();
     await expect
-      .poll(() => page.getByTestId('access-request').locator('.status').textContent())
+      .poll(() => page.getByTestId('access-request').locator('.status').first().textContent())
       .toBe('revoked');
     expect(requester.problems).toEqual([]);
   });
