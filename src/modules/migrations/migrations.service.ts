@@ -25,7 +25,7 @@ import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { requireProject, requireProjectAccess } from '../projects/projects.access.ts';
+import { requireProject } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { contentHash, irreversibleDrops, lintMigration, storedStatements } from './migration-content.ts';
 import {
@@ -35,7 +35,7 @@ import {
   requireSchemaOnly,
 } from './migration-guards.ts';
 import { allows, refusal } from './migration-states.ts';
-import { type MigrationView, viewFor, viewsFor } from './migration-views.ts';
+import { type MigrationView, viewOf, viewsFor } from './migration-views.ts';
 import {
   findMigration,
   insertMigration,
@@ -65,23 +65,36 @@ export function createMigrationsService(deps: {
 }) {
   const { db, audit, connections, runs, gate, now } = deps;
 
-  /** The migration and the caller's role on it, or 404 / 403 as the action decides. */
-  async function access(executor: Db, actor: Actor, id: string, action: Action) {
+  /**
+   * The migration, once the caller may do `action` on `connectionId` of its project (by default its
+   * target, where a just-in-time grant on it counts): 404 naming the migration, or 403.
+   */
+  async function load(
+    executor: Db,
+    actor: Actor,
+    id: string,
+    action: Action,
+    connectionId?: string,
+  ): Promise<SchemaMigration> {
     const migration = await findMigration(executor, actor.principal.orgId, id);
     if (!migration) throw notFound('Migration');
-    try {
-      const { role } = await requireProjectAccess(executor, actor, migration.project_id, action, {
-        connectionId: migration.target_connection_id,
-      });
-      return { migration, role };
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') throw notFound('Migration');
-      throw error;
-    }
+    await requireProject(executor, actor, migration.project_id, action, {
+      connectionId: connectionId ?? migration.target_connection_id,
+    }).catch((error: unknown) => {
+      throw error instanceof AppError && error.code === 'not_found' ? notFound('Migration') : error;
+    });
+    return migration;
   }
 
-  const load = async (executor: Db, actor: Actor, id: string, action: Action): Promise<SchemaMigration> =>
-    (await access(executor, actor, id, action)).migration;
+  /**
+   * The migration for a run of it: its runs bring the source's schema to the target, so the caller
+   * needs the action on both, a grant on one opening nothing on the other. The gated-run path checks
+   * this again; checked here first, a refusal comes before anything the migration's state would say.
+   */
+  async function loadForRun(actor: Actor, id: string, action: Action): Promise<SchemaMigration> {
+    const migration = await load(db, actor, id, action);
+    return load(db, actor, id, action, migration.source_connection_id);
+  }
 
   /**
    * The stored SQL's statements with their class. SQL still as the compare planned it is the plan's
@@ -247,8 +260,7 @@ export function createMigrationsService(deps: {
     },
 
     async get(actor: Actor, id: string): Promise<MigrationView> {
-      const { migration, role } = await access(db, actor, id, 'migration.read');
-      return viewFor(actor, migration, role);
+      return viewOf(db, actor, await load(db, actor, id, 'migration.read'));
     },
 
     /**
@@ -256,7 +268,7 @@ export function createMigrationsService(deps: {
      * is not schema only (API §8) is refused with 422 before anything is stored.
      */
     async edit(actor: Actor, id: string, sql: string): Promise<MigrationView> {
-      const { migration: current, role } = await access(db, actor, id, 'migration.edit');
+      const current = await load(db, actor, id, 'migration.edit');
       const target = await targetOf(current);
       const stored = current.plan as StoredPlan;
       const targetModel = current.target_model as SchemaModel;
@@ -287,11 +299,11 @@ export function createMigrationsService(deps: {
         );
         return updated;
       });
-      return viewFor(actor, updated, role);
+      return viewOf(db, actor, updated);
     },
 
     async apply(actor: Actor, id: string, body: ApplyBody): Promise<Run> {
-      const migration = await load(db, actor, id, 'migration.apply');
+      const migration = await loadForRun(actor, id, 'migration.apply');
       if (!allows('apply', migration)) throw conflict(refusal('apply', migration));
       const target = await targetOf(migration);
       // Again at apply: SQL stored before the rule, or before a call was known to reach outside.
@@ -317,7 +329,7 @@ export function createMigrationsService(deps: {
 
     /** A rollback that destroys data takes the double confirmation of apply (API §8). */
     async rollback(actor: Actor, id: string, body: RollbackBody): Promise<Run> {
-      const migration = await load(db, actor, id, 'migration.rollback');
+      const migration = await loadForRun(actor, id, 'migration.rollback');
       if (migration.rollback === null || migration.rollback_sql === null)
         throw conflict('This migration has no rollback');
       if (!allows('rollback', migration)) throw conflict(refusal('rollback', migration));
