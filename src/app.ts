@@ -10,6 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fast
 import type { Composition } from './compose.ts';
 import { AppError } from './core/errors.ts';
 import { registerAuthentication } from './http/auth.ts';
+import { bodyDepthError } from './http/body-depth.ts';
 import { corsOptions } from './http/cors.ts';
 import { registerDeniedAudit } from './http/denied-audit.ts';
 import { registerErrorHandlers } from './http/errors.ts';
@@ -104,6 +105,8 @@ export async function buildApp(composition: Composition, appOptions: BuildAppOpt
 /**
  * JSON bodies only: text/plain (which Fastify parses by default) is refused with 415 like any other
  * type, and an empty JSON body reads as no body, so a DELETE sent with a JSON content type still works.
+ * The nesting bound is judged on the raw text first (./http/body-depth.ts), before anything parses
+ * or walks the body: every route of this scope gets it, public ones included.
  */
 function acceptOnlyJson(app: App): void {
   app.removeContentTypeParser('text/plain');
@@ -111,6 +114,8 @@ function acceptOnlyJson(app: App): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
+    const tooDeep = bodyDepthError(body as string);
+    if (tooDeep) return done(tooDeep);
     return parseJson(request, body as string, (error, value) => {
       // A JSON `null` is a body that is not an object: 422, also where the body is optional (API §1),
       // which the validator could not tell from no body at all (both reach it as null).

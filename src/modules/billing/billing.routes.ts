@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import { PLAN_IDS, PLANS, rateLimitsOf } from '../../core/plans.ts';
 import { SUBSCRIPTION_STATUSES } from '../../core/vocabulary.ts';
+import { bodyDepthError } from '../../http/body-depth.ts';
 import { actorOf } from '../../http/context.ts';
 import { errors, Nullable, StringEnum, Timestamp, toTimestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
@@ -154,8 +155,10 @@ export function registerBillingRoutes(
 
   app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
+    // The raw text is what the signature covers; the nesting bound of every body (API §1) still
+    // applies before the signature is checked.
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
-      done(null, body),
+      done(bodyDepthError(body as string), body),
     );
     scope.post(
       '/billing/webhooks/stripe',

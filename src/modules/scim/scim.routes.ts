@@ -4,6 +4,7 @@
 // plugin outside /api/v1, so none of that API's hooks apply here.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.ts';
+import { bodyDepthError } from '../../http/body-depth.ts';
 import { allowanceCharges, createRateLimiter, ipSubject, orgScimSubject } from '../../http/rate-limit.ts';
 import type { RateLimitStore } from '../../http/rate-limit-store.ts';
 import type { App } from '../../http/types.ts';
@@ -70,6 +71,9 @@ export async function registerScimRoutes(app: App, deps: ScimRouteDeps): Promise
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser(SCIM_CONTENT_TYPE, { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
+    // The nesting bound of every body (API §1), judged on the text before it is parsed.
+    const tooDeep = bodyDepthError(body as string);
+    if (tooDeep) return done(tooDeep);
     return parseJson(request, body as string, done);
   });
   app.decorateRequest('scimOrgId', null);
