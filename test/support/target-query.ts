@@ -3,11 +3,12 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 
-export async function queryPostgres(url: string, sql: string): Promise<Record<string, unknown>[]> {
+/** The rows of `sql` on the PostgreSQL database at `url`; `T` names the columns a test reads. */
+export async function queryPostgres<T = Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(sql)).rows;
+    return (await client.query(sql)).rows as T[];
   } finally {
     await client.end();
   }

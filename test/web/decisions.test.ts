@@ -4,12 +4,12 @@
 // drops a column asks for the tick and the target's name; backups of dropped columns are listed;
 // the approvals inbox says what is to be decided (title, SQL, connection, environment, requester),
 // offers Approve to an admin but not to the requester; a run's page shows its subject.
-import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../support/app.ts';
 import { connectionBody } from '../support/connections.ts';
 import { createTestPgDatabase, type TestPgDatabase } from '../support/databases.ts';
+import { queryPostgres as onTarget } from '../support/target-query.ts';
 import {
   captureBothWidths,
   chromiumAvailable,
@@ -20,16 +20,6 @@ import {
   type TestPage,
   type WebApp,
 } from './browser.ts';
-
-async function onTarget<T = Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 const run = (page: Page) => page.getByTestId('run-progress');
 const status = (page: Page) => page.locator('.page-head .status').textContent();

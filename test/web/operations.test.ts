@@ -4,13 +4,13 @@
 // and forced; an approval granted by a second user while the requester watches the run; copies with
 // a filter and a subset; anonymization rules edited after saving; a seed with a chosen generator;
 // the drift badge after an out-of-band ALTER TABLE and a check, gone after acknowledge; snapshots.
-import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateOrgPlan } from '../../src/modules/billing/billing.repo.ts';
 import type { Client } from '../support/app.ts';
 import { connectionBody } from '../support/connections.ts';
 import { createTestPgDatabase, type TestPgDatabase } from '../support/databases.ts';
+import { queryPostgres as onTarget } from '../support/target-query.ts';
 import {
   captureBothWidths,
   chromiumAvailable,
@@ -21,16 +21,6 @@ import {
   type TestPage,
   type WebApp,
 } from './browser.ts';
-
-async function onTarget<T = Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 const run = (page: Page) => page.getByTestId('run-progress');
 
