@@ -31,7 +31,8 @@ const SSL_MODE_HELP =
 
 const HOST_HELP =
   'Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ' +
-  'ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address).';
+  'ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address). ' +
+  'An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it.';
 const HOST_RULES = { minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9._:%-]+$' };
 const Host = Type.String({ ...HOST_RULES, description: HOST_HELP });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });

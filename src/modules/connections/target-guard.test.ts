@@ -7,7 +7,7 @@ import { type Client, createTestApp, type TestApp } from '../../../test/support/
 import { connectionBody, type WatchedDialects, watchedDialects } from '../../../test/support/connections.ts';
 import { freePort } from '../../../test/support/targets.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { addressKind, addressRefusal, createTargetGuard, type Resolver } from './target-guard.ts';
+import { addressRefusal, createTargetGuard, type Resolver } from './target-guard.ts';
 
 const BASE = '/api/v1/connections';
 
@@ -23,46 +23,6 @@ function fakeDns() {
   };
   return { table, asked, resolve };
 }
-
-describe('addressKind', () => {
-  it.each([
-    ['169.254.169.254', 'metadata'],
-    ['169.254.170.2', 'metadata'],
-    ['100.100.100.200', 'metadata'],
-    ['fd00:ec2::254', 'metadata'],
-    ['::ffff:169.254.169.254', 'metadata'],
-    ['169.254.0.1', 'link_local'],
-    ['169.254.255.255', 'link_local'],
-    ['fe80::1', 'link_local'],
-    ['fe80::1%eth0', 'link_local'],
-    ['febf::1', 'link_local'],
-    ['127.0.0.1', 'loopback'],
-    ['127.10.20.30', 'loopback'],
-    ['::1', 'loopback'],
-    ['0.0.0.0', 'loopback'],
-    ['10.0.0.1', 'private'],
-    ['10.255.255.255', 'private'],
-    ['172.16.0.1', 'private'],
-    ['172.31.255.254', 'private'],
-    ['192.168.1.10', 'private'],
-    ['100.64.0.1', 'private'],
-    ['fc00::1', 'private'],
-    ['fd12:3456::1', 'private'],
-    ['::ffff:10.0.0.1', 'private'],
-    ['172.32.0.1', 'public'],
-    ['172.15.255.255', 'public'],
-    ['169.253.255.255', 'public'],
-    ['8.8.8.8', 'public'],
-    ['2606:4700:4700::1111', 'public'],
-    ['fec0::1', 'public'],
-  ])('%s is %s', (address, kind) => {
-    expect(addressKind(address)).toBe(kind);
-  });
-
-  it('throws on something that is not an address', () => {
-    expect(() => addressKind('db.example.com')).toThrow('Not an IP address');
-  });
-});
 
 describe('addressRefusal', () => {
   it('refuses metadata and link-local always, private and loopback only when asked', () => {

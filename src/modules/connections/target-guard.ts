@@ -4,7 +4,8 @@
 // Link-local and metadata addresses are always refused; private and loopback ranges too when
 // BLOCK_PRIVATE_TARGETS=true. The decision is made on every address the host name resolves to (a
 // name that resolves to one bad address among good ones is refused), when a connection is created or
-// edited and before every connect.
+// edited and before every connect. Addresses are classified by security/address-class.ts, which
+// judges an IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) by it.
 //
 // The connect goes to an address this check vetted, never to the name: `assertAllowed` returns the
 // addresses, and the pools hand the dialects the first one as the host (with the name kept for TLS),
@@ -12,10 +13,9 @@
 // cannot send them elsewhere. A pool keeps its vetted address for its lifetime; see
 // connection-pools.ts for when it is resolved again.
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { TargetError } from '../../dialects/errors.ts';
-
-export type AddressKind = 'metadata' | 'link_local' | 'loopback' | 'private' | 'public';
+import { type AddressKind, addressKind } from '../../security/address-class.ts';
 
 const DESCRIPTION: Record<Exclude<AddressKind, 'public'>, string> = {
   metadata: 'a cloud metadata address',
@@ -23,45 +23,6 @@ const DESCRIPTION: Record<Exclude<AddressKind, 'public'>, string> = {
   loopback: 'a loopback address',
   private: 'a private address',
 };
-
-function blockList(v4: [string, number][], v6: [string, number][]): BlockList {
-  const list = new BlockList();
-  for (const [network, prefix] of v4) list.addSubnet(network, prefix, 'ipv4');
-  for (const [network, prefix] of v6) list.addSubnet(network, prefix, 'ipv6');
-  return list;
-}
-
-// IPv4-mapped IPv6 forms (::ffff:169.254.169.254) match the IPv4 rules: BlockList checks them so.
-const METADATA = blockList(
-  [
-    ['169.254.169.254', 32], // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle
-    ['169.254.170.2', 32], // AWS ECS task metadata
-    ['100.100.100.200', 32], // Alibaba Cloud
-    ['192.0.0.192', 32], // Oracle Cloud (legacy)
-    ['168.63.129.16', 32], // Azure WireServer
-  ],
-  [['fd00:ec2::254', 128]], // AWS IMDS over IPv6
-);
-const LINK_LOCAL = blockList([['169.254.0.0', 16]], [['fe80::', 10]]);
-const LOOPBACK = blockList(
-  [
-    ['127.0.0.0', 8],
-    ['0.0.0.0', 8], // "this host": connecting to 0.0.0.0 reaches the local machine
-  ],
-  [
-    ['::1', 128],
-    ['::', 128],
-  ],
-);
-const PRIVATE = blockList(
-  [
-    ['10.0.0.0', 8],
-    ['172.16.0.0', 12],
-    ['192.168.0.0', 16],
-    ['100.64.0.0', 10], // carrier-grade NAT, used as a private range by many clouds and VPNs
-  ],
-  [['fc00::', 7]], // unique local addresses
-);
 
 /** Names that reach a metadata service without a metadata address in the answer one might check. */
 const METADATA_HOSTS = new Set([
@@ -71,19 +32,6 @@ const METADATA_HOSTS = new Set([
   'instance-data',
   'instance-data.ec2.internal',
 ]);
-
-/** What kind of address an IP literal is (checked most specific first). */
-export function addressKind(address: string): AddressKind {
-  const bare = address.split('%')[0]!; // an IPv6 zone (fe80::1%eth0) is not part of the address
-  const family = isIP(bare);
-  if (family === 0) throw new Error(`Not an IP address: ${address}`);
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (METADATA.check(bare, type)) return 'metadata';
-  if (LINK_LOCAL.check(bare, type)) return 'link_local';
-  if (LOOPBACK.check(bare, type)) return 'loopback';
-  if (PRIVATE.check(bare, type)) return 'private';
-  return 'public';
-}
 
 export interface GuardPolicy {
   /** BLOCK_PRIVATE_TARGETS: refuse private and loopback addresses too. */

@@ -11,7 +11,7 @@ const Url = Type.String({
   minLength: 1,
   maxLength: 2000,
   description:
-    'http or https. Private, loopback and link-local addresses are refused unless the server allows them (WEBHOOK_ALLOW_PRIVATE); cloud metadata addresses always. Redirects are never followed.',
+    'http or https. Private, loopback and link-local addresses are refused unless the server allows them (WEBHOOK_ALLOW_PRIVATE); cloud metadata addresses always. An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it. Redirects are never followed.',
 });
 
 const Events = Type.Array(EventName, { minItems: 1, maxItems: 50, uniqueItems: true });
