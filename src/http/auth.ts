@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../core/actors.ts';
 import { AppError, forbidden, unauthenticated } from '../core/errors.ts';
-import { type Action, decide } from '../security/policy.ts';
+import { ACTIONS, type Action, decide } from '../security/policy.ts';
 import { hmac, randomToken, safeEqual } from '../security/tokens.ts';
 
 export const SESSION_COOKIE = 'session';
@@ -68,6 +68,7 @@ export interface AuthDeps {
 export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('identified', null);
+  requireAdminScopeOfDeletes(app);
 
   app.addHook('onRequest', async (request, reply) => {
     const { auth, action } = request.routeOptions.config;
@@ -92,6 +93,25 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): vo
       throw forbidden('This endpoint needs a signed-in session, not an API key');
     }
     enforceAction(principal, action);
+  });
+}
+
+/**
+ * Every DELETE is an `admin`-scope action (API §3, fixed). Judged from the route table as routes are
+ * registered: a DELETE route that declares no action, or one whose action needs less than `admin`,
+ * stops the server from starting. So no DELETE can be added without the rule, and the policy table
+ * (ACTIONS, which the services and the authorization matrix read too) stays the one place that
+ * says what an action needs, rather than a method check here that it would not know of.
+ */
+function requireAdminScopeOfDeletes(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('DELETE')) return;
+    const action = route.config?.action;
+    if (action === undefined || ACTIONS[action].scope !== 'admin')
+      throw new Error(
+        `DELETE ${route.url} must declare an action that needs the admin scope (API §3); it declares ` +
+          (action === undefined ? 'none' : `'${action}' (scope '${ACTIONS[action].scope}')`),
+      );
   });
 }
 

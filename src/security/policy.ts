@@ -15,7 +15,8 @@ type ActionRule = { scope: Scope } & ({ orgRole: OrgRole } | { projectRole: Proj
 
 /**
  * Every action of the API. `read` covers GET, `write` POST/PUT/PATCH on operational resources, and
- * `admin` DELETE, policies and members, API keys and organization settings (API §3).
+ * `admin` DELETE, policies and members, API keys and organization settings (API §3). The action of
+ * a DELETE route must need `admin`: src/http/auth.ts refuses to register one that does not.
  */
 export const ACTIONS = {
   'self.read': { scope: 'read', orgRole: 'member' },
@@ -74,7 +75,7 @@ export const ACTIONS = {
   'patch.read': { scope: 'read', projectRole: 'viewer' },
   'patch.create': { scope: 'write', projectRole: 'developer' },
   'patch.edit': { scope: 'write', projectRole: 'developer' },
-  'patch.delete': { scope: 'write', projectRole: 'developer' },
+  'patch.delete': { scope: 'admin', projectRole: 'developer' },
   'patch.dry_run': { scope: 'write', projectRole: 'developer' },
   'patch.execute': { scope: 'write', projectRole: 'developer' },
   'patch.rollback': { scope: 'write', projectRole: 'developer' },
@@ -94,7 +95,7 @@ export const ACTIONS = {
   'seed.read': { scope: 'read', projectRole: 'viewer' },
   'seed.create': { scope: 'write', projectRole: 'developer' },
   'seed.edit': { scope: 'write', projectRole: 'developer' },
-  'seed.delete': { scope: 'write', projectRole: 'developer' },
+  'seed.delete': { scope: 'admin', projectRole: 'developer' },
   'seed.preview': { scope: 'write', projectRole: 'developer' },
   'seed.run': { scope: 'write', projectRole: 'developer' },
   // Runs: seen by the project; stopped by those who may start operations.
