@@ -147,8 +147,8 @@ export interface ReadRowsRequest extends RowStreamTable {
   /** The kind of each column (same order), which decides how its values are printed. */
   kinds: ValueKind[];
   /**
-   * A boolean SQL condition over the table's columns, already checked against the filter
-   * allow-list (engine/bridge/filter-check.ts): it is written into the statement as it is.
+   * A boolean SQL condition over the table's columns, written back from its checked parse
+   * (engine/bridge/filter-check.ts), never the text a request sent: it goes into the statement as it is.
    */
   where?: string;
 }
@@ -200,6 +200,12 @@ export interface RowFormat {
    * database are one copy's source and target only by mistake).
    */
   readonly identitySql: string;
+  /**
+   * A query answering one row with the column `mode`: the session setting that decides how the
+   * text of a bridge filter reads (MySQL's sql_mode: NO_BACKSLASH_ESCAPES, ANSI_QUOTES), so that
+   * it is parsed and written back as the server reads it; null where the engine has none.
+   */
+  readonly filterModeSql: string | null;
   /** How the target's foreign keys stop checking during a load, and come back checked after it. */
   readonly foreignKeyLoad: ForeignKeyLoad;
   /**

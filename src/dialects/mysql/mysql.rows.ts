@@ -347,6 +347,7 @@ export const mysqlRowFormat: RowFormat = {
   columnType: mysqlColumnType,
   // MariaDB has no @@server_uuid; host name, port and data directory tell servers apart on both.
   identitySql: "SELECT CONCAT(@@hostname, ':', @@port, ':', @@datadir, '/', DATABASE()) AS identity",
+  filterModeSql: 'SELECT @@SESSION.sql_mode AS mode',
   foreignKeyLoad: {
     kind: 'session',
     off: 'SET SESSION foreign_key_checks = 0',

@@ -219,6 +219,9 @@ export const postgresRowFormat: RowFormat = {
   // pg_control_system() is executable by every role: the cluster's id, then the database.
   identitySql:
     "SELECT (SELECT system_identifier::text FROM pg_control_system()) || '/' || current_database() AS identity",
+  // libpg-query reads standard-conforming strings, and the deparser writes strings with a backslash
+  // as E'…', which reads the same whatever standard_conforming_strings says.
+  filterModeSql: null,
   foreignKeyLoad: {
     kind: 'readd',
     drop: (table, name) => `ALTER TABLE ${table} DROP CONSTRAINT ${q(name)}`,

@@ -17,6 +17,14 @@ export const BridgeParams = Type.Object({
       percent: Type.Optional(Type.Number()),
     }),
   ),
+  /**
+   * The filters and the subset's condition as the copy writes them into its reads: written back
+   * from their checked parse (engine/bridge/filter-check.ts), never the text received.
+   */
+  filter_sql: Type.Optional(Type.Record(Type.String(), Type.String())),
+  subset_where_sql: Type.Optional(Type.String()),
+  /** The source's filter reading (MySQL sql_mode) they were parsed under; a run under another stops. */
+  source_filter_mode: Type.Optional(Type.String()),
   create_tables: Type.Boolean(),
   /** The anonymization config applied in flight, and what of it the request was checked and approved with. */
   anonymize: Type.Optional(Type.Object({ config_id: Uuid, binding: Type.String() })),

@@ -51,6 +51,14 @@ export async function identityOf(session: RowSession, handle: TargetHandle): Pro
   return `${handle.dialect}:${String((rows[0] as { identity: unknown }).identity)}`;
 }
 
+/** How a session's server reads a filter's text (RowFormat.filterModeSql); '' where nothing changes it. */
+export async function filterModeOf(session: RowSession, handle: TargetHandle): Promise<string> {
+  const sql = migrationDialects[handle.dialect].rows.filterModeSql;
+  if (sql === null) return '';
+  const { rows } = await session.query(sql);
+  return String((rows[0] as { mode: unknown }).mode ?? '');
+}
+
 export function createBridgeRun(deps: BridgeRunDeps) {
   const { db, connections, now } = deps;
 
@@ -105,13 +113,15 @@ export function createBridgeRun(deps: BridgeRunDeps) {
         try {
           // Reading both schemas and both servers' identities at once: nothing is written before
           // the identities are compared, and introspection only reads.
-          const [sourceIdentity, targetIdentity, sourceModel, introspectedTarget, skip] = await together(
-            time('identity', () => identityOf(srcSession, srcHandle)),
-            time('identity', () => identityOf(tgtSession, tgtHandle)),
-            time('introspect_source', () => srcHandle.introspect()),
-            time('introspect_target', () => tgtHandle.introspect()),
-            time('tables_done_before', () => tablesDoneBefore(db, run.subject_id!, run)),
-          );
+          const [sourceIdentity, targetIdentity, sourceModel, introspectedTarget, skip, filterMode] =
+            await together(
+              time('identity', () => identityOf(srcSession, srcHandle)),
+              time('identity', () => identityOf(tgtSession, tgtHandle)),
+              time('introspect_source', () => srcHandle.introspect()),
+              time('introspect_target', () => tgtHandle.introspect()),
+              time('tables_done_before', () => tablesDoneBefore(db, run.subject_id!, run)),
+              time('filter_mode', () => filterModeOf(srcSession, srcHandle)),
+            );
           let targetModel = introspectedTarget;
           if (sourceIdentity === targetIdentity)
             throw new RunFailed(
@@ -125,6 +135,19 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           )
             throw new RunFailed(
               'The schema of the source or the target changed since this copy was requested (and approved against it): request it again; nothing was written',
+              {},
+            );
+          // The conditions were parsed as the source read them then: under another sql_mode the same
+          // text may mean something else (API §9.3). A run queued before they were stored parsed has none.
+          const conditions = params.filters !== undefined || params.subset?.where !== undefined;
+          if (
+            conditions &&
+            (params.source_filter_mode !== filterMode ||
+              (params.filters !== undefined && params.filter_sql === undefined) ||
+              (params.subset?.where !== undefined && params.subset_where_sql === undefined))
+          )
+            throw new RunFailed(
+              "The source's sql_mode changed since this copy was requested (it decides how its filters read), or the request predates parsed filters: request it again; nothing was written",
               {},
             );
           const { tables, problems } = resolveTables(sourceModel, targetModel, params);
@@ -171,7 +194,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
           const plannedNamed = (name: string) =>
             planned.find((t) => t.name === name) ?? planned.find((t) => t.source.name === name);
           const filterOf = new Map(
-            Object.entries(params.filters ?? {}).map(([name, condition]) => [
+            Object.entries(params.filter_sql ?? {}).map(([name, condition]) => [
               plannedNamed(name)?.name,
               condition,
             ]),
@@ -215,6 +238,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
                     request: {
                       ...subsetRequest,
                       table: plannedNamed(subsetRequest.table)?.name ?? subsetRequest.table,
+                      where: params.subset_where_sql,
                     },
                     filtered: new Set([...filterOf.keys()].filter((name) => name !== undefined)),
                     runId: run.id,

@@ -1,5 +1,6 @@
 // Bridge (API §9.3): the body of POST /projects/{pid}/bridge/run. The answer is a run (runs.schemas.ts).
 import { type Static, Type } from 'typebox';
+import { MAX_FILTER_LENGTH } from '../../engine/bridge/filter-check.ts';
 import { Nullable, StringEnum, Uuid } from '../../http/schemas.ts';
 
 export const BRIDGE_MODES = ['replace', 'append', 'upsert'] as const;
@@ -11,13 +12,17 @@ const TableName = Type.String({
 });
 const Condition = Type.String({
   minLength: 1,
-  maxLength: 10_000,
+  maxLength: MAX_FILTER_LENGTH,
   description:
-    "One boolean SQL expression over the table's columns, in the source's SQL: columns, literals, comparison, " +
-    'boolean and arithmetic operators, IN, BETWEEN, LIKE, IS [NOT] NULL, CASE, casts and the functions lower, ' +
-    'upper, length, char_length, abs, round, floor, ceil, ceiling, mod, trim, btrim, ltrim, rtrim, substring, ' +
-    'substr, left, right, replace, md5, coalesce, nullif, greatest, least. Anything else (subqueries, other ' +
-    'functions, comments, a second statement) is refused with 422.',
+    "One boolean SQL expression over the table's columns, in the source's SQL: columns (bare, or qualified by " +
+    "the table's own name), literals, comparison, boolean and arithmetic operators, IN, BETWEEN, LIKE, IS [NOT] " +
+    'NULL, CASE, casts and the functions lower, upper, length, char_length, abs, round, floor, ceil, ceiling, mod, ' +
+    'trim, btrim, ltrim, rtrim, substring, substr, left, right, replace, md5, coalesce, nullif, greatest, least. ' +
+    `At most ${MAX_FILTER_LENGTH.toLocaleString('en')} characters. The text must parse alone as one complete ` +
+    "expression; the copy writes the expression back from its parse, never the text as sent. A MySQL source's " +
+    'condition is read under its sql_mode (NO_BACKSLASH_ESCAPES, ANSI_QUOTES), read when the copy is asked for ' +
+    'and again when it runs (a run under another sql_mode fails, nothing written). Anything else (subqueries, ' +
+    'other functions, comments on MySQL, a second statement, text past the expression) is refused with 422.',
 });
 
 export const BridgeRunBody = Type.Object(

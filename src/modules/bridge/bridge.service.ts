@@ -10,7 +10,7 @@ import { AppError, conflict, invalid, type ValidationItem } from '../../core/err
 import { displayName, resolveTables, targetTableOf } from '../../engine/bridge/copy-plan.ts';
 import { checkFilter, loadFilterParser } from '../../engine/bridge/filter-check.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
-import type { SchemaModel } from '../../engine/schema/model.ts';
+import type { SchemaModel, TableModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Run } from '../../store/tables.ts';
 import { summarize } from '../approvals/approval-subject.ts';
@@ -23,7 +23,7 @@ import { activeRunInto } from './bridge.repo.ts';
 import type { BridgeRunBody } from './bridge.schemas.ts';
 import type { BridgeAnonymizer } from './bridge-anonymize.ts';
 import type { BridgeParams } from './bridge-params.ts';
-import { identityOf } from './bridge-run.ts';
+import { filterModeOf, identityOf } from './bridge-run.ts';
 
 /** A UUID (v4 layout) derived from the request: the same request always names the same subject. */
 function subjectOf(projectId: string, request: unknown): string {
@@ -57,9 +57,24 @@ export function createBridgeService(deps: {
     return connection;
   }
 
-  /** The request's problems against the source's schema, each at its place in the body. */
-  function problemsOf(body: BridgeRunBody, source: SchemaModel, target: SchemaModel): ValidationItem[] {
+  /**
+   * The request's problems against the source's schema, each at its place in the body, and its
+   * filters as the copy will write them (deparsed, read under the source's `filterMode`).
+   */
+  function problemsOf(
+    body: BridgeRunBody,
+    source: SchemaModel,
+    target: SchemaModel,
+    filterMode: string,
+  ): { items: ValidationItem[]; filterSql: Record<string, string>; subsetWhereSql?: string } {
     const items: ValidationItem[] = [];
+    const filterSql: Record<string, string> = {};
+    let subsetWhereSql: string | undefined;
+    const readAs = (table: TableModel) => ({
+      schema: table.schema,
+      name: table.name,
+      columns: table.columns.map((c) => c.name),
+    });
     const { tables, problems } = resolveTables(source, target, body);
     for (const p of problems) items.push({ loc: p.loc, msg: p.message, type: 'invalid_table' });
     const copied = new Map(tables.map((t) => [displayName(t), t]));
@@ -67,14 +82,11 @@ export function createBridgeService(deps: {
     for (const [name, condition] of Object.entries(body.filters ?? {})) {
       const table = findCopied(name);
       const verdict = table
-        ? checkFilter(
-            source.dialect,
-            condition,
-            table.columns.map((c) => c.name),
-          )
+        ? checkFilter(source.dialect, condition, readAs(table), filterMode)
         : { ok: false as const, message: `${name} is not one of the copied tables` };
       if (!verdict.ok)
         items.push({ loc: ['body', 'filters', name], msg: verdict.message, type: 'invalid_filter' });
+      else filterSql[name] = verdict.sql;
     }
     if (body.subset) {
       const start = findCopied(body.subset.table);
@@ -85,13 +97,10 @@ export function createBridgeService(deps: {
           type: 'invalid_subset',
         });
       else if (body.subset.where !== undefined) {
-        const verdict = checkFilter(
-          source.dialect,
-          body.subset.where,
-          start.columns.map((c) => c.name),
-        );
+        const verdict = checkFilter(source.dialect, body.subset.where, readAs(start), filterMode);
         if (!verdict.ok)
           items.push({ loc: ['body', 'subset', 'where'], msg: verdict.message, type: 'invalid_filter' });
+        else subsetWhereSql = verdict.sql;
       }
       const keyless = tables.filter((t) => t.primary_key === null).map(displayName);
       if (keyless.length > 0)
@@ -112,7 +121,7 @@ export function createBridgeService(deps: {
           type: 'invalid_mode',
         });
     }
-    return items;
+    return { items, filterSql, ...(subsetWhereSql !== undefined && { subsetWhereSql }) };
   }
 
   return {
@@ -136,7 +145,11 @@ export function createBridgeService(deps: {
           const model = await handle.introspect();
           const session = await handle.rowSession();
           try {
-            return { identity: await identityOf(session, handle), model };
+            return {
+              identity: await identityOf(session, handle),
+              filterMode: await filterModeOf(session, handle),
+              model,
+            };
           } finally {
             await session.close();
           }
@@ -148,8 +161,8 @@ export function createBridgeService(deps: {
           'The source and the target reach the same database: a copy would overwrite what it reads',
           'same_database',
         );
-      const problems = problemsOf(body, from.model, to.model);
-      if (problems.length > 0) throw new AppError('validation', problems);
+      const checked = problemsOf(body, from.model, to.model, from.filterMode);
+      if (checked.items.length > 0) throw new AppError('validation', checked.items);
       // A config of any connection of the project (API §9.3), checked against the source as it is.
       const anonymize =
         body.anonymize_config_id != null
@@ -169,6 +182,10 @@ export function createBridgeService(deps: {
         mode: body.mode ?? 'replace',
         ...(body.filters !== undefined && { filters: body.filters }),
         ...(body.subset !== undefined && { subset: body.subset }),
+        // What the copy writes into its reads: the conditions as parsed, never the text received.
+        ...(body.filters !== undefined && { filter_sql: checked.filterSql }),
+        ...(checked.subsetWhereSql !== undefined && { subset_where_sql: checked.subsetWhereSql }),
+        source_filter_mode: from.filterMode,
         create_tables: body.create_tables === true,
         ...(anonymize && { anonymize }),
         source_schema_hash: schemaHash(from.model),
