@@ -35,7 +35,7 @@ export function createAnonymizeService(deps: {
   runs: Pick<RunsService, 'start'>;
   now: () => Date;
 }) {
-  const { db, audit, box, connections, gate, runs } = deps;
+  const { box, connections, runs } = deps;
   const configs = createConnectionConfigs(deps, {
     table: 'anonymize_configs',
     resource: 'Anonymization config',

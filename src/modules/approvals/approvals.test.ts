@@ -97,7 +97,12 @@ describe('approvals', () => {
         kind: 'migration',
         id: migration,
         title: 'test migration_apply',
-        connection: { id: expect.any(String), name: 'test target', environment: 'production', protected: false },
+        connection: {
+          id: expect.any(String),
+          name: 'test target',
+          environment: 'production',
+          protected: false,
+        },
         summary: 'SELECT 1',
       },
       requester: { id: alice.user.id, email: alice.user.email, name: alice.user.name },

@@ -10,7 +10,7 @@ import { BridgeParams } from './bridge-params.ts';
 import { createBridgeRun } from './bridge-run.ts';
 
 export function bridgeModule(shared: Shared): Module {
-  const { db, audit, box, connections, gate, runs, snapshots, logger, now } = shared;
+  const { db, audit, box, connections, runs, snapshots, logger, now } = shared;
   const anonymizer = createBridgeAnonymizer({ db, box, connections });
   const bridge = createBridgeService({ db, audit, connections, runs, anonymizer });
   return {

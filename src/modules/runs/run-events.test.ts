@@ -68,7 +68,6 @@ describe('events of a run end', () => {
   });
 
   it('emits run.failed (and the kind failure event) for a run its dead process left running', async () => {
-    const { runs } = t.composition;
     const actor = actorOf(owner, orgId);
     const run = await recordQueuedRun(t, actor, { projectId, kind: 'patch_execute' });
     await t.store.db

@@ -8,7 +8,7 @@ import { conflict, notFound } from '../../core/errors.ts';
 import { isOrgAdmin } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
-import type { Run, RunKind } from '../../store/tables.ts';
+import type { Run } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import type { RunKinds } from './run-kinds.ts';

@@ -40,7 +40,7 @@ export function createSeedsService(deps: {
   runs: Pick<RunsService, 'start'>;
   now: () => Date;
 }) {
-  const { db, audit, connections, gate, runs } = deps;
+  const { connections, runs } = deps;
   const scenarios = createConnectionConfigs(deps, {
     table: 'seed_scenarios',
     resource: 'Seed scenario',
