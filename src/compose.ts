@@ -185,7 +185,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       snapshots: createSnapshotsService({ db, audit, connections, now }),
       runs: createRunsService({ db, audit, queue: createRunQueue(jobs), gate, kinds: runKinds, now }),
       gate,
-      orgs: createOrgsService({ db, audit, passwords, now }),
+      orgs: createOrgsService({ db, audit, passwords, now, billingMode: config.billing.mode }),
       auth: createAuthService({
         db,
         audit,

@@ -55,7 +55,7 @@ describe('loadConfig', () => {
         retrySchedule: [5, 300, 1800, 7200, 18000, 36000, 36000],
         timeoutMs: 10_000,
       },
-      billing: { stripeWebhookSecret: undefined, graceDays: 7 },
+      billing: { mode: 'self_hosted', stripeWebhookSecret: undefined, graceDays: 7 },
     });
   });
 

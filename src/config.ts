@@ -57,7 +57,16 @@ export interface Config {
   billing: BillingConfig;
 }
 
+/**
+ * BILLING_MODE: `self_hosted` (the default) starts the install's own organization (ADMIN_EMAIL,
+ * `create-admin`) on Enterprise; `saas` starts every organization on Starter (API §11.3).
+ */
+export const BILLING_MODES = ['self_hosted', 'saas'] as const;
+export type BillingMode = (typeof BILLING_MODES)[number];
+
 export interface BillingConfig {
+  /** BILLING_MODE: which plan the organizations the operator makes start on. */
+  mode: BillingMode;
   /** STRIPE_WEBHOOK_SECRET: verifies `Stripe-Signature`; without it the endpoint answers 404. */
   stripeWebhookSecret: string | undefined;
   /** BILLING_GRACE_DAYS: how long a failed payment keeps the plan before Starter. */
@@ -314,10 +323,20 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: 10_000,
     },
     billing: {
+      mode: billingMode(read('BILLING_MODE')),
       stripeWebhookSecret: read('STRIPE_WEBHOOK_SECRET'),
       graceDays: integer('BILLING_GRACE_DAYS', 7, 0, 365),
     },
   };
+}
+
+/** BILLING_MODE: `self_hosted` (the default) or `saas`. */
+function billingMode(raw: string | undefined): BillingMode {
+  if (raw === undefined) return 'self_hosted';
+  const mode = BILLING_MODES.find((m) => m === raw);
+  if (!mode)
+    throw new ConfigError(`BILLING_MODE must be ${BILLING_MODES.join(' or ')} (got ${JSON.stringify(raw)})`);
+  return mode;
 }
 
 /** WEBHOOK_RETRY_SCHEDULE: 0 to 20 delays in whole seconds (each at most a day), comma-separated. */

@@ -99,9 +99,13 @@ describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async 
       ]),
     ]);
     await Promise.all([
-      cli(['create-admin', '--email', `limited-${tag}@example.com`, '--org', 'Limited'], {
-        ADMIN_PASSWORD: PASSWORD,
-      }),
+      (async () => {
+        await cli(['create-admin', '--email', `limited-${tag}@example.com`, '--org', 'Limited'], {
+          ADMIN_PASSWORD: PASSWORD,
+        });
+        // `create-admin` starts an organization on Enterprise (API §11.3): the limited one is Starter.
+        await cli(['set-plan', '--org', 'Limited', '--plan', 'starter']);
+      })(),
       (async () => {
         await cli(['create-admin', '--email', `runner-${tag}@example.com`, '--org', 'Runner'], {
           ADMIN_PASSWORD: PASSWORD,

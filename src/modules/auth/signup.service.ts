@@ -1,5 +1,5 @@
-// Self-service signup: a new organization on the Starter plan (the organizations' default) with the
-// new user as its owner, signed in at once. Refused while SIGNUP=closed.
+// Self-service signup: a new organization on the Starter plan (API §11.3, whatever BILLING_MODE)
+// with the new user as its owner, signed in at once. Refused while SIGNUP=closed.
 
 import type { AnonymousActor } from '../../core/actors.ts';
 import { AppError, forbidden } from '../../core/errors.ts';

@@ -1,5 +1,6 @@
 // The first organization and its owner: from `create-admin`, or on the first start of an empty store
-// from ADMIN_EMAIL/ADMIN_PASSWORD. Without either, the start says how to make one.
+// from ADMIN_EMAIL/ADMIN_PASSWORD. Without either, the start says how to make one. The install's own
+// organization starts on Enterprise (Starter with BILLING_MODE=saas): orgs.service.ts.
 import type { Config } from '../../config.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
@@ -14,11 +15,11 @@ export interface FirstAdminInput {
   name?: string | undefined;
 }
 
-export async function createAdmin(orgs: Pick<OrgsService, 'createWithOwner'>, input: FirstAdminInput) {
+export async function createAdmin(orgs: Pick<OrgsService, 'createOperatorOrg'>, input: FirstAdminInput) {
   if (!/^[^\s@]+@[^\s@]+$/.test(input.email))
     throw new AppError('validation', `Not an e-mail address: ${input.email}`);
   if (input.password.length < 8) throw new AppError('validation', 'The password needs at least 8 characters');
-  return orgs.createWithOwner({
+  return orgs.createOperatorOrg({
     orgName: input.orgName,
     email: input.email,
     password: input.password,
@@ -32,7 +33,7 @@ export const CREATE_ADMIN_HINT =
 /** On start: the administrator of ADMIN_EMAIL when the store has no user yet, or a hint. */
 export async function bootstrapAdmin(
   db: Db,
-  orgs: Pick<OrgsService, 'createWithOwner'>,
+  orgs: Pick<OrgsService, 'createOperatorOrg'>,
   admin: Config['admin'],
   logger: Pick<Logger, 'info' | 'warn'>,
 ): Promise<void> {
@@ -43,7 +44,10 @@ export async function bootstrapAdmin(
       password: admin.password,
       orgName: admin.org,
     });
-    logger.info({}, `Created organization "${org.name}" with owner ${owner.email} from ADMIN_EMAIL`);
+    logger.info(
+      {},
+      `Created organization "${org.name}" with owner ${owner.email} from ADMIN_EMAIL, on the ${org.plan} plan`,
+    );
     return;
   }
   logger.warn(

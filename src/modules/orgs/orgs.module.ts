@@ -41,7 +41,7 @@ export function orgsModule({ orgs }: Shared): Module {
             orgName: values.org,
             name: values.name,
           });
-          return `Created organization "${org.name}" (${org.id}) with owner ${owner.email}`;
+          return `Created organization "${org.name}" (${org.id}) with owner ${owner.email}, on the ${org.plan} plan`;
         },
       },
     ],

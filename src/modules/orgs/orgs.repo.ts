@@ -1,5 +1,6 @@
 // Organizations: the tenants.
 import type { Kysely } from 'kysely';
+import type { Plan } from '../../core/vocabulary.ts';
 import type { Database, Organization } from '../../store/tables.ts';
 
 type Executor = Kysely<Database>;
@@ -10,7 +11,7 @@ export async function findOrg(db: Executor, id: string): Promise<Organization | 
 
 export async function insertOrg(
   db: Executor,
-  org: { id: string; name: string; created_at: Date; updated_at: Date },
+  org: { id: string; name: string; plan: Plan; created_at: Date; updated_at: Date },
 ) {
   return db.insertInto('organizations').values(org).returningAll().executeTakeFirstOrThrow();
 }

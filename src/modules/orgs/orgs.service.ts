@@ -1,8 +1,14 @@
 // The caller's organization, and the creation of a new organization with its first owner (the
-// `create-admin` command and the first start from ADMIN_EMAIL/ADMIN_PASSWORD).
+// `create-admin` command and the first start from ADMIN_EMAIL/ADMIN_PASSWORD, signup, OAuth).
+//
+// The plan a new organization starts on (API §11.3): the install's own organization, the one its
+// operator makes, on Enterprise (drift, a core feature of a self-hosted install, works at once);
+// organizations made by signup on Starter; with BILLING_MODE=saas every one on Starter.
 import { randomUUID } from 'node:crypto';
+import type { BillingMode } from '../../config.ts';
 import type { Actor, AnonymousActor } from '../../core/actors.ts';
 import { conflict, notFound } from '../../core/errors.ts';
+import type { Plan } from '../../core/vocabulary.ts';
 import type { PasswordHasher } from '../../security/passwords.ts';
 import type { Db } from '../../store/db.ts';
 import type { Organization, User } from '../../store/tables.ts';
@@ -12,14 +18,28 @@ import { findOrg, insertOrg, renameOrg } from './orgs.repo.ts';
 
 export type OrgsService = ReturnType<typeof createOrgsService>;
 
+export interface NewOrgInput {
+  orgName: string;
+  email: string;
+  password?: string;
+  name?: string | undefined;
+}
+
+/** The plan of an organization made by the operator (`create-admin`, ADMIN_EMAIL). */
+export function operatorOrgPlan(mode: BillingMode): Plan {
+  return mode === 'saas' ? 'starter' : 'enterprise';
+}
+
 export function createOrgsService(deps: {
   db: Db;
   audit: AuditService;
   passwords: PasswordHasher;
   now: () => Date;
+  /** BILLING_MODE: which plan the operator's organizations start on. */
+  billingMode: BillingMode;
 }) {
-  const { db, audit, passwords, now } = deps;
-  return {
+  const { db, audit, passwords, now, billingMode } = deps;
+  const service = {
     async current(actor: Actor): Promise<Organization> {
       const org = await findOrg(db, actor.principal.orgId);
       if (!org) throw notFound('Organization');
@@ -44,7 +64,7 @@ export function createOrgsService(deps: {
      * identity in the same transaction).
      */
     async createWithOwner(
-      input: { orgName: string; email: string; password?: string; name?: string },
+      input: NewOrgInput & { plan?: Plan },
       origin?: {
         actor: AnonymousActor;
         source: 'signup' | 'oauth';
@@ -59,6 +79,7 @@ export function createOrgsService(deps: {
         const org = await insertOrg(trx, {
           id: randomUUID(),
           name: input.orgName.trim(),
+          plan: input.plan ?? 'starter',
           created_at: at,
           updated_at: at,
         });
@@ -76,11 +97,17 @@ export function createOrgsService(deps: {
           orgId: org.id,
           action: 'org.create',
           target: { type: 'organization', id: org.id, label: org.name },
-          details: { owner: owner.id, ...(origin && { source: origin.source }) },
+          details: { owner: owner.id, plan: org.plan, ...(origin && { source: origin.source }) },
         });
         await origin?.inTransaction?.(trx, { org, owner });
         return { org, owner };
       });
     },
+
+    /** The install's own organization and its owner (`create-admin`, ADMIN_EMAIL): see above. */
+    createOperatorOrg(input: NewOrgInput) {
+      return service.createWithOwner({ ...input, plan: operatorOrgPlan(billingMode) });
+    },
   };
+  return service;
 }
