@@ -26,7 +26,7 @@ export interface SamlRoutesDeps {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
-const errorResponse = (status: 401 | 404, description: string) => ({
+const errorResponse = (status: 401 | 404 | 409, description: string) => ({
   [status]: Type.Ref('Error', { description }),
 });
 
@@ -123,13 +123,16 @@ export function registerSamlRoutes(app: App, deps: SamlRoutesDeps): void {
         summary: 'Start signing in through the organization identity provider: a redirect to it',
         description:
           'Answers 302 to the identity provider with an AuthnRequest (HTTP-Redirect binding). Its id ' +
-          'is kept 10 minutes: the Response must answer it. Open this URL in the browser, not with fetch.',
+          'is kept 10 minutes: the Response must answer it. Open this URL in the browser, not with fetch. ' +
+          'A stored `idp_sso_url` that is not https:// (http:// only for a loopback host), saved before ' +
+          'that rule, answers 409 until an organization admin corrects it.',
         security: [],
         params: SamlOrgParams,
         response: {
           302: Redirect('To the identity provider'),
           ...errors(),
           ...errorResponse(404, 'SAML not configured for this organization'),
+          ...errorResponse(409, 'The stored SSO URL is not https:// (http:// only for a loopback host)'),
         },
       },
     },

@@ -14,7 +14,8 @@ export const PutSamlConfigBody = Type.Object(
         description:
           "The identity provider's SAML metadata (an EntityDescriptor with an IDPSSODescriptor): its " +
           'entity id, HTTP-Redirect SingleSignOnService and signing certificate are read from it. ' +
-          'Give this, or the three idp_* fields, not both.',
+          'Give this, or the three idp_* fields, not both. Its SingleSignOnService Location follows ' +
+          'the rule of idp_sso_url (422 on this field otherwise).',
       }),
     ),
     idp_entity_id: Type.Optional(
@@ -26,7 +27,9 @@ export const PutSamlConfigBody = Type.Object(
     ),
     idp_sso_url: Type.Optional({
       ...HttpUrl,
-      description: 'Where AuthnRequests go (HTTP-Redirect binding)',
+      description:
+        'Where AuthnRequests go (HTTP-Redirect binding): https:// only; http:// only for a loopback ' +
+        'host (localhost, 127.0.0.1, ::1), for local testing. No credentials in the URL. 422 otherwise.',
     }),
     idp_certificate: Type.Optional(
       Type.String({

@@ -4,7 +4,7 @@
 // then finds an active user of that organization: SAML creates no account. Every ACS attempt is
 // audited as `auth.saml_login`, the refusals with their reason, never with the assertion itself.
 import type { Actor, AnonymousActor } from '../../core/actors.ts';
-import { AppError, invalid, notFound, unauthenticated } from '../../core/errors.ts';
+import { AppError, conflict, invalid, notFound, unauthenticated } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
 import type { SamlConfig, User } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -20,6 +20,7 @@ import {
 import { toPemCertificate } from './saml-certificate.ts';
 import { type IdpSettings, readIdpMetadata } from './saml-idp-metadata.ts';
 import { checkAssertion, checkResponse, SamlRefusal, samlProvider, spUrls } from './saml-sp.ts';
+import { isAcceptedSsoUrl, SSO_URL_RULE } from './saml-sso-url.ts';
 import { XmlError } from './saml-xml.ts';
 
 export type SamlService = ReturnType<typeof createSamlService>;
@@ -65,11 +66,8 @@ function settingsOf(input: SamlConfigInput): IdpSettings {
   const loc = input.idp_metadata_xml !== undefined ? 'idp_metadata_xml' : 'idp_certificate';
   const pem = toPemCertificate(settings.idp_certificate);
   if (!pem) throw invalid(['body', loc], 'The certificate is not an X.509 certificate (PEM or base64)');
-  if (!/^https?:\/\//.test(settings.idp_sso_url)) {
-    throw invalid(
-      ['body', input.idp_metadata_xml !== undefined ? loc : 'idp_sso_url'],
-      'The SSO URL must be http(s)',
-    );
+  if (!isAcceptedSsoUrl(settings.idp_sso_url)) {
+    throw invalid(['body', input.idp_metadata_xml !== undefined ? loc : 'idp_sso_url'], SSO_URL_RULE);
   }
   return { ...settings, idp_certificate: pem };
 }
@@ -149,9 +147,15 @@ export function createSamlService(deps: {
       return provider(await configOf(orgId)).generateServiceProviderMetadata(null);
     },
 
-    /** The identity provider's URL with a fresh AuthnRequest, whose id is kept for the ACS. */
+    /**
+     * The identity provider's URL with a fresh AuthnRequest, whose id is kept for the ACS. A URL
+     * stored before the https rule is refused (409) until an admin corrects it: never redirected to.
+     */
     async loginUrl(orgId: string): Promise<string> {
-      return provider(await configOf(orgId)).getAuthorizeUrlAsync('', undefined, {});
+      const config = await configOf(orgId);
+      if (!isAcceptedSsoUrl(config.idp_sso_url))
+        throw conflict(`${SSO_URL_RULE}: an organization admin must correct the SAML configuration`);
+      return provider(config).getAuthorizeUrlAsync('', undefined, {});
     },
 
     /** The ACS: a session for the user the identity provider vouches for, or an audited 401. */
