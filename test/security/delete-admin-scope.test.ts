@@ -1,7 +1,7 @@
 // Issue 31, finding 3: `DELETE /patches/{id}` and `DELETE /seed/scenarios/{id}` answered 204 to a key
 // with the `write` scope; API §3 (fixed) makes every DELETE an `admin`-scope action. The rule is
 // derived from the route table: a DELETE route whose action needs less cannot be registered.
-import Fastify from 'fastify';
+import Fastify, { type FastifyContextConfig } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAuthentication } from '../../src/http/auth.ts';
 import { ACTIONS } from '../../src/security/policy.ts';
@@ -86,7 +86,8 @@ describe('every DELETE needs the admin scope (issue 31, finding 3)', () => {
   });
 
   it('cannot register a DELETE route whose action needs less than admin, or none', async () => {
-    for (const config of [{ action: 'patch.read' as const }, {}]) {
+    const configs: FastifyContextConfig[] = [{ action: 'patch.read' }, {}];
+    for (const config of configs) {
       const app = Fastify();
       registerAuthentication(app, {
         credentials: {
