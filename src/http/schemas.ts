@@ -109,9 +109,17 @@ export function errors(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]) {
 /** 204: typed `void` so that handlers call `reply.code(204).send()`. */
 export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'No content' });
 
+/** The last page a list may ask for (API §1): a 20-digit page is no exact integer and reached the store as `1e+20`. */
+export const MAX_PAGE = 1_000_000;
+
 export const PageQuery = OptionalDefaults(
   Type.Object({
-    page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+    page: Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE,
+      default: 1,
+      description: `Page number, from 1 to ${MAX_PAGE.toLocaleString('en')}; past the last page, \`items\` is empty`,
+    }),
     page_size: Type.Integer({
       minimum: 1,
       maximum: 200,

@@ -39,7 +39,9 @@ export function compileTableTransforms(plan: RunPlan, key: Buffer): Map<string, 
       }
       const row = (input: Row): Row => {
         const copy = { ...input };
-        for (const [column, apply] of perValue) if (column in copy) copy[column] = apply(copy[column]);
+        // Own columns only: a column named `constructor` or `toString` is data, never what rows inherit.
+        for (const [column, apply] of perValue)
+          if (Object.hasOwn(copy, column)) copy[column] = apply(copy[column]);
         return copy;
       };
       const rowKey = (r: Row) => canonicalJson(table.key.map((k) => r[k] ?? null));

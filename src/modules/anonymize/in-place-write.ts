@@ -5,6 +5,7 @@
 // such columns pass through temporary values made from the rank, so no row collides with another
 // mid-UPDATE). The write-back is set-based: one UPDATE … FROM the stage joined on the key, or two
 // when columns are swapped (all to temporary values, then all to their final values).
+import { ownEntry } from '../../core/own.ts';
 import type { MigrationDialect, RowSession } from '../../dialects/dialect.ts';
 import { columnShape } from '../../engine/anonymize/column-type.ts';
 import {
@@ -154,7 +155,8 @@ export async function writeBack(
     if (swapped.length > 0) {
       await session.query(dialect.updateFrom(target, staged, on, swapped, temporaries));
       // A swapped key column now holds its temporary value: the rows are found by it.
-      on = key.map((k, i) => `t.${q(k)} = ${temporaries[k] ?? original(k, i)}`).join(' AND ');
+      // Own entries only: a key column named `constructor` or `toString` has no temporary.
+      on = key.map((k, i) => `t.${q(k)} = ${ownEntry(temporaries, k) ?? original(k, i)}`).join(' AND ');
     }
   }
   await session.query(dialect.updateFrom(target, staged, on, transformed));

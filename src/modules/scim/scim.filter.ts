@@ -5,6 +5,7 @@
 // `invalidFilter`, as the contract says.
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { type Filter, parse } from 'scim2-parse-filter';
+import { ownEntry } from '../../core/own.ts';
 import { ScimError } from './scim.errors.ts';
 
 /** How a SCIM attribute maps to a column: case-insensitive text, exact text, or a boolean. */
@@ -35,9 +36,10 @@ export function filterToSql(filter: Filter, attributes: FilterAttributes) {
   return (eb: Builder): Expression<SqlBool> => translate(eb, filter, attributes);
 }
 
+/** The attribute a filter names: the table's own entries only (a filter on `constructor` is unsupported). */
 function attributeOf(path: string, attributes: FilterAttributes): FilterAttribute {
-  const found = attributes[path.replace(/^urn:ietf:params:scim:schemas:core:2\.0:\w+:/, '')];
-  const attribute = found ?? attributes[path.toLowerCase()];
+  const found = ownEntry(attributes, path.replace(/^urn:ietf:params:scim:schemas:core:2\.0:\w+:/, ''));
+  const attribute = found ?? ownEntry(attributes, path.toLowerCase());
   if (!attribute) throw invalid(`Filtering on "${path}" is not supported`);
   return attribute;
 }

@@ -4,6 +4,7 @@
 // `emails[type eq "work"].value`. Attributes of the core schema the service does not keep (phone
 // numbers, addresses, titles, the enterprise extension) are accepted and ignored, since identity
 // providers send them by default; a path that names no attribute at all is 400 `invalidPath`.
+import { ownEntry } from '../../core/own.ts';
 import { ScimError, scimInvalid } from './scim.errors.ts';
 
 export type PatchOp = 'add' | 'replace' | 'remove';
@@ -67,7 +68,7 @@ export function normalisePath(raw: string): { path: string; filterValue?: string
     throw new ScimError(400, `The path "${raw}" names no attribute`, 'invalidPath');
   }
   const key = text.toLowerCase();
-  const known = KNOWN[key];
+  const known = ownEntry(KNOWN, key);
   if (known) return { path: known };
   if (IGNORED.has(key) || IGNORED.has(key.split('.')[0] ?? '')) return 'ignored';
   throw new ScimError(400, `The path "${raw}" names no attribute`, 'invalidPath');

@@ -37,11 +37,19 @@ interface ScimRouteDeps {
 type Params = { id: string };
 type ListQuery = { filter?: string; startIndex?: string; count?: string };
 
+/**
+ * The largest `startIndex` or `count` taken (PostgreSQL's integer): a 20-digit one is no exact
+ * integer in JavaScript, and reached the store as `1e+20` (a 500).
+ */
+const MAX_LIST_NUMBER = 2_147_483_647;
+
 function listQuery(query: ListQuery) {
   const number = (raw: string | undefined, name: string) => {
     if (raw === undefined) return undefined;
     if (!/^-?\d+$/.test(raw)) throw scimInvalid(`${name} must be an integer`);
-    return Number(raw);
+    const value = Number(raw);
+    if (Math.abs(value) > MAX_LIST_NUMBER) throw scimInvalid(`${name} must be at most ${MAX_LIST_NUMBER}`);
+    return value;
   };
   return {
     filter: query.filter,
