@@ -66,3 +66,26 @@ export interface DefinitionProblem {
   msg: string;
   type: string;
 }
+
+/** The most bytes (UTF-8) one generated value may take (API §9.1). */
+export const MAX_VALUE_BYTES = 64 * 1024;
+
+/** Whether a value's text is over MAX_VALUE_BYTES (counted in bytes only when its length could be). */
+export function overValueBound(text: string): boolean {
+  return text.length > MAX_VALUE_BYTES / 3 && Buffer.byteLength(text) > MAX_VALUE_BYTES;
+}
+
+/**
+ * A generator that could not make a column's value within the bounds while rows were produced (a
+ * value over MAX_VALUE_BYTES, a faker method refusing its arguments): the preview answers 422 and a
+ * run fails, naming the table and column.
+ */
+export class ValueRefused extends Error {
+  readonly table: string;
+  readonly column: string;
+  constructor(table: string, column: string, reason: string) {
+    super(`${table}.${column}: ${reason}`);
+    this.table = table;
+    this.column = column;
+  }
+}

@@ -9,9 +9,12 @@ import {
   GENERATOR_KINDS,
   type GeneratorKind,
   type GeneratorSpec,
+  MAX_VALUE_BYTES,
+  overValueBound,
   REFERENCE_DISTRIBUTIONS,
   type ReferenceDistribution,
 } from './definition.ts';
+import { allowedFakerMethod, FAKER_METHODS, fakerArgsProblem } from './faker-allow-list.ts';
 import { fakerLibrary } from './faker-library.ts';
 import { boundValue } from './limits.ts';
 import type { Resolved } from './resolved.ts';
@@ -40,20 +43,25 @@ export function parseTime(value: unknown): number | null {
   );
 }
 
-/** A faker method by its dotted path (`person.firstName`), or null when there is none. */
+/**
+ * A faker method by its dotted path (`person.firstName`), or null when it is not on the allow-list
+ * (faker-allow-list.ts). The path is matched against that list first: the module is an own property
+ * of the instance and the method a name the list declares, so no text of a request picks a property.
+ */
 export function fakerMethod(faker: Faker, path: string): ((...args: unknown[]) => unknown) | null {
-  const steps = path.split('.');
-  let owner: unknown = faker;
-  for (const step of steps.slice(0, -1)) {
-    if (owner === null || typeof owner !== 'object' || (!Object.hasOwn(owner, step) && !(step in owner)))
-      return null;
-    owner = (owner as Record<string, unknown>)[step];
-  }
-  const last = steps.at(-1) as string;
-  if (steps.length < 2 || owner === null || typeof owner !== 'object' || last.startsWith('_')) return null;
-  const method = (owner as Record<string, unknown>)[last];
+  const allowed = allowedFakerMethod(path);
+  if (!allowed || !Object.hasOwn(faker, allowed.module)) return null;
+  const owner: unknown = Reflect.get(faker, allowed.module);
+  if (owner === null || typeof owner !== 'object') return null;
+  const method: unknown = Reflect.get(owner, allowed.method);
   return typeof method === 'function' ? (method as (...args: unknown[]) => unknown).bind(owner) : null;
 }
+
+/** The text a faker value is written as, for its size: strings as they are, the rest as JSON. */
+const sizeText = (value: unknown) =>
+  typeof value === 'string'
+    ? value
+    : (JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? String(v) : v)) ?? '');
 
 let probe: Faker | undefined;
 const probeFaker = () => {
@@ -256,6 +264,8 @@ export function resolveExplicit(
         const converted = valueText(seed, value);
         if ('error' in converted)
           return fail(`${kind} value for ${column.name}: ${converted.error}`, 'generator_mismatch');
+        if (converted.text !== null && overValueBound(converted.text))
+          return fail(`${kind} value for ${column.name} is over ${MAX_VALUE_BYTES / 1024} KiB`);
         texts.push(converted.text);
       }
       return kind === 'constant'
@@ -281,14 +291,31 @@ export function resolveExplicit(
       };
     }
     case 'faker': {
-      if (typeof spec.method !== 'string' || !fakerMethod(probeFaker(), spec.method))
+      const method = typeof spec.method === 'string' ? fakerMethod(probeFaker(), spec.method) : null;
+      if (method === null)
         return fail(
-          `"${spec.method}" is not a method of the faker library (a dotted path such as person.firstName)`,
+          `"${spec.method}" is not an allowed faker method: a data method of ${Object.keys(FAKER_METHODS).join(', ')} by its dotted path, such as person.firstName`,
           'unknown_generator',
         );
-      if (spec.args !== undefined && (!Array.isArray(spec.args) || spec.args.length > 10))
-        return fail('args must be a list of at most 10');
-      return { ok: true, generator: { kind: 'faker', method: spec.method, args: spec.args ?? [] } };
+      const args = spec.args ?? [];
+      if (!Array.isArray(args)) return fail('args must be a list');
+      const problem = fakerArgsProblem(allowedFakerMethod(spec.method as string)!.module, args);
+      if (problem) return fail(`${column.name}: ${problem}`);
+      // One value now, so that arguments the method refuses, or a value over the bound, answer 422
+      // when the scenario is saved rather than when rows are made.
+      let sample: unknown;
+      try {
+        sample = method(...structuredClone(args));
+      } catch (error) {
+        return fail(
+          `${column.name}: ${spec.method} refuses these args (${error instanceof Error ? error.message : String(error)})`,
+        );
+      }
+      if (overValueBound(sizeText(sample)))
+        return fail(
+          `${column.name}: ${spec.method} with these args makes values over ${MAX_VALUE_BYTES / 1024} KiB`,
+        );
+      return { ok: true, generator: { kind: 'faker', method: spec.method as string, args } };
     }
   }
 }

@@ -7,6 +7,7 @@
 import type { LocaleDefinition } from '@faker-js/faker';
 import { type Dictionary, dictionary } from '../anonymize/dictionaries.ts';
 import type { SeedColumn } from './column-kind.ts';
+import { MAX_VALUE_BYTES, overValueBound, ValueRefused } from './definition.ts';
 import { fakerLibrary } from './faker-library.ts';
 import { index, permutation, streamKey, unit, word } from './hash.ts';
 import { fakerMethod } from './resolve.ts';
@@ -274,9 +275,8 @@ export function compileValue(
         );
         return {
           fn: (row, attempt) => {
-            const u = unit(key, row, attempt);
-            const at = cumulative.findIndex((c) => u < c);
-            return values[at === -1 ? values.length - 1 : at] as string;
+            const at = firstAbove(cumulative, unit(key, row, attempt));
+            return values[Math.min(at, values.length - 1)] as string;
           },
           distinct: false,
         };
@@ -295,11 +295,11 @@ export function compileValue(
         return m ? columnIndex(m[1] as string) : part;
       });
       return {
-        fn: (row, attempt, values) => {
+        fn: bounded(context.table, name, (row, attempt, values) => {
           let out = '';
           for (const part of parts) out += typeof part === 'number' ? (values[part] ?? '') : part;
           return unique ? withTag(out, row, attempt, maxChars) : fitText(out);
-        },
+        }),
         distinct: unique,
       };
     }
@@ -318,12 +318,24 @@ export function compileValue(
     }
     case 'faker': {
       const faker = new (fakerLibrary().Faker)({ locale: fakerLocale(context.locale) });
-      const method = fakerMethod(faker, generator.method)!;
+      const found = fakerMethod(faker, generator.method)!;
+      // A method that refuses its arguments for some draw is the column's error, not the server's.
+      const method = (...args: unknown[]) => {
+        try {
+          return found(...args);
+        } catch (error) {
+          throw new ValueRefused(
+            context.table,
+            name,
+            `${generator.method} failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      };
       const args = generator.args;
       let block = -1;
       let next = 0;
       return {
-        fn: (row, attempt) => {
+        fn: bounded(context.table, name, (row, attempt) => {
           if (attempt > 0) {
             // A redraw for a unique key: reseeded for this row and attempt alone (rare).
             faker.seed(word(key, row, attempt, 3));
@@ -345,11 +357,33 @@ export function compileValue(
           next++;
           const text = fakerText(method(...args), seed);
           return text === null ? null : fitText(text);
-        },
+        }),
         distinct: false,
       };
     }
   }
+}
+
+/** The first index whose cumulative weight is above `u` (binary search: up to 10,000 weights a row). */
+function firstAbove(cumulative: readonly number[], u: number): number {
+  let low = 0;
+  let high = cumulative.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((cumulative[mid] as number) > u) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+/** A value function whose values over MAX_VALUE_BYTES stop the preview or run, naming the column (API §9.1). */
+function bounded(table: string, column: string, fn: ValueFn): ValueFn {
+  return (row, attempt, values) => {
+    const text = fn(row, attempt, values);
+    if (text !== null && overValueBound(text))
+      throw new ValueRefused(table, column, `a generated value is over ${MAX_VALUE_BYTES / 1024} KiB`);
+    return text;
+  };
 }
 
 /**

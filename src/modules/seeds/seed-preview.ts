@@ -1,5 +1,5 @@
 // The preview (API §9.1): the first rows (up to 10) a run would write to each table, nothing
-// written. Keys start above the tables' current maximum as a run's would; a reference to a parent
+// written, at most 1,000 rows and 1 MiB in all (past that, `truncated` and the rest left out). Keys start above the tables' current maximum as a run's would; a reference to a parent
 // of the scenario computes that parent's row on demand, so the preview does not produce whole
 // tables. Values are shown as JSON: numbers and booleans as such, the rest as the text written.
 import type { TargetHandle } from '../../dialects/dialect.ts';
@@ -9,6 +9,9 @@ import { deferredValues, poolKey, tableProducer } from '../../engine/seed/table-
 import { populatedTables, readSeedInputs } from './seed-target.ts';
 
 export const PREVIEW_ROWS = 10;
+/** Rows and bytes (UTF-8 JSON of the values) one preview shows at most, over all its tables (API §9.1). */
+export const PREVIEW_MAX_ROWS = 1000;
+export const PREVIEW_MAX_BYTES = 1024 * 1024;
 /** Existing parent rows a preview reads at most. */
 const PREVIEW_EXISTING = 10_000;
 
@@ -26,7 +29,7 @@ export async function previewPlan(
   model: SchemaModel,
   plan: SeedPlan,
   seed: number,
-): Promise<{ table: string; rows: Record<string, unknown>[] }[]> {
+): Promise<{ tables: { table: string; rows: Record<string, unknown>[] }[]; truncated: boolean }> {
   const populated = await populatedTables(handle);
   const seeded = await readSeedInputs(handle, model, plan, seed, populated, {
     existingLimit: PREVIEW_EXISTING,
@@ -51,13 +54,21 @@ export async function previewPlan(
             return at.map((j) => (j >= 0 ? (row[j] ?? null) : null));
           });
       }
-    return plan.tables.map((p) => {
+    // Within the preview's bounds: once either is reached, the later rows and tables are left out.
+    let rowsLeft = PREVIEW_MAX_ROWS;
+    let bytesLeft = PREVIEW_MAX_BYTES;
+    let truncated = false;
+    const tables = plan.tables.map((p) => {
       const producer = producers.get(p.key)!;
       // References a cycle defers are filled by the run's UPDATE: shown with their final values.
       const deferred = p.references.filter((r) => r.deferred).flatMap((r) => r.fk.columns);
       const closing = deferred.length > 0 ? deferredValues(p, seeded.inputs.get(p.key)!) : null;
       const rows: Record<string, unknown>[] = [];
       for (let i = 0; i < Math.min(PREVIEW_ROWS, p.rows); i++) {
+        if (rowsLeft === 0 || bytesLeft <= 0) {
+          truncated = true;
+          break;
+        }
         const values = producer.row(i);
         if (closing) {
           const filled = closing(i);
@@ -65,10 +76,20 @@ export async function previewPlan(
             values[producer.columns.indexOf(c)] = filled[j] ?? null;
           });
         }
-        rows.push(Object.fromEntries(producer.columns.map((c, j) => [c, asJson(p, c, values[j] ?? null)])));
+        const row = Object.fromEntries(producer.columns.map((c, j) => [c, asJson(p, c, values[j] ?? null)]));
+        const bytes = Buffer.byteLength(JSON.stringify(row));
+        if (bytes > bytesLeft) {
+          truncated = true;
+          bytesLeft = 0;
+          break;
+        }
+        rowsLeft--;
+        bytesLeft -= bytes;
+        rows.push(row);
       }
       return { table: p.key, rows };
     });
+    return { tables, truncated };
   } finally {
     await session.close();
   }

@@ -8,6 +8,7 @@ import { type Static, Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
+import { ValueRefused } from '../../engine/seed/definition.ts';
 import { planSeed } from '../../engine/seed/plan.ts';
 import { SeedImpossible } from '../../engine/seed/table-rows.ts';
 import { Uuid } from '../../http/schemas.ts';
@@ -91,7 +92,7 @@ export function createSeedRun(deps: {
         }
       } catch (error) {
         if (error instanceof RunCancelled || error instanceof RunFailed) throw error;
-        if (error instanceof SeedImpossible)
+        if (error instanceof SeedImpossible || error instanceof ValueRefused)
           throw new RunFailed(`${error.message}; nothing was written`, empty);
         if (error instanceof TargetError || error instanceof AppError || error instanceof OrphanRows)
           throw new RunFailed(`The seed run failed and wrote nothing: ${error.message}`, empty);

@@ -19,7 +19,11 @@ const CHECKED =
   'a CHECK its values break), options out of range (min above max, from after to, weights of another ' +
   'length than values), a template naming an unknown column, a unique column its generator cannot fill ' +
   'with enough distinct values, a parent table (by foreign key) that is neither in the scenario nor holds ' +
-  'rows, and a cycle of NOT NULL foreign keys answer 422 naming them. Columns without a generator are ' +
+  'rows, and a cycle of NOT NULL foreign keys answer 422 naming them. A faker generator names a data method ' +
+  'of the allow-list (see SeedGenerator) with `args` within bounds (JSON; strings ≤ 1,000 characters, ' +
+  'numbers ≤ 10^9 in size, lengths and counts ≤ 10,000, at most 10 arguments); it is called once when ' +
+  'saved, and arguments it refuses or a value over 64 KiB answer 422 naming the column, as does a constant ' +
+  'or choice value over 64 KiB. Columns without a generator are ' +
   'inferred from their name and type (see the README for the rule table).';
 
 export function registerSeedRoutes(app: App, { seeds }: { seeds: SeedsService }): void {
@@ -122,7 +126,9 @@ export function registerSeedRoutes(app: App, { seeds }: { seeds: SeedsService })
         summary: 'The first rows (up to 10 a table) a run would write; nothing is written',
         description:
           'The same values a run with this seed writes first (keys above the current maximum of each table, as ' +
-          'now), references closed after a cycle with the values the closing UPDATE writes. Heavy operation.',
+          'now), references closed after a cycle with the values the closing UPDATE writes. At most 1,000 rows and ' +
+          '1 MiB of values (as JSON) in all: past either, the later rows and tables are left out and `truncated` ' +
+          'is true. A generated value over 64 KiB answers 422 naming its table and column. Heavy operation.',
         params: IdParams,
         response: { 200: PreviewSchema, ...errors(401, 403, 404, 422, 502) },
       },
@@ -143,8 +149,8 @@ export function registerSeedRoutes(app: App, { seeds }: { seeds: SeedsService })
           'rows_total}`). Every table is written in one transaction of the target, in foreign-key order, with ' +
           'COPY (PostgreSQL) or LOAD DATA LOCAL INFILE from a stream (MySQL); references broken at a cycle are ' +
           'filled after by set-based UPDATEs; sequences and AUTO_INCREMENT are moved past the written keys; the ' +
-          "seeded tables' foreign keys are checked before the commit. A failure or a cancellation writes " +
-          'nothing. A definition that no longer fits the schema answers 422; a run of the scenario already ' +
+          "seeded tables' foreign keys are checked before the commit. A generated value over 64 KiB fails the " +
+          'run naming its table and column. A failure or a cancellation writes nothing. A definition that no longer fits the schema answers 422; a run of the scenario already ' +
           'queued, waiting or running answers 409 naming it. A connection the policy lists ' +
           '(default: production) or a protected one waits for approval, bound to the definition and the seed. ' +
           'Heavy operation.',

@@ -7,13 +7,19 @@ import {
   REFERENCE_DISTRIBUTIONS,
   type SeedDefinition,
 } from '../../engine/seed/definition.ts';
+import { FAKER_ARG_BOUNDS, FAKER_METHODS } from '../../engine/seed/faker-allow-list.ts';
 import { Name, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { SeedScenario } from '../../store/tables.ts';
 
 const GENERATOR_HELP =
   `One of ${GENERATOR_KINDS.join(', ')} (an unknown kind answers 422 naming it). Every kind takes ` +
   '`null_ratio` (0..1; 0 on a NOT NULL column) and `unique`. Per kind: faker `{method: "person.firstName", ' +
-  'args?}` (any method of the faker library by its dotted path; reseeded once per block of 1,000 rows); ' +
+  'args?}` (a data method of the faker library by its dotted path, from the allow-list of its modules: ' +
+  `${Object.keys(FAKER_METHODS).join(', ')}; never a constructor, \`helpers\` or anything that is not a ` +
+  'generating function; `args` are JSON within bounds: strings ≤ 1,000 characters, numbers ≤ 10^9 in size, ' +
+  'lengths and counts (a number argument of string, lorem, word and finance methods; `length`, `count`, ' +
+  '`*Count` options) ≤ 10,000, at most 10 arguments, arrays and objects of at most 100 entries and 4 levels; ' +
+  'any generated value at most 64 KiB; reseeded once per block of 1,000 rows; 422 naming the column otherwise); ' +
   'sequence `{start?: 1, step?: 1}`; int `{min, max}`; float `{min, max, precision?}`; timestamp and date ' +
   '`{from, to}` (ISO 8601); choice `{values, weights?}`; constant `{value}`; template `{template: ' +
   '"{first_name}.{last_name}@example.com"}` (other columns of the row by name); reference `{distribution?: ' +
@@ -25,8 +31,20 @@ export const Generator = Type.Object(
     kind: Type.String({ minLength: 1, maxLength: 40, description: GENERATOR_HELP }),
     null_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     unique: Type.Optional(Type.Boolean()),
-    method: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    args: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 10 })),
+    method: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'faker: `module.method` from the allow-list (see the kind)',
+      }),
+    ),
+    args: Type.Optional(
+      Type.Array(Type.Unknown(), {
+        maxItems: FAKER_ARG_BOUNDS.args,
+        description:
+          'faker: the arguments, JSON within bounds (strings ≤ 1,000 characters, numbers ≤ 10^9 in size, lengths and counts ≤ 10,000)',
+      }),
+    ),
     start: Type.Optional(Type.Integer()),
     step: Type.Optional(Type.Integer()),
     min: Type.Optional(Type.Number()),
@@ -35,7 +53,12 @@ export const Generator = Type.Object(
     from: Type.Optional(Type.String({ maxLength: 40 })),
     to: Type.Optional(Type.String({ maxLength: 40 })),
     values: Type.Optional(Type.Array(Type.Unknown(), { minItems: 1, maxItems: 10_000 })),
-    weights: Type.Optional(Type.Array(Type.Number({ minimum: 0 }), { maxItems: 10_000 })),
+    weights: Type.Optional(
+      Type.Array(Type.Number({ minimum: 0, maximum: 1e9 }), {
+        maxItems: 10_000,
+        description: 'choice: one weight per value (a value is drawn by binary search over their sums)',
+      }),
+    ),
     value: Type.Optional(Type.Unknown()),
     template: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     distribution: Type.Optional(StringEnum(REFERENCE_DISTRIBUTIONS)),
@@ -141,6 +164,10 @@ export const PreviewSchema = Type.Object(
         }),
       }),
     ),
+    truncated: Type.Boolean({
+      description:
+        'True when the preview reached its bounds (1,000 rows or 1 MiB of values in all) and left later rows out',
+    }),
   },
   { title: 'SeedPreview' },
 );

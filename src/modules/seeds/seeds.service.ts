@@ -5,10 +5,10 @@
 // approval where the project policy or a protected connection says so.
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, invalid } from '../../core/errors.ts';
 import { canonicalJson } from '../../engine/anonymize/keyed.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import type { SeedDefinition } from '../../engine/seed/definition.ts';
+import { type SeedDefinition, ValueRefused } from '../../engine/seed/definition.ts';
 import { planSeed, type SeedPlan } from '../../engine/seed/plan.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Run, SeedScenario } from '../../store/tables.ts';
@@ -110,11 +110,19 @@ export function createSeedsService(deps: {
       const scenario = await load(actor, id, 'seed.preview');
       const connection = await connectionOf(scenario);
       const { plan, model } = await planned(connection, scenario.definition);
-      return {
-        tables: await connections.withTarget(connection, (handle) =>
+      try {
+        return await connections.withTarget(connection, (handle) =>
           previewPlan(handle, model, plan, Number(scenario.seed)),
-        ),
-      };
+        );
+      } catch (error) {
+        if (error instanceof ValueRefused)
+          throw invalid(
+            ['definition', 'tables', error.table, 'columns', error.column],
+            error.message,
+            'value_error',
+          );
+        throw error;
+      }
     },
 
     /**
