@@ -28,6 +28,7 @@ import * as credentialEpoch from './migrations/0023_credential_epoch.ts';
 import * as pendingBadges from './migrations/0024_pending_badges.ts';
 import * as runSubjects from './migrations/0025_run_subjects.ts';
 import * as migrationRollbackState from './migrations/0026_migration_rollback_state.ts';
+import * as projectMemberOrigin from './migrations/0027_project_member_origin.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -56,6 +57,7 @@ const migrations: Record<string, Migration> = {
   '0024_pending_badges': pendingBadges,
   '0025_run_subjects': runSubjects,
   '0026_migration_rollback_state': migrationRollbackState,
+  '0027_project_member_origin': projectMemberOrigin,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

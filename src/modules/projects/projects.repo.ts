@@ -240,7 +240,8 @@ export async function updateMemberRole(
 ): Promise<void> {
   await db
     .updateTable('project_members')
-    .set({ role })
+    // A role set by hand is the admin's: SCIM takes back only what it gave (scim.roles.ts).
+    .set({ role, scim_managed: false, role_by_hand: null })
     .where('project_id', '=', projectId)
     .where('user_id', '=', userId)
     .execute();

@@ -1,9 +1,13 @@
 // Roles from group mappings (API §12): a SCIM-managed user's organization role is the highest one
 // the mappings of their groups give (`member` without any), and their role in each project named by
-// a mapping is the highest one mapped for it (no membership without one). Recomputed in the
-// transaction of every membership or mapping change, audited as the system actor. SCIM never grants
-// or removes `owner`: owners are left as they are. Projects no mapping names are not touched, so a
-// membership an admin gave by hand there stays.
+// a mapping is the highest one mapped for it. Recomputed in the transaction of every membership or
+// mapping change, audited as the system actor. SCIM never grants or removes `owner`: owners are left
+// as they are.
+//
+// A membership SCIM sets is marked `scim_managed`, and SCIM takes back only what it gave: when a
+// mapping is dropped (or the user leaves its group) the project roles it gave go at once, in projects
+// no mapping names any more too. A role an admin gave by hand stays: SCIM raises it where a mapping
+// gives more (keeping it in `role_by_hand`), never lowers it, and returns to it when it lets go.
 
 import { systemActor } from '../../core/actors.ts';
 import type { OrgRole, ProjectRole } from '../../core/vocabulary.ts';
@@ -59,7 +63,6 @@ export function createScimRoles(deps: { audit: AuditService; now: () => Date }) 
           users.map((u) => u.id),
         )
         .execute();
-      const mappedProjects = new Set(mappings.flatMap((m) => (m.projects ?? []).map((p) => p.project_id)));
       for (const user of users) {
         const groups = memberships.filter((m) => m.user_id === user.id);
         const applying = mappings.filter((mapping) => groups.some((group) => mappingMatches(mapping, group)));
@@ -86,7 +89,7 @@ export function createScimRoles(deps: { audit: AuditService; now: () => Date }) 
             const held = wanted.get(project_id);
             if (!held || PROJECT_RANK[role] > PROJECT_RANK[held]) wanted.set(project_id, role);
           }
-        await syncProjects(trx, orgId, user, mappedProjects, wanted);
+        await syncProjects(trx, orgId, user, wanted);
       }
     },
   };
@@ -95,45 +98,62 @@ export function createScimRoles(deps: { audit: AuditService; now: () => Date }) 
     trx: Db,
     orgId: string,
     user: { id: string; email: string },
-    mappedProjects: Set<string>,
     wanted: Map<string, ProjectRole>,
   ): Promise<void> {
-    if (mappedProjects.size === 0) return;
+    // Where the mappings give a role now, and what SCIM gave before (a dropped mapping's among them).
+    const wantedIds = [...wanted.keys()];
     const current = await trx
       .selectFrom('project_members')
-      .select(['project_id', 'role'])
+      .select(['project_id', 'role', 'scim_managed', 'role_by_hand'])
       .where('user_id', '=', user.id)
-      .where('project_id', 'in', [...mappedProjects])
+      .where((eb) =>
+        wantedIds.length > 0
+          ? eb.or([eb('scim_managed', '=', true), eb('project_id', 'in', wantedIds)])
+          : eb('scim_managed', '=', true),
+      )
       .execute();
-    for (const projectId of mappedProjects) {
-      const role = wanted.get(projectId);
-      const held = current.find((m) => m.project_id === projectId)?.role;
-      if (role === held) continue;
-      if (role === undefined) {
-        await trx
-          .deleteFrom('project_members')
-          .where('user_id', '=', user.id)
-          .where('project_id', '=', projectId)
-          .execute();
-      } else if (held === undefined) {
-        await trx
-          .insertInto('project_members')
-          .values({ project_id: projectId, user_id: user.id, role, created_at: now() })
-          .execute();
+    const projects = new Set([
+      ...wanted.keys(),
+      ...current.filter((m) => m.scim_managed).map((m) => m.project_id),
+    ]);
+    for (const projectId of projects) {
+      const mapped = wanted.get(projectId);
+      const held = current.find((m) => m.project_id === projectId);
+      // A role given by hand stays the least the user holds: before SCIM took over, or as it is now.
+      const byHand = held?.scim_managed ? held.role_by_hand : (held?.role ?? null);
+      const membership = () =>
+        trx.updateTable('project_members').where('user_id', '=', user.id).where('project_id', '=', projectId);
+      let role: ProjectRole | null;
+      if (mapped === undefined) {
+        // SCIM lets go of what it gave: back to the role given by hand, or no membership.
+        role = byHand;
+        if (byHand === null) {
+          await trx
+            .deleteFrom('project_members')
+            .where('user_id', '=', user.id)
+            .where('project_id', '=', projectId)
+            .execute();
+        } else {
+          await membership().set({ role: byHand, scim_managed: false, role_by_hand: null }).execute();
+        }
       } else {
-        await trx
-          .updateTable('project_members')
-          .set({ role })
-          .where('user_id', '=', user.id)
-          .where('project_id', '=', projectId)
-          .execute();
+        role = byHand && PROJECT_RANK[byHand] > PROJECT_RANK[mapped] ? byHand : mapped;
+        if (held === undefined) {
+          await trx
+            .insertInto('project_members')
+            .values({ project_id: projectId, user_id: user.id, role, scim_managed: true, created_at: now() })
+            .execute();
+        } else if (held.role !== role || !held.scim_managed) {
+          await membership().set({ role, scim_managed: true, role_by_hand: byHand }).execute();
+        }
       }
+      if (role === (held?.role ?? null)) continue; // taken over or let go of as it was: no change of role
       await audit.record(trx, ACTOR, {
-        action: role === undefined ? 'project.member.remove' : 'project.member.set',
+        action: role === null ? 'project.member.remove' : 'project.member.set',
         orgId,
         projectId,
         target: { type: 'user', id: user.id, label: user.email },
-        details: { role: role ?? null, source: 'scim' },
+        details: { role, source: 'scim' },
       });
     }
   }
