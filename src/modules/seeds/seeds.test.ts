@@ -83,7 +83,7 @@ describe('seed scenarios', () => {
         );
         await refused(
           [{ table: 'authors', rows: 1, columns: { name: { kind: 'faker', method: 'person.nope' } } }],
-          /not a method of the faker/,
+          /not an allowed faker method/,
         );
       });
 
