@@ -68,6 +68,7 @@ export interface AuthDeps {
 export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('identified', null);
+  app.decorateRequest('pendingRateLimits', null);
   requireAdminScopeOfDeletes(app);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -79,7 +80,13 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): vo
     const principal = identified?.principal ?? null;
     request.principal = principal;
     request.identified = identified;
-    await deps.limitRate(request, reply);
+    // A principal still to confirm carries the plan it was cached with, which a plan change made
+    // since (by any process) has made stale; the request is counted once the route's read has
+    // confirmed or refreshed it (./confirmed-read.ts), so a new plan counts from the very next
+    // request (API §11.3). Everything else is counted now.
+    if (identified?.unconfirmedEpoch != null)
+      request.pendingRateLimits = () => deps.limitRate(request, reply);
+    else await deps.limitRate(request, reply);
     // An unknown route answers 404 whatever the credentials.
     if (request.is404) return;
     if (failure) throw failure;
@@ -94,6 +101,18 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): vo
     }
     enforceAction(principal, action);
   });
+  // A request refused before its route's read (a query that does not validate, a 403) is counted
+  // all the same, under the cached principal: only its headers can still change, not its answer.
+  app.addHook('onError', async (request) => {
+    await settleRateLimits(request).catch(() => {});
+  });
+}
+
+/** Makes the rate-limit charge a request still owes (see the onRequest hook); at most once. */
+export async function settleRateLimits(request: FastifyRequest): Promise<void> {
+  const pending = request.pendingRateLimits;
+  request.pendingRateLimits = null;
+  await pending?.();
 }
 
 /**

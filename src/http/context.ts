@@ -22,6 +22,11 @@ declare module 'fastify' {
     principal: Principal | null;
     /** How the principal was found; null when anonymous. */
     identified: Identified | null;
+    /**
+     * The rate-limit charge of a request whose principal is still to confirm, made once it is
+     * (`settleRateLimits`, ./auth.ts); null when it was charged on arrival or already settled.
+     */
+    pendingRateLimits: (() => Promise<void>) | null;
   }
 }
 
