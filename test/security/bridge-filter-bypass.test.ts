@@ -43,12 +43,12 @@ describe.skipIf(!up)('bridge filters stay one expression (issue 31, finding 7)',
   describe.each(sides)('$engine', (side) => {
     it.each(['id > 0) OR (true', 'id > 0 --\n) OR (true', 'id > 0 /*) OR (true*/'])(
       'a filter that would close the parentheses around it (%j) copies nothing outside the subset',
-      async (escape) => {
+      async (breakout) => {
         const answer = await bridge({
           source_connection_id: ids[side.source],
           target_connection_id: ids[side.target],
           subset: { table: 'customer', where: 'id = 1' },
-          filters: { customer: escape },
+          filters: { customer: breakout },
         });
         if (answer.status === 202) {
           // Accepted only if it is read as what it says, inside the subset: never customers 2 and 3.
@@ -64,11 +64,11 @@ describe.skipIf(!up)('bridge filters stay one expression (issue 31, finding 7)',
 
     it.each(['id > 0) OR (true', 'true) OR (1 = 1'])(
       'a subset condition that would close its parentheses (%j) is refused',
-      async (escape) => {
+      async (breakout) => {
         const answer = await bridge({
           source_connection_id: ids[side.source],
           target_connection_id: ids[side.target],
-          subset: { table: 'customer', where: escape, percent: 50 },
+          subset: { table: 'customer', where: breakout, percent: 50 },
         });
         expect(answer.status).toBe(422);
         expect(answer.body.detail[0].loc).toEqual(['body', 'subset', 'where']);
