@@ -600,7 +600,7 @@ export interface paths {
         };
         /**
          * Start signing in through the organization identity provider: a redirect to it
-         * @description Answers 302 to the identity provider with an AuthnRequest (HTTP-Redirect binding). Its id is kept 10 minutes: the Response must answer it. Open this URL in the browser, not with fetch.
+         * @description Answers 302 to the identity provider with an AuthnRequest (HTTP-Redirect binding). Its id is kept 10 minutes: the Response must answer it. Open this URL in the browser, not with fetch. A stored `idp_sso_url` that is not https:// (http:// only for a loopback host), saved before that rule, answers 409 until an organization admin corrects it.
          */
         get: operations["samlLogin"];
         put?: never;
@@ -1395,7 +1395,7 @@ export interface paths {
         put?: never;
         /**
          * Save a seed scenario for a connection of the project
-         * @description The definition is checked against the live schema of the connection: an unknown table or column, an unknown generator kind, a generator that does not fit the column (type, NOT NULL, length, enum labels, a CHECK its values break), options out of range (min above max, from after to, weights of another length than values), a template naming an unknown column, a unique column its generator cannot fill with enough distinct values, a parent table (by foreign key) that is neither in the scenario nor holds rows, and a cycle of NOT NULL foreign keys answer 422 naming them. Columns without a generator are inferred from their name and type (see the README for the rule table). A duplicate name in the project: 409.
+         * @description The definition is checked against the live schema of the connection: an unknown table or column, an unknown generator kind, a generator that does not fit the column (type, NOT NULL, length, enum labels, a CHECK its values break), options out of range (min above max, from after to, weights of another length than values), a template naming an unknown column, a unique column its generator cannot fill with enough distinct values, a parent table (by foreign key) that is neither in the scenario nor holds rows, and a cycle of NOT NULL foreign keys answer 422 naming them. A faker generator names a data method of the allow-list (see SeedGenerator) with `args` within bounds (JSON; strings ≤ 1,000 characters, numbers ≤ 10^9 in size, lengths and counts ≤ 10,000, at most 10 arguments); it is called once when saved, and arguments it refuses or a value over 64 KiB answer 422 naming the column, as does a constant or choice value over 64 KiB. Columns without a generator are inferred from their name and type (see the README for the rule table). A duplicate name in the project: 409.
          */
         post: operations["createSeedScenario"];
         delete?: never;
@@ -1421,7 +1421,7 @@ export interface paths {
         head?: never;
         /**
          * Rename, replace the definition or the seed
-         * @description The definition is checked against the live schema of the connection: an unknown table or column, an unknown generator kind, a generator that does not fit the column (type, NOT NULL, length, enum labels, a CHECK its values break), options out of range (min above max, from after to, weights of another length than values), a template naming an unknown column, a unique column its generator cannot fill with enough distinct values, a parent table (by foreign key) that is neither in the scenario nor holds rows, and a cycle of NOT NULL foreign keys answer 422 naming them. Columns without a generator are inferred from their name and type (see the README for the rule table). A new definition or seed voids the pending and unused approvals of its runs.
+         * @description The definition is checked against the live schema of the connection: an unknown table or column, an unknown generator kind, a generator that does not fit the column (type, NOT NULL, length, enum labels, a CHECK its values break), options out of range (min above max, from after to, weights of another length than values), a template naming an unknown column, a unique column its generator cannot fill with enough distinct values, a parent table (by foreign key) that is neither in the scenario nor holds rows, and a cycle of NOT NULL foreign keys answer 422 naming them. A faker generator names a data method of the allow-list (see SeedGenerator) with `args` within bounds (JSON; strings ≤ 1,000 characters, numbers ≤ 10^9 in size, lengths and counts ≤ 10,000, at most 10 arguments); it is called once when saved, and arguments it refuses or a value over 64 KiB answer 422 naming the column, as does a constant or choice value over 64 KiB. Columns without a generator are inferred from their name and type (see the README for the rule table). A new definition or seed voids the pending and unused approvals of its runs.
          */
         patch: operations["editSeedScenario"];
         trace?: never;
@@ -1437,7 +1437,7 @@ export interface paths {
         put?: never;
         /**
          * The first rows (up to 10 a table) a run would write; nothing is written
-         * @description The same values a run with this seed writes first (keys above the current maximum of each table, as now), references closed after a cycle with the values the closing UPDATE writes. Heavy operation.
+         * @description The same values a run with this seed writes first (keys above the current maximum of each table, as now), references closed after a cycle with the values the closing UPDATE writes. At most 1,000 rows and 1 MiB of values (as JSON) in all: past either, the later rows and tables are left out and `truncated` is true. A generated value over 64 KiB answers 422 naming its table and column. Heavy operation.
          */
         post: operations["previewSeedScenario"];
         delete?: never;
@@ -1457,7 +1457,7 @@ export interface paths {
         put?: never;
         /**
          * Seed the scenario's connection, as a run
-         * @description Answers 202 with a run of kind `seed_run` (progress in rows; result `{tables: [{table, rows}], rows_total}`). Every table is written in one transaction of the target, in foreign-key order, with COPY (PostgreSQL) or LOAD DATA LOCAL INFILE from a stream (MySQL); references broken at a cycle are filled after by set-based UPDATEs; sequences and AUTO_INCREMENT are moved past the written keys; the seeded tables' foreign keys are checked before the commit. A failure or a cancellation writes nothing. A definition that no longer fits the schema answers 422; a run of the scenario already queued, waiting or running answers 409 naming it. A connection the policy lists (default: production) or a protected one waits for approval, bound to the definition and the seed. Heavy operation.
+         * @description Answers 202 with a run of kind `seed_run` (progress in rows; result `{tables: [{table, rows}], rows_total}`). Every table is written in one transaction of the target, in foreign-key order, with COPY (PostgreSQL) or LOAD DATA LOCAL INFILE from a stream (MySQL); references broken at a cycle are filled after by set-based UPDATEs; sequences and AUTO_INCREMENT are moved past the written keys; the seeded tables' foreign keys are checked before the commit. A generated value over 64 KiB fails the run naming its table and column. A failure or a cancellation writes nothing. A definition that no longer fits the schema answers 422; a run of the scenario already queued, waiting or running answers 409 naming it. A connection the policy lists (default: production) or a protected one waits for approval, bound to the definition and the seed. Heavy operation.
          */
         post: operations["runSeedScenario"];
         delete?: never;
@@ -2172,7 +2172,7 @@ export interface components {
                 percent?: number;
                 /** @description `schema.table`, or a bare table name */
                 table: string;
-                /** @description One boolean SQL expression over the table's columns, in the source's SQL: columns, literals, comparison, boolean and arithmetic operators, IN, BETWEEN, LIKE, IS [NOT] NULL, CASE, casts and the functions lower, upper, length, char_length, abs, round, floor, ceil, ceiling, mod, trim, btrim, ltrim, rtrim, substring, substr, left, right, replace, md5, coalesce, nullif, greatest, least. Anything else (subqueries, other functions, comments, a second statement) is refused with 422. */
+                /** @description One boolean SQL expression over the table's columns, in the source's SQL: columns (bare, or qualified by the table's own name), literals, comparison, boolean and arithmetic operators, IN, BETWEEN, LIKE, IS [NOT] NULL, CASE, casts and the functions lower, upper, length, char_length, abs, round, floor, ceil, ceiling, mod, trim, btrim, ltrim, rtrim, substring, substr, left, right, replace, md5, coalesce, nullif, greatest, least. At most 4,000 characters. The text must parse alone as one complete expression; the copy writes the expression back from its parse, never the text as sent. A MySQL source's condition is read under its sql_mode (NO_BACKSLASH_ESCAPES, ANSI_QUOTES), read when the copy is asked for and again when it runs (a run under another sql_mode fails, nothing written). Anything else (subqueries, other functions, comments on MySQL, a second statement, text past the expression) is refused with 422. */
                 where?: string;
             };
             /** @description Tables to copy; default: every source table the target has (with create_tables, every source table) */
@@ -2349,7 +2349,7 @@ export interface components {
             dialect: "postgresql" | "mysql";
             /** @enum {string} */
             environment: "development" | "staging" | "production";
-            /** @description Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address). */
+            /** @description Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address). An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it. */
             host: string;
             name: string;
             /** @description Stored encrypted (AES-256-GCM) and never returned; may be empty (trust authentication) */
@@ -2517,7 +2517,7 @@ export interface components {
             active: boolean;
             description?: string | null;
             events: ("patch.executed" | "patch.failed" | "patch.rolled_back" | "migration.applied" | "migration.failed" | "migration.rolled_back" | "drift.detected" | "drift.acknowledged" | "approval.requested" | "approval.decided" | "access_request.created" | "access_request.decided" | "access_request.expired" | "seed.completed" | "anonymize.completed" | "bridge.completed" | "run.failed" | "webhook.test" | "*")[];
-            /** @description http or https. Private, loopback and link-local addresses are refused unless the server allows them (WEBHOOK_ALLOW_PRIVATE); cloud metadata addresses always. Redirects are never followed. */
+            /** @description http or https. Private, loopback and link-local addresses are refused unless the server allows them (WEBHOOK_ALLOW_PRIVATE); cloud metadata addresses always. An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it. Redirects are never followed. */
             url: string;
         };
         /** DisableTwoFactorRequest */
@@ -3198,11 +3198,11 @@ export interface components {
             idp_certificate?: string;
             /** @description The identity provider's entity id (Issuer) */
             idp_entity_id?: string;
-            /** @description The identity provider's SAML metadata (an EntityDescriptor with an IDPSSODescriptor): its entity id, HTTP-Redirect SingleSignOnService and signing certificate are read from it. Give this, or the three idp_* fields, not both. */
+            /** @description The identity provider's SAML metadata (an EntityDescriptor with an IDPSSODescriptor): its entity id, HTTP-Redirect SingleSignOnService and signing certificate are read from it. Give this, or the three idp_* fields, not both. Its SingleSignOnService Location follows the rule of idp_sso_url (422 on this field otherwise). */
             idp_metadata_xml?: string;
             /**
              * Format: uri
-             * @description Where AuthnRequests go (HTTP-Redirect binding)
+             * @description Where AuthnRequests go (HTTP-Redirect binding): https:// only; http:// only for a loopback host (localhost, 127.0.0.1, ::1), for local testing. No credentials in the URL. 422 otherwise.
              */
             idp_sso_url?: string;
         };
@@ -3782,13 +3782,15 @@ export interface components {
         };
         /** SeedGenerator */
         SeedGenerator: {
+            /** @description faker: the arguments, JSON within bounds (strings ≤ 1,000 characters, numbers ≤ 10^9 in size, lengths and counts ≤ 10,000) */
             args?: unknown[];
             /** @enum {string} */
             distribution?: "uniform" | "zipf";
             from?: string;
-            /** @description One of faker, sequence, int, float, timestamp, date, choice, constant, template, reference, default, null (an unknown kind answers 422 naming it). Every kind takes `null_ratio` (0..1; 0 on a NOT NULL column) and `unique`. Per kind: faker `{method: "person.firstName", args?}` (any method of the faker library by its dotted path; reseeded once per block of 1,000 rows); sequence `{start?: 1, step?: 1}`; int `{min, max}`; float `{min, max, precision?}`; timestamp and date `{from, to}` (ISO 8601); choice `{values, weights?}`; constant `{value}`; template `{template: "{first_name}.{last_name}@example.com"}` (other columns of the row by name); reference `{distribution?: "uniform"|"zipf"}` (the default of a foreign-key column); default (left to the database: the column needs a default, identity or AUTO_INCREMENT); null. */
+            /** @description One of faker, sequence, int, float, timestamp, date, choice, constant, template, reference, default, null (an unknown kind answers 422 naming it). Every kind takes `null_ratio` (0..1; 0 on a NOT NULL column) and `unique`. Per kind: faker `{method: "person.firstName", args?}` (a data method of the faker library by its dotted path, from the allow-list of its modules: person, internet, location, company, commerce, finance, date, lorem, phone, string, number, datatype, word, color, vehicle, music, animal, science, food, book, airline, hacker, system, image, database, git; never a constructor, `helpers` or anything that is not a generating function; `args` are JSON within bounds: strings ≤ 1,000 characters, numbers ≤ 10^9 in size, lengths and counts (a number argument of string, lorem, word and finance methods; `length`, `count`, `*Count` options) ≤ 10,000, at most 10 arguments, arrays and objects of at most 100 entries and 4 levels; any generated value at most 64 KiB; reseeded once per block of 1,000 rows; 422 naming the column otherwise); sequence `{start?: 1, step?: 1}`; int `{min, max}`; float `{min, max, precision?}`; timestamp and date `{from, to}` (ISO 8601); choice `{values, weights?}`; constant `{value}`; template `{template: "{first_name}.{last_name}@example.com"}` (other columns of the row by name); reference `{distribution?: "uniform"|"zipf"}` (the default of a foreign-key column); default (left to the database: the column needs a default, identity or AUTO_INCREMENT); null. */
             kind: string;
             max?: number;
+            /** @description faker: `module.method` from the allow-list (see the kind) */
             method?: string;
             min?: number;
             null_ratio?: number;
@@ -3800,6 +3802,7 @@ export interface components {
             unique?: boolean;
             value?: unknown;
             values?: unknown[];
+            /** @description choice: one weight per value (a value is drawn by binary search over their sums) */
             weights?: number[];
         };
         /** SeedPreview */
@@ -3812,6 +3815,8 @@ export interface components {
                 /** @description As the schema names it: `schema.table` (PostgreSQL), `table` (MySQL) */
                 table: string;
             }[];
+            /** @description True when the preview reached its bounds (1,000 rows or 1 MiB of values in all) and left later rows out */
+            truncated: boolean;
         };
         /** SeedScenario */
         SeedScenario: {
@@ -4097,7 +4102,7 @@ export interface components {
             database?: string;
             /** @enum {string} */
             environment?: "development" | "staging" | "production";
-            /** @description Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address). Changing it (a value equal to the stored one is no change) requires `password` in the same body. */
+            /** @description Host name or IP address. Link-local and cloud metadata addresses are refused; private and loopback ones too when the server runs with BLOCK_PRIVATE_TARGETS=true (checked on every resolved address). An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it. Changing it (a value equal to the stored one is no change) requires `password` in the same body. */
             host?: string;
             name?: string;
             /** @description The new password, stored encrypted (AES-256-GCM) and never returned; may be empty (trust authentication). Required in the same body when the edit changes `host` (compared without regard to ASCII letter case; a trailing dot or another spelling of an address counts as a change), `port`, `database` or `username`, lowers `ssl_mode` (`verify-full` > `require` > `disable`), or changes `ca_cert` while `verify-full` stays: a stored password is only ever sent to the server it was given for. Missing then: 422 with `loc: ["body", "password"]`, type `missing`. */
@@ -4155,7 +4160,7 @@ export interface components {
             active?: boolean;
             description?: string | null;
             events?: ("patch.executed" | "patch.failed" | "patch.rolled_back" | "migration.applied" | "migration.failed" | "migration.rolled_back" | "drift.detected" | "drift.acknowledged" | "approval.requested" | "approval.decided" | "access_request.created" | "access_request.decided" | "access_request.expired" | "seed.completed" | "anonymize.completed" | "bridge.completed" | "run.failed" | "webhook.test" | "*")[];
-            /** @description http or https. Private, loopback and link-local addresses are refused unless the server allows them (WEBHOOK_ALLOW_PRIVATE); cloud metadata addresses always. Redirects are never followed. */
+            /** @description http or https. Private, loopback and link-local addresses are refused unless the server allows them (WEBHOOK_ALLOW_PRIVATE); cloud metadata addresses always. An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged by it. Redirects are never followed. */
             url?: string;
         };
         /** Usage */
@@ -4544,7 +4549,7 @@ export interface operations {
     listAuditSinks: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -5452,7 +5457,7 @@ export interface operations {
     listAnonymizeConfigs: {
         parameters: {
             query: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -6159,7 +6164,7 @@ export interface operations {
     listApiKeys: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -6436,7 +6441,7 @@ export interface operations {
     listApprovals: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -6675,7 +6680,7 @@ export interface operations {
                 actor_id?: string;
                 /** @description Entries at or after this time */
                 from?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -7546,6 +7551,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The stored SSO URL is not https:// (http:// only for a loopback host) */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Validation error */
             422: {
                 headers: {
@@ -7615,7 +7632,7 @@ export interface operations {
     listSessions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -8055,7 +8072,7 @@ export interface operations {
     listConnections: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -8396,7 +8413,7 @@ export interface operations {
     listSnapshots: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -8970,7 +8987,7 @@ export interface operations {
             query?: {
                 /** @description UUID v4 */
                 connection_id?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -9701,7 +9718,7 @@ export interface operations {
     listPatches: {
         parameters: {
             query: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -10388,7 +10405,7 @@ export interface operations {
     listProjects: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -10768,7 +10785,7 @@ export interface operations {
     listAccessRequests: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -11043,7 +11060,7 @@ export interface operations {
     listProjectMembers: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -11370,7 +11387,7 @@ export interface operations {
     listMigrations: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -11695,7 +11712,7 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -11855,7 +11872,7 @@ export interface operations {
         parameters: {
             query?: {
                 kind?: "patch_execute" | "patch_rollback" | "migration_apply" | "migration_rollback" | "seed_run" | "anonymize_run" | "bridge_run" | "drift_check";
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -12085,7 +12102,7 @@ export interface operations {
     listSeedScenarios: {
         parameters: {
             query: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -12776,7 +12793,7 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
@@ -13395,7 +13412,7 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 to 1,000,000; past the last page, `items` is empty */
                 page?: number;
                 /** @description Items per page, 1 to 200 (over 100 counts as a heavy request) */
                 page_size?: number;
