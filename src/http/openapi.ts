@@ -33,7 +33,10 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
         description:
           'Database operations for PostgreSQL and MySQL: projects, connections, patches, seeding, ' +
           'anonymization, copy, migrations and drift detection, with approvals and audit.\n\n' +
-          'Errors are `{detail}`; validation errors are `{detail: [{loc, msg, type}]}` with status 422.',
+          'Errors are `{detail}`; validation errors are `{detail: [{loc, msg, type}]}` with status 422.\n\n' +
+          'Bounds on every operation: a body is at most 1 MiB (413) and nests objects and arrays at ' +
+          'most 32 levels deep (422 `loc: ["body"]`, type `too_deep`, answered before any other work); ' +
+          '`page` is at most 1,000,000. Every DELETE needs the `admin` scope of an API key.',
       },
       servers: [{ url: '/', description: 'This server' }],
       components: {
