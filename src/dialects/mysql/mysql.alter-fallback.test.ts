@@ -56,6 +56,7 @@ describe('ALTER TABLE clauses node-sql-parser refuses, read by the fallback', ()
         error: null,
         key: expect.any(String),
         transactional: false,
+        class: { name: 'definition', schema_only: true },
       });
     }
   });
