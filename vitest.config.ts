@@ -16,6 +16,9 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // A poll waits for what a page or a worker shows next; a second (Vitest's default) is short on a
+    // loaded 2-core machine, where the browser tests then failed with the right value on its way.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: one on the 2-core CI machine, where the
     // whole suite then ran file after file with under one core busy, as most files mostly wait (on
