@@ -393,7 +393,10 @@ describe('seed runs', () => {
           200,
         );
         expect((await writeKey.post(`${BASE}/${id}/preview`)).status).toBe(200);
-        expect((await writeKey.delete(`${BASE}/${id}`)).status).toBe(204);
+        // Every DELETE is an admin-scope action: the developer's write key may not, their admin key may.
+        expect((await writeKey.delete(`${BASE}/${id}`)).status).toBe(403);
+        const adminKey = await t.keyClient(developer, ['admin']);
+        expect((await adminKey.delete(`${BASE}/${id}`)).status).toBe(204);
       });
     });
   }
