@@ -90,7 +90,7 @@ const ERROR_DESCRIPTIONS = {
   404: 'Not found, or not visible to the caller',
   409: 'Conflict with the current state',
   413: 'Request body larger than 1 MiB',
-  415: 'Unsupported media type',
+  415: 'Unsupported media type: the body is not of the media type the operation takes (application/json)',
   422: 'Validation error',
   502: 'Target database unreachable or failing',
 } as const;
@@ -105,6 +105,12 @@ export function errors(...statuses: (keyof typeof ERROR_DESCRIPTIONS)[]) {
   }
   return out;
 }
+
+/** What every route that reads a body may answer before its handler runs (added by the OpenAPI hook). */
+export const BODY_ERRORS = {
+  413: Type.Ref('Error', { description: ERROR_DESCRIPTIONS[413] }),
+  415: Type.Ref('Error', { description: ERROR_DESCRIPTIONS[415] }),
+};
 
 /** 204: typed `void` so that handlers call `reply.code(204).send()`. */
 export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'No content' });
