@@ -177,6 +177,38 @@ describe('http: the OpenAPI description and the docs', () => {
     expect(doc.paths['/readyz'].get.responses['503']).toBeDefined();
   });
 
+  it('declares 502 on every operation whose handler reads or writes the target database', async () => {
+    const doc = (await inject({ method: 'GET', url: '/openapi.json' })).json();
+    const reachesTarget = [
+      'createPatch',
+      'editPatch',
+      'dryRunPatch',
+      'executePatch',
+      'rollbackPatch',
+      'compareMigration',
+      'applyMigration',
+      'getConnectionSchema',
+      'takeSnapshot',
+      'getConnectionDrift',
+      'checkConnectionDrift',
+      'createSeedScenario',
+      'editSeedScenario',
+      'previewSeedScenario',
+      'runSeedScenario',
+      'createAnonymizeConfig',
+      'editAnonymizeConfig',
+      'scanAnonymizeConfig',
+      'previewAnonymizeConfig',
+      'runAnonymizeConfig',
+      'runBridge',
+    ];
+    const byId = new Map<string, Operation>();
+    for (const item of Object.values(doc.paths as Record<string, Record<string, Operation>>))
+      for (const op of Object.values(item)) if (op.operationId) byId.set(op.operationId, op);
+    const missing = reachesTarget.filter((id) => !byId.get(id)?.responses?.['502']);
+    expect(missing).toEqual([]);
+  });
+
   it('serves the interactive docs at /docs', async () => {
     let url = '/docs';
     let response = await inject({ method: 'GET', url });

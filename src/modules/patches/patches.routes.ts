@@ -30,9 +30,10 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
         description:
           'Only UPDATE, DELETE and INSERT, one table each, are accepted. DDL or any other statement, a WITH ' +
           'clause, a multi-table statement, SQL that does not parse, and UPDATE or DELETE without WHERE ' +
-          '(unless `allow_full_table: true`) answer 422 naming the statement.',
+          '(unless `allow_full_table: true`) answer 422 naming the statement. The statements are keyed on ' +
+          "the target's schema, read live: an unreachable target answers 502.",
         body: CreatePatchBody,
-        response: { 201: PatchSchema, ...errors(401, 403, 404, 422) },
+        response: { 201: PatchSchema, ...errors(401, 403, 404, 422, 502) },
       },
     },
     async (request, reply) =>
@@ -83,10 +84,11 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
         summary: 'Edit the title, SQL or full-table allowance; the SQL is parsed again',
         description:
           'Only a draft or failed patch (else 409). A change of the SQL or of `allow_full_table` voids the ' +
-          'pending and unused approvals of the patch.',
+          "pending and unused approvals of the patch. New SQL is keyed on the target's schema, read live: an " +
+          'unreachable target answers 502.',
         params: IdParams,
         body: EditPatchBody,
-        response: { 200: PatchSchema, ...errors(401, 403, 404, 409, 422) },
+        response: { 200: PatchSchema, ...errors(401, 403, 404, 409, 422, 502) },
       },
     },
     async (request) => toPatchResponse(await patches.edit(actorOf(request), request.params.id, request.body)),
@@ -130,10 +132,11 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
           'and DELETE touches, then runs every statement in one transaction; when `expected_rows` is given ' +
           'and the total differs, everything is rolled back and the run fails. A snapshot of the connection ' +
           'is taken after success. The run waits for approval when the project policy asks for one. ' +
+          'The run is bound to the target schema read at the request: an unreachable target answers 502. ' +
           'Heavy operation, 10 per minute per user.',
         params: IdParams,
         body: ExecuteBody,
-        response: { 202: RunSchema, ...errors(401, 403, 404, 409) },
+        response: { 202: RunSchema, ...errors(401, 403, 404, 409, 502) },
       },
     },
     async (request, reply) =>
@@ -155,10 +158,11 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
           'while a run of the patch is in flight (else 409, naming the run). The run restores the saved rows ' +
           'by their rollback key in one transaction. Rows changed since the patch are conflicts: the run fails ' +
           'listing them and nothing is restored, unless `force: true`. The run waits for approval when ' +
-          'the project policy asks for one. Heavy operation.',
+          'the project policy asks for one. The run is bound to the target schema read at the request: an ' +
+          'unreachable target answers 502. Heavy operation.',
         params: IdParams,
         body: RollbackBody,
-        response: { 202: RunSchema, ...errors(401, 403, 404, 409) },
+        response: { 202: RunSchema, ...errors(401, 403, 404, 409, 502) },
       },
     },
     async (request, reply) =>

@@ -1051,7 +1051,7 @@ export interface paths {
         put?: never;
         /**
          * Save DML for a connection of the project, parsed into statements
-         * @description Only UPDATE, DELETE and INSERT, one table each, are accepted. DDL or any other statement, a WITH clause, a multi-table statement, SQL that does not parse, and UPDATE or DELETE without WHERE (unless `allow_full_table: true`) answer 422 naming the statement.
+         * @description Only UPDATE, DELETE and INSERT, one table each, are accepted. DDL or any other statement, a WITH clause, a multi-table statement, SQL that does not parse, and UPDATE or DELETE without WHERE (unless `allow_full_table: true`) answer 422 naming the statement. The statements are keyed on the target's schema, read live: an unreachable target answers 502.
          */
         post: operations["createPatch"];
         delete?: never;
@@ -1077,7 +1077,7 @@ export interface paths {
         head?: never;
         /**
          * Edit the title, SQL or full-table allowance; the SQL is parsed again
-         * @description Only a draft or failed patch (else 409). A change of the SQL or of `allow_full_table` voids the pending and unused approvals of the patch.
+         * @description Only a draft or failed patch (else 409). A change of the SQL or of `allow_full_table` voids the pending and unused approvals of the patch. New SQL is keyed on the target's schema, read live: an unreachable target answers 502.
          */
         patch: operations["editPatch"];
         trace?: never;
@@ -1113,7 +1113,7 @@ export interface paths {
         put?: never;
         /**
          * Execute the patch on its connection, as a run
-         * @description Only a draft or failed patch (a failed execute changed nothing), and not while a run of the patch is queued, waiting for approval or running (409 naming that run). The run saves the before-images of the rows each UPDATE and DELETE touches, then runs every statement in one transaction; when `expected_rows` is given and the total differs, everything is rolled back and the run fails. A snapshot of the connection is taken after success. The run waits for approval when the project policy asks for one. Heavy operation, 10 per minute per user.
+         * @description Only a draft or failed patch (a failed execute changed nothing), and not while a run of the patch is queued, waiting for approval or running (409 naming that run). The run saves the before-images of the rows each UPDATE and DELETE touches, then runs every statement in one transaction; when `expected_rows` is given and the total differs, everything is rolled back and the run fails. A snapshot of the connection is taken after success. The run waits for approval when the project policy asks for one. The run is bound to the target schema read at the request: an unreachable target answers 502. Heavy operation, 10 per minute per user.
          */
         post: operations["executePatch"];
         delete?: never;
@@ -1133,7 +1133,7 @@ export interface paths {
         put?: never;
         /**
          * Restore the before-images of an executed patch, as a run
-         * @description Only an executed patch whose statements can all be rolled back and whose backups are kept, and not while a run of the patch is in flight (else 409, naming the run). The run restores the saved rows by their rollback key in one transaction. Rows changed since the patch are conflicts: the run fails listing them and nothing is restored, unless `force: true`. The run waits for approval when the project policy asks for one. Heavy operation.
+         * @description Only an executed patch whose statements can all be rolled back and whose backups are kept, and not while a run of the patch is in flight (else 409, naming the run). The run restores the saved rows by their rollback key in one transaction. Rows changed since the patch are conflicts: the run fails listing them and nothing is restored, unless `force: true`. The run waits for approval when the project policy asks for one. The run is bound to the target schema read at the request: an unreachable target answers 502. Heavy operation.
          */
         post: operations["rollbackPatch"];
         delete?: never;
@@ -10456,6 +10456,18 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description Target database unreachable or failing */
+            502: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPatch: {
@@ -10731,6 +10743,18 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description Target database unreachable or failing */
+            502: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     dryRunPatch: {
@@ -10945,6 +10969,18 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description Target database unreachable or failing */
+            502: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     rollbackPatch: {
@@ -11060,6 +11096,18 @@ export interface operations {
                 };
             };
             429: components["responses"]["RateLimited"];
+            /** @description Target database unreachable or failing */
+            502: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listProjects: {
