@@ -1,6 +1,8 @@
 // One table of a seed plan: its foreign keys as references (unless the definition gives their
 // columns something else) and each column's generator, given or inferred, with what does not fit
 // reported as problems.
+
+import { ownEntry } from '../../core/own.ts';
 import {
   type ColumnModel,
   type ForeignKeyModel,
@@ -152,7 +154,7 @@ export function planTable(
 function planReferences(context: PlanContext, scope: TableScope): void {
   const { table, given, seedColumns, byReference } = scope;
   for (const fk of table.foreign_keys) {
-    const explicit = fk.columns.map((c) => given[c]).filter((g) => g !== undefined);
+    const explicit = fk.columns.map((c) => ownEntry(given, c)).filter((g) => g !== undefined);
     if (explicit.some((g) => g.kind !== 'reference')) continue;
     if (fk.columns.some((c) => byReference.has(c))) continue;
     const parent = referencedKey(table, fk);
@@ -175,7 +177,8 @@ function planReferences(context: PlanContext, scope: TableScope): void {
 /** A column's generator, or null when it is left to the database (or refused: see the problems). */
 function planColumn(scope: TableScope, column: ColumnModel): ResolvedColumn | null {
   const { key, given, rows } = scope;
-  const colSpec = given[column.name];
+  // Column names are the target's: a column named `constructor` must not find Object's.
+  const colSpec = ownEntry(given, column.name);
   const unique = colSpec?.unique === true || scope.singleUnique.has(column.name);
   const nullRatio = colSpec?.null_ratio ?? 0;
   if (nullRatio > 0 && !column.nullable) {

@@ -112,6 +112,28 @@ describe('the seed row producer', () => {
     expect(make().row(3)).toEqual(all[3]);
   });
 
+  it('infers the generator of a column named like an inherited member (constructor, toString)', () => {
+    const odd: TableModel = {
+      ...people,
+      name: 'odd',
+      columns: [column('id', 'integer'), column('constructor', 'text'), column('toString', 'text')],
+      unique_constraints: [],
+      check_constraints: [],
+    };
+    const { plan, problems } = planSeed(
+      { ...model, tables: [odd] } as SchemaModel,
+      { tables: [{ table: 'odd', rows: 3 }] },
+      () => false,
+    );
+    expect(problems).toEqual([]);
+    const resolved = plan!.tables[0]!.columns.filter((c) => c.name !== 'id');
+    // Inferred from name and type by a rule, not taken for a generator given under that name.
+    expect(resolved.map((c) => [c.name, c.origin])).toEqual([
+      ['constructor', 'text'],
+      ['toString', 'text'],
+    ]);
+  });
+
   it('writes the key of a table whose other columns the database fills', () => {
     const counters: TableModel = {
       ...people,
