@@ -139,6 +139,23 @@ describe('http: the OpenAPI description and the docs', () => {
       expect(operationIds).toContain(id);
     }
 
+    // A schema that takes null and lists its values lists null too (else `null` fails it).
+    const nullsRefused: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return;
+      const schema = node as { type?: unknown; enum?: unknown[] };
+      if (
+        Array.isArray(schema.type) &&
+        schema.type.includes('null') &&
+        schema.enum &&
+        !schema.enum.includes(null)
+      )
+        nullsRefused.push(at);
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+    };
+    walk(doc, '#');
+    expect(nullsRefused).toEqual([]);
+
     // Every $ref points at a component (schema, header, response) the document has.
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
     expect(refs.length).toBeGreaterThan(0);

@@ -18,10 +18,11 @@ export const Timestamp = Type.String({
  * no trial of alternatives). Of a named schema the document shows `anyOf: [component, null]`.
  */
 export function Nullable<T extends TSchema>(schema: T) {
-  const type = (schema as { type?: string }).type;
-  return Type.Unsafe<Static<T> | null>(
-    type ? { ...schema, type: [type, 'null'] } : Type.Union([schema, Type.Null()]),
-  );
+  const { type, enum: values } = schema as { type?: string; enum?: unknown[] };
+  if (!type) return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()]));
+  // An enum lists every value it takes: null must be one of them, or `null` fails the schema.
+  const nullable = values ? { enum: [...values, null] } : {};
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [type, 'null'], ...nullable });
 }
 
 /**
