@@ -8,6 +8,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { expect } from 'vitest';
 import { ensureWebBuild } from '../../src/web/web-build.ts';
 import { createTestApp, TEST_PASSWORD, type TestApp, type TestAppOptions } from '../support/app.ts';
+import { createTestPgDatabase, type TestPgDatabase } from '../support/databases.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** As the machine allows it: no sandbox (root), no network beyond loopback. */
@@ -144,4 +145,18 @@ export async function captureBothWidths(page: Page, name: string): Promise<void>
     expect(wide.overflow, why).toBeLessThanOrEqual(0);
   }
   await page.setViewportSize({ width: WIDTHS.desktop, height: 900 });
+}
+
+/** The app, Chromium and two new PostgreSQL databases, started together, for a suite that works on targets. */
+export async function startWithTwoTargets(
+  suite: string,
+): Promise<{ web: WebApp; browser: Browser; source: TestPgDatabase; target: TestPgDatabase }> {
+  const [web, browser, source, target] = await Promise.all([
+    startWebApp(),
+    launchBrowser(),
+    createTestPgDatabase(),
+    createTestPgDatabase(),
+  ]);
+  if (!source || !target) throw new Error(`the browser tests of ${suite} need the test PostgreSQL server`);
+  return { web, browser, source, target };
 }

@@ -8,15 +8,14 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../support/app.ts';
 import { connectionBody } from '../support/connections.ts';
-import { createTestPgDatabase, type TestPgDatabase } from '../support/databases.ts';
+import type { TestPgDatabase } from '../support/databases.ts';
 import { queryPostgres as onTarget } from '../support/target-query.ts';
 import {
   captureBothWidths,
   chromiumAvailable,
-  launchBrowser,
   openPage,
   signIn,
-  startWebApp,
+  startWithTwoTargets,
   type TestPage,
   type WebApp,
 } from './browser.ts';
@@ -47,15 +46,7 @@ describe.skipIf(!chromiumAvailable)('web application: what the server decides', 
     (await onTarget<{ name: string }>(target.url, 'select name from items order by id')).map((r) => r.name);
 
   beforeAll(async () => {
-    const [app, chromium, a, b] = await Promise.all([
-      startWebApp(),
-      launchBrowser(),
-      createTestPgDatabase(),
-      createTestPgDatabase(),
-    ]);
-    [web, browser] = [app, chromium];
-    if (!a || !b) throw new Error('the browser tests of decisions need the test PostgreSQL server');
-    [source, target] = [a, b];
+    ({ web, browser, source, target } = await startWithTwoTargets('decisions'));
     await onTarget(source.url, 'create table items (id int primary key, name text not null, note text)');
     await onTarget(
       target.url,

@@ -9,15 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateOrgPlan } from '../../src/modules/billing/billing.repo.ts';
 import type { Client } from '../support/app.ts';
 import { connectionBody } from '../support/connections.ts';
-import { createTestPgDatabase, type TestPgDatabase } from '../support/databases.ts';
+import type { TestPgDatabase } from '../support/databases.ts';
 import { queryPostgres as onTarget } from '../support/target-query.ts';
 import {
   captureBothWidths,
   chromiumAvailable,
-  launchBrowser,
   openPage,
   signIn,
-  startWebApp,
+  startWithTwoTargets,
   type TestPage,
   type WebApp,
 } from './browser.ts';
@@ -36,15 +35,7 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    const [app, chromium, a, b] = await Promise.all([
-      startWebApp(),
-      launchBrowser(),
-      createTestPgDatabase(),
-      createTestPgDatabase(),
-    ]);
-    [web, browser] = [app, chromium];
-    if (!a || !b) throw new Error('the browser tests of operations need the test PostgreSQL server');
-    [source, target] = [a, b];
+    ({ web, browser, source, target } = await startWithTwoTargets('operations'));
     await onTarget(source.url, 'create table items (id int primary key, name text not null)');
     await onTarget(
       target.url,
