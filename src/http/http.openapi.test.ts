@@ -192,6 +192,15 @@ describe('http: the OpenAPI description and the docs', () => {
       expect(doc.paths[path].get.security).toEqual([]);
     }
     expect(doc.paths['/readyz'].get.responses['503']).toBeDefined();
+    // Stripe sends a JSON object (the handler reads its exact text only to check the signature).
+    const stripe = doc.paths['/api/v1/billing/webhooks/stripe'].post.requestBody;
+    expect(stripe.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/StripeEventPayload',
+    });
+    expect(doc.components.schemas.StripeEventPayload).toMatchObject({
+      type: 'object',
+      required: ['id', 'type', 'data'],
+    });
   });
 
   it('declares 502 on every operation whose handler reads or writes the target database', async () => {

@@ -6,7 +6,7 @@ import { PLAN_IDS, PLANS, rateLimitsOf } from '../../core/plans.ts';
 import { SUBSCRIPTION_STATUSES } from '../../core/vocabulary.ts';
 import { bodyDepthError } from '../../http/body-depth.ts';
 import { actorOf } from '../../http/context.ts';
-import { errors, Nullable, StringEnum, Timestamp, toTimestamp } from '../../http/schemas.ts';
+import { DocumentedAs, errors, Nullable, StringEnum, Timestamp, toTimestamp } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../store/db.ts';
 import type { StripeEvents } from './stripe-events.ts';
@@ -63,6 +63,24 @@ const UsageQuery = Type.Object({
     }),
   ),
 });
+
+/** A Stripe event as Stripe sends it (application/json): the fields read here, and any others. */
+const StripeEventPayload = Type.Object(
+  {
+    id: Type.String({ description: 'The event id (evt_…): a second delivery of it changes nothing' }),
+    type: Type.String({ description: 'e.g. customer.subscription.updated, invoice.payment_failed' }),
+    data: Type.Object(
+      { object: Type.Object({}, { additionalProperties: true }) },
+      { additionalProperties: true },
+    ),
+  },
+  {
+    title: 'StripeEventPayload',
+    additionalProperties: true,
+    description:
+      'The event as Stripe sends it (a JSON object), verified against Stripe-Signature on its exact bytes',
+  },
+);
 
 export function registerBillingRoutes(
   app: App,
@@ -169,10 +187,9 @@ export function registerBillingRoutes(
           tags,
           summary: 'Stripe events (signed with STRIPE_WEBHOOK_SECRET); idempotent by event id',
           headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String()) }),
-          body: Type.String({
-            title: 'StripeEventPayload',
-            description: 'The event as Stripe sends it (JSON); verified on its exact bytes',
-          }),
+          // The handler takes the exact text (the signature covers its bytes); clients send the
+          // JSON object of a Stripe event, which is what the document shows.
+          body: DocumentedAs(StripeEventPayload, Type.String()),
           response: {
             200: Type.Object(
               { received: Type.Boolean(), duplicate: Type.Boolean() },

@@ -3991,9 +3991,23 @@ export interface components {
         };
         /**
          * StripeEventPayload
-         * @description The event as Stripe sends it (JSON); verified on its exact bytes
+         * @description The event as Stripe sends it (a JSON object), verified against Stripe-Signature on its exact bytes
          */
-        StripeEventPayload: string;
+        StripeEventPayload: {
+            data: {
+                object: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The event id (evt_…): a second delivery of it changes nothing */
+            id: string;
+            /** @description e.g. customer.subscription.updated, invoice.payment_failed */
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** StripeEventReceipt */
         StripeEventReceipt: {
             duplicate: boolean;
@@ -8383,8 +8397,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event as Stripe sends it (JSON); verified on its exact bytes */
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["StripeEventPayload"];
             };
