@@ -3,7 +3,12 @@
 // Framework errors (validation, JSON, body size, media type) are translated here to the same shapes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, conflict } from '../core/errors.ts';
-import { isStoreUnavailable, isUniqueViolation } from '../store/errors.ts';
+import {
+  isMissingReference,
+  isStillReferenced,
+  isStoreUnavailable,
+  isUniqueViolation,
+} from '../store/errors.ts';
 import { validationItems } from './validation.ts';
 
 /** Seconds a client waits before retrying while the store is unavailable (API §2). */
@@ -16,6 +21,10 @@ function asAppError(error: FastifyError, request: FastifyRequest): AppError | un
     });
   // Services check for duplicates first; the unique index settles the race between two requests.
   if (isUniqueViolation(error)) return conflict('Conflict with an existing resource');
+  // Services check that a parent exists first; its foreign key settles the race with its deletion.
+  if (isMissingReference(error))
+    return new AppError('not_found', 'Not found: what this request refers to was deleted meanwhile');
+  if (isStillReferenced(error)) return conflict('Still referred to by another resource');
   if (error.validation) {
     // A body that is not there at all is "missing", as FastAPI says it.
     if (error.validationContext === 'body' && request.body == null) {

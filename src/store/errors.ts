@@ -6,6 +6,28 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * A foreign key refused a new row because the row it refers to is gone: a request created something
+ * under a parent (a project, a connection) that a concurrent request deleted after the access check.
+ */
+export function isMissingReference(error: unknown): boolean {
+  return isForeignKeyViolation(error) && /is not present in table/.test(detailOf(error));
+}
+
+/** A foreign key refused a delete because rows still refer to the row (a RESTRICT or NO ACTION key). */
+export function isStillReferenced(error: unknown): boolean {
+  return isForeignKeyViolation(error) && /is still referenced from table/.test(detailOf(error));
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23503';
+}
+
+function detailOf(error: unknown): string {
+  const detail = (error as { detail?: unknown }).detail;
+  return typeof detail === 'string' ? detail : '';
+}
+
+/**
  * Node's socket errors and the SQLSTATEs of a server that is gone, shutting down, starting up or out
  * of connections (class 08, 57P01–57P03, 53300): the store is unavailable, not the request wrong.
  */
