@@ -3,7 +3,7 @@
 // undeclared fields, bodies of the wrong type), as each kind of caller: a session, keys of each
 // scope, the owner of another organization, nobody. No answer may be a 5xx (502 is allowed: a
 // target on the loopback that does not answer), and every 4xx keeps the error model of API §2.
-// Then every operation gets hostile bodies (issue 31: deep, wide, huge, naming what objects inherit,
+// Then every operation gets hostile bodies (deep, wide, huge, naming what objects inherit,
 // test/support/hostile-bodies.ts): still no 5xx, no answer slower than 10 s, no polluted prototype.
 // Each run prints its figures: requests, 5xx, the slowest answer.
 import fc from 'fast-check';
@@ -17,7 +17,7 @@ import { createArbitraries, type OpenApiDocument } from '../support/openapi-arbi
 const RUNS = Number(process.env.FUZZ_RUNS ?? 4);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const LOCATIONS = ['body', 'query', 'path', 'header'];
-/** No answer may take longer, whatever was sent (issue 31). */
+/** No answer may take longer, whatever was sent. */
 const SLOWEST_ALLOWED_MS = 10_000;
 
 /** A request timed: its answer and how long it took. */

@@ -1,4 +1,4 @@
-// Request bodies an attacker sends to make the service work hard or look in the wrong place (issue 31):
+// Request bodies an attacker sends to make the service work hard or look in the wrong place:
 // nested far past the bound, wide (many keys, long arrays), as large as the body limit allows and
 // past it, and naming what every JavaScript object inherits (`__proto__`, `constructor`, `toString`)
 // as keys at every level and as the values of every text field (a transformer, a method, a column).
