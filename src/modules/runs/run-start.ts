@@ -13,13 +13,14 @@
 import Value from 'typebox/value';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, notFound } from '../../core/errors.ts';
+import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, PolicyOperation, Run, Subject } from '../../store/tables.ts';
 import { subjectConnection } from '../approvals/approval-subject.ts';
 import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import { findConnection } from '../connections/connections.repo.ts';
 import { requireProject } from '../projects/projects.access.ts';
-import type { RunKinds } from './run-kinds.ts';
+import { type RunKinds, touchedConnectionIds } from './run-kinds.ts';
 import { activeRunOf } from './runs.repo.ts';
 
 /** What the gate needs (src/modules/approvals/approval-gate.ts), as the runs module sees it. */
@@ -82,23 +83,20 @@ export function createRunStart(deps: {
 }) {
   const { db, audit, gate, kinds } = deps;
 
-  /** Each connection the run touches, once the requester is known to hold the action on it. */
+  /** Each connection the run touches, once the requester is known to hold `action` on it. */
   async function authorize(
     actor: Actor,
-    request: RunRequest,
+    projectId: string,
+    action: Action,
     ids: string[],
   ): Promise<Map<string, Connection>> {
-    const registration = kinds.get(request.kind);
-    if (!registration) throw new Error(`No module registers the run kind ${request.kind}`);
     const found = new Map<string, Connection>();
     for (const id of ids) {
       const connection = await findConnection(db, actor.principal.orgId, id);
-      if (!connection || connection.project_id !== request.projectId) throw notFound('Connection');
-      await requireProject(db, actor, request.projectId, registration.action, { connectionId: id }).catch(
-        (error: unknown) => {
-          throw error instanceof AppError && error.code === 'not_found' ? notFound('Connection') : error;
-        },
-      );
+      if (!connection || connection.project_id !== projectId) throw notFound('Connection');
+      await requireProject(db, actor, projectId, action, { connectionId: id }).catch((error: unknown) => {
+        throw error instanceof AppError && error.code === 'not_found' ? notFound('Connection') : error;
+      });
       found.set(id, connection);
     }
     return found;
@@ -115,9 +113,12 @@ export function createRunStart(deps: {
     if (written === undefined) throw new Error(`A ${request.kind} run must name the connection it writes to`);
     const readsRows = touched.readsRows ?? [];
     const source = [...readsRows, ...(touched.readsSchema ?? [])].find((id) => id !== written);
-    const connections = await authorize(actor, request, [
-      ...new Set([...touched.writes, ...readsRows, ...(touched.readsSchema ?? [])]),
-    ]);
+    const connections = await authorize(
+      actor,
+      request.projectId,
+      registration.action,
+      touchedConnectionIds(touched),
+    );
     const connection = (id: string) => connections.get(id)!;
     const subject: Subject = {
       ...request.subject,
