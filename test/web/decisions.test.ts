@@ -25,7 +25,9 @@ const status = (page: Page) => page.locator('.page-head .status').textContent();
 /** The refusals a test provokes on purpose are logged by the browser as failed loads. */
 const unexpected = (problems: string[]) => problems.filter((p) => !/status of 4\d\d/.test(p));
 
-describe.skipIf(!chromiumAvailable)('web application: what the server decides', () => {
+// Each case walks several pages and checks each at two widths (axe included): more than the suite's
+// 30 s on a loaded 2-core machine.
+describe.skipIf(!chromiumAvailable)('web application: what the server decides', { timeout: 90_000 }, () => {
   let web: WebApp;
   let browser: Browser;
   let owner: Client;
