@@ -7,7 +7,7 @@ import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import type { Approval, ApprovalDecision } from '../../store/tables.ts';
 import { callerRights } from '../projects/projects.access.ts';
-import { decisionsOf } from './approvals.repo.ts';
+import { decisionsOf, requestersOf } from './approvals.repo.ts';
 import { type ApprovalResponse, toApprovalResponse } from './approvals.schemas.ts';
 
 /** Whether `reader` may approve `approval` now: the same rules `decide` enforces. */
@@ -39,12 +39,7 @@ export async function approvalViews(
     db,
     approvals.map((a) => a.id),
   );
-  const requesterIds = [...new Set(approvals.map((a) => a.requested_by))];
-  const requesters = new Map(
-    (
-      await db.selectFrom('users').select(['id', 'email', 'name']).where('id', 'in', requesterIds).execute()
-    ).map((u) => [u.id, u]),
-  );
+  const requesters = await requestersOf(db, [...new Set(approvals.map((a) => a.requested_by))]);
   const rights = new Map<string, (action: Action) => boolean>();
   if (reader)
     for (const projectId of new Set(approvals.map((a) => a.project_id)))

@@ -135,6 +135,17 @@ export async function decisionsOf(db: Executor, approvalIds: string[]): Promise<
     .execute();
 }
 
+/** Who asked for these approvals, by user id (an account gone is absent). */
+export async function requestersOf(db: Executor, userIds: string[]) {
+  if (userIds.length === 0) return new Map<string, { id: string; email: string; name: string }>();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'email', 'name'])
+    .where('id', 'in', userIds)
+    .execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
 export async function approvalsByIds(db: Executor, ids: string[]): Promise<Approval[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('approvals').selectAll().where('id', 'in', ids).execute();

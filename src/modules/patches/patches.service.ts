@@ -102,8 +102,11 @@ export function createPatchesService(deps: {
     if (locked.updated_at.getTime() !== patch.updated_at.getTime() || locked.status !== patch.status)
       throw conflict('The patch changed meanwhile; try again');
     refuseUnless(locked, action);
-    const busy = inFlightRefusal(action, await activeRunOf(trx, patch.id));
-    if (busy) throw conflict(busy);
+    // Execute and rollback start their run through runs.start, which refuses a second one itself.
+    if (action === 'edit' || action === 'delete') {
+      const busy = inFlightRefusal(action, await activeRunOf(trx, patch.id));
+      if (busy) throw conflict(busy);
+    }
     return locked;
   }
 
