@@ -71,9 +71,12 @@ export function normalizeDump(dump: string, dialect: DialectName): string {
   return statements.map(sortTableBody).sort().join(';\n\n');
 }
 
-/** CREATE TABLE with its column and constraint lines sorted (commas dropped: the last has none). */
+/**
+ * CREATE TABLE with its column and constraint lines sorted (commas dropped: the last has none), what
+ * follows the body (INHERITS, PARTITION BY, WITH) kept as it is.
+ */
 function sortTableBody(statement: string): string {
-  const match = /^(CREATE TABLE [^\n]*\(\n)([\s\S]*?)(\n\)[^\n]*)$/.exec(statement);
+  const match = /^(CREATE TABLE [^\n]*\(\n)([\s\S]*?)(\n\)[\s\S]*)$/.exec(statement);
   if (!match) return statement;
   const body = match[2]!
     .split('\n')

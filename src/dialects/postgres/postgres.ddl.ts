@@ -318,7 +318,7 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
         ...columnStorage(op.table, op.column),
       ]);
     case 'drop_column':
-      return one(`ALTER TABLE ${table(op.table)} DROP COLUMN ${id(op.column.name)}`);
+      return one(`ALTER TABLE ${op.only ? 'ONLY ' : ''}${table(op.table)} DROP COLUMN ${id(op.column.name)}`);
     case 'alter_column':
       return { sql: alterColumn(op), transactional: true, kind: `alter_column_${op.change}` };
     case 'add_primary_key':

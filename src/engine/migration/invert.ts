@@ -4,7 +4,7 @@
 // recreates it and puts the rows back from the backup; undoing the backup itself drops the backup
 // table, after the restore (backup.ts says why).
 import type { DialectName, SequenceModel } from '../schema/model.ts';
-import type { ColumnChange, MigrationOperation } from './operations.ts';
+import type { ColumnChange, Dependants, MigrationOperation } from './operations.ts';
 import { columnSteps, plainColumn } from './plan-columns.ts';
 
 export interface Inverse {
@@ -33,6 +33,25 @@ const INVERSE_CHANGE: Record<ColumnChange, ColumnChange> = {
   compression: 'compression',
 };
 
+/** `change` with the objects it is refused under dropped before it and created again after it. */
+function aroundDependants(
+  dependants: Dependants | undefined,
+  change: MigrationOperation,
+): MigrationOperation[] {
+  if (!dependants) return [change];
+  return [
+    ...dependants.triggers.map((trigger): MigrationOperation => ({ kind: 'drop_trigger', trigger })),
+    ...[...dependants.views].reverse().map((view): MigrationOperation => ({ kind: 'drop_view', view })),
+    ...[...dependants.routines]
+      .reverse()
+      .map((routine): MigrationOperation => ({ kind: 'drop_routine', routine })),
+    change,
+    ...dependants.routines.map((routine): MigrationOperation => ({ kind: 'create_routine', routine })),
+    ...dependants.views.map((view): MigrationOperation => ({ kind: 'create_view', view })),
+    ...dependants.triggers.map((trigger): MigrationOperation => ({ kind: 'create_trigger', trigger })),
+  ];
+}
+
 /** The inverse of one operation, or null when it cannot be undone. */
 export function invertOperation(op: MigrationOperation, dialect: DialectName): Inverse | null {
   switch (op.kind) {
@@ -48,9 +67,12 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       const values = [...op.enum.values];
       values.splice(op.after === null ? 0 : values.indexOf(op.after) + 1, 0, op.value);
       return {
-        operations: [
-          { kind: 'recreate_enum', enum: { ...op.enum, values }, values: op.enum.values, uses: op.uses },
-        ],
+        operations: aroundDependants(op.dependants, {
+          kind: 'recreate_enum',
+          enum: { ...op.enum, values },
+          values: op.enum.values,
+          uses: op.uses,
+        }),
         lossy: `fails while a row holds the added value '${op.value}'`,
       };
     }
@@ -125,6 +147,7 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     case 'add_column':
       return exact({ kind: 'drop_column', table: op.table, column: op.column, backup: null, sequences: [] });
     case 'drop_column': {
+      if (op.after_parent) return exact();
       const place = op.after === undefined ? {} : { after: op.after };
       if (op.column.generated !== null)
         return exact({ kind: 'add_column', table: op.table, column: op.column, ...place });

@@ -96,6 +96,14 @@ export interface ColumnBackup {
   disableTriggers: boolean;
 }
 
+/** Objects that step aside around a change they block (plan-dependants.ts). */
+export interface Dependants {
+  /** Dependencies first: created in this order, dropped in the reverse one. */
+  views: ViewModel[];
+  routines: RoutineModel[];
+  triggers: TriggerModel[];
+}
+
 export type MigrationOperation =
   | {
       kind: 'create_extension' | 'drop_extension';
@@ -149,6 +157,11 @@ export type MigrationOperation =
       before: string | null;
       after: string | null;
       uses: EnumUse[];
+      /**
+       * What reads the type or its columns (views, routines, their triggers): the rollback's swap
+       * of the type, which the server refuses under them, drops them before and creates them after.
+       */
+      dependants?: Dependants;
     }
   /** Values removed or reordered: rename the type away, create it anew, move the columns over. */
   | { kind: 'recreate_enum'; enum: EnumModel; values: string[]; uses: EnumUse[] }
@@ -201,6 +214,13 @@ export type MigrationOperation =
       sequences: SequenceModel[];
       /** Where its rollback puts the column back (as add_column's `after`). */
       after?: string | null;
+      /** PostgreSQL: the parent's column only; its inheritance children keep theirs as their own. */
+      only?: boolean;
+      /**
+       * PostgreSQL: an inheritance child's copy of a column its parent has just dropped ONLY; the
+       * parent's rollback adds it back here too, so its own rollback has nothing to do.
+       */
+      after_parent?: boolean;
     }
   | { kind: 'alter_column'; change: ColumnChange; table: TableRef; before: ColumnModel; after: ColumnModel }
   | { kind: 'add_primary_key' | 'drop_primary_key'; table: TableRef; key: PrimaryKeyModel }

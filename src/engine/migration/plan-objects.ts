@@ -8,7 +8,7 @@
 //
 // A section (views, routines…) is planned only when both models have it: a model taken before the
 // engine knew these objects (an old snapshot) must not make the plan drop them all.
-import { type SchemaModel, tableKey } from '../schema/model.ts';
+import type { SchemaModel } from '../schema/model.ts';
 import {
   type CollationModel,
   type DependencyRef,
@@ -21,6 +21,7 @@ import {
 } from '../schema/objects.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import type { MigrationOperation } from './operations.ts';
+import { type Descendants, descendantsOf, relationKeys } from './plan-graph.ts';
 import { planPolicies } from './plan-policies.ts';
 import { planRoutineUses } from './plan-routine-uses.ts';
 import type { Phases } from './plan-tables.ts';
@@ -35,23 +36,30 @@ const columnRef = (schema: string | null, table: string, column: string) =>
   `col:${objectKey({ schema, name: table })}.${column}`;
 
 /** The keys of what the table plan drops or rewrites: relations and columns (see dependencyKey). */
-export function brokenByTables(p: Phases): Set<string> {
+export function brokenByTables(p: Phases, descendants: Descendants = new Map()): Set<string> {
   const broken = new Set<string>();
+  // A column changed on a parent changes with it in every partition and child, which views read too.
+  const changedColumn = (schema: string | null, table: string, column: string) => {
+    const key = objectKey({ schema, name: table });
+    for (const child of descendants.get(key) ?? []) broken.add(`col:${child}.${column}`);
+    return `col:${key}.${column}`;
+  };
   for (const op of [...p.dropTables, ...p.createTables]) {
-    if (op.kind === 'drop_table') broken.add(`rel:${tableKey(op.table)}`);
-    if (op.kind === 'rebuild_table') broken.add(`rel:${tableKey(op.before)}`);
+    // A routine that takes or returns the table's row reads its type.
+    const table = op.kind === 'drop_table' ? op.table : op.kind === 'rebuild_table' ? op.before : null;
+    if (table !== null) for (const key of relationKeys(table)) broken.add(key);
   }
   for (const op of [...p.columns, ...p.dropColumns]) {
-    if (op.kind === 'drop_column') broken.add(columnRef(op.table.schema, op.table.name, op.column.name));
+    if (op.kind === 'drop_column') broken.add(changedColumn(op.table.schema, op.table.name, op.column.name));
     if (
       op.kind === 'alter_column' &&
       (op.change === 'type' || op.change === 'replace_generated' || op.change === 'drop_expression')
     )
-      broken.add(columnRef(op.table.schema, op.table.name, op.before.name));
+      broken.add(changedColumn(op.table.schema, op.table.name, op.before.name));
   }
   for (const op of p.types)
     if (op.kind === 'recreate_enum') {
-      for (const use of op.uses) broken.add(columnRef(use.table.schema, use.table.name, use.column.name));
+      for (const use of op.uses) broken.add(changedColumn(use.table.schema, use.table.name, use.column.name));
       // Routines taking or returning the type (or its array) hold the old one after the swap.
       broken.add(`type:${op.enum.schema}.${op.enum.name}`);
       broken.add(`type:${op.enum.schema}._${op.enum.name}`);
@@ -68,7 +76,7 @@ function hits(depends: DependencyRef[], broken: Set<string>): boolean {
 }
 
 export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt: SchemaModel): void {
-  const broken = brokenByTables(p);
+  const broken = brokenByTables(p, descendantsOf(tgt.tables));
   planSchemas(p, src, tgt);
   planExtensionsManaged(p, src, tgt);
   if (src.collations && tgt.collations) planCollations(p, src.collations, tgt.collations);

@@ -78,6 +78,7 @@ export function planColumnDrops(
   options: PlanTableOptions,
   nextBackup: (table: string, column: string) => string,
   ownedByDropped: Map<string, SequenceModel[]>,
+  srcTables: Map<string, TableModel>,
 ): void {
   const table = ref(from);
   const wanted = new Map(to.columns.map((column) => [column.name, column]));
@@ -96,13 +97,38 @@ export function planColumnDrops(
       .find((c) => wanted.has(c.name));
     return { after: previous ? previous.name : null };
   };
+  const onlyHere = (column: ColumnModel) => keptByChildren(tgt, srcTables, from, column.name);
+  // An inherited column goes with its parent's, unless the parent drops it ONLY (a child keeps it).
+  const goesWithParent = (column: ColumnModel) =>
+    column.inherited === true &&
+    !parentChanges(from, to).loses &&
+    !(from.inherits ?? []).some((parent) => {
+      const table = tgt.tables.find((t) => tableKey(t) === tableKey(parent));
+      const dropped = !srcTables.get(tableKey(parent))?.columns.some((c) => c.name === column.name);
+      return table !== undefined && dropped && keptByChildren(tgt, srcTables, table, column.name);
+    });
   for (const column of from.columns) {
-    if (wanted.has(column.name) || (column.inherited === true && !parentChanges(from, to).loses)) continue;
+    if (wanted.has(column.name) || goesWithParent(column)) continue;
+    const only = onlyHere(column) ? { only: true } : {};
     const sequences =
       ownedByDropped.get(columnKey({ schema: from.schema, table: from.name, column: column.name })) ?? [];
+    if (column.inherited === true && !parentChanges(from, to).loses) {
+      // Its parent dropped it ONLY just before (its backup holds this table's rows too): undoing
+      // that adds the column back here as well, inherited as it was.
+      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, after_parent: true });
+      continue;
+    }
     // A generated column's values come back by themselves: nothing to keep.
     if (!options.backup_drops || column.generated !== null) {
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
+      p.dropColumns.push({
+        kind: 'drop_column',
+        table,
+        column,
+        backup: null,
+        sequences,
+        ...placeOf(column),
+        ...only,
+      });
       continue;
     }
     const key = backupKey(from, keeps);
@@ -112,7 +138,15 @@ export function planColumnDrops(
         message:
           'No primary key or NOT NULL unique key that the plan leaves unchanged identifies the rows: the values of this column cannot be backed up, and its drop cannot be rolled back.',
       });
-      p.dropColumns.push({ kind: 'drop_column', table, column, backup: null, sequences, ...placeOf(column) });
+      p.dropColumns.push({
+        kind: 'drop_column',
+        table,
+        column,
+        backup: null,
+        sequences,
+        ...placeOf(column),
+        ...only,
+      });
       continue;
     }
     const name = nextBackup(from.name, column.name);
@@ -127,6 +161,27 @@ export function planColumnDrops(
       backup: { name, key, onUpdateColumns, disableTriggers },
       sequences,
       ...placeOf(column),
+      ...only,
     });
   }
+}
+
+/**
+ * Whether an inheritance child of `parent` keeps the column `name` as its own in the source while
+ * the parent drops it: then the parent drops it ONLY (each child's copy becomes its own, as when
+ * it was declared there too) and the children that do not keep it drop theirs after it.
+ */
+function keptByChildren(
+  tgt: SchemaModel,
+  srcTables: Map<string, TableModel>,
+  parent: TableModel,
+  name: string,
+): boolean {
+  const key = tableKey(parent);
+  return tgt.tables.some((child) => {
+    if (!(child.inherits ?? []).some((p) => tableKey(p) === key)) return false;
+    if (!child.columns.some((c) => c.name === name && c.inherited === true)) return false;
+    const kept = srcTables.get(tableKey(child))?.columns.find((c) => c.name === name);
+    return kept !== undefined && kept.inherited !== true;
+  });
 }

@@ -36,7 +36,9 @@ import { backupName } from './backup.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import { type MigrationOperation, ref } from './operations.ts';
 import { planComments } from './plan-comments.ts';
+import { dependantsOf, hasDependants } from './plan-dependants.ts';
 import { generatedStepAside } from './plan-generated.ts';
+import { columnNodeKey, descendantsOf, orderByDependencies } from './plan-graph.ts';
 import { planLineage } from './plan-lineage.ts';
 import { planObjects } from './plan-objects.ts';
 import { onlineOperations } from './plan-online.ts';
@@ -128,7 +130,7 @@ export function planOperations(
   if (!mysql) {
     const enums = planEnums(src, tgt, target);
     const sequences = planSequences(src, tgt, droppedColumns);
-    p.first.push(...enums.addValues);
+    p.first.push(...enums.addValues.map((op) => withDependants(op, tgt)));
     p.types.push(...planExtensions(src, tgt), ...enums.create, ...sequences.early);
     p.late.push(...sequences.owners);
     p.dropTypes.push(...sequences.drop, ...enums.drop);
@@ -174,9 +176,10 @@ export function planOperations(
     backups += 1;
     return backupName(tgt.dialect, options.plan_id ?? '', backups, table, column);
   };
-  for (const table of tgt.tables) {
+  // Parents first: a child drops a column its parent dropped ONLY (plan-table-drops.ts) after it.
+  for (const table of lineageOrder(tgt.tables)) {
     const wanted = srcTables.get(tableKey(table));
-    if (wanted) planColumnDrops(p, notes, tgt, table, wanted, options, nextBackup, ownedByDropped);
+    if (wanted) planColumnDrops(p, notes, tgt, table, wanted, options, nextBackup, ownedByDropped, srcTables);
   }
   // Partitions and children before their parents (a parent cannot go while a child inherits from it).
   for (const table of lineageOrder(removed).reverse()) {
@@ -230,7 +233,7 @@ export function planOperations(
     swapSerialAndIdentity(p);
     generatedStepAside(p, tgtTables, srcTables);
   }
-  const operations = [
+  const phased = [
     ...p.first,
     ...p.createSchemas,
     ...p.dropTriggers,
@@ -257,6 +260,7 @@ export function planOperations(
     ...p.dropExtensions,
     ...p.dropSchemas,
   ];
+  const operations = orderByDependencies(phased, descendantsOf([...tgt.tables, ...src.tables]));
   return { operations: options.online && !mysql ? onlineOperations(operations) : operations, notes };
 }
 
@@ -344,4 +348,19 @@ function swapSerialAndIdentity(p: Phases): void {
       i += 1;
     }
   }
+}
+
+/**
+ * An added enum value with what reads the type or its columns in the target: its rollback swaps
+ * the type back, which the server refuses under them.
+ */
+function withDependants(op: MigrationOperation, tgt: SchemaModel): MigrationOperation {
+  if (op.kind !== 'add_enum_value') return op;
+  const broken = new Set([
+    `type:${op.enum.schema}.${op.enum.name}`,
+    `type:${op.enum.schema}._${op.enum.name}`,
+    ...op.uses.map((use) => columnNodeKey(use.table, use.column.name)),
+  ]);
+  const dependants = dependantsOf(tgt, broken);
+  return hasDependants(dependants) ? { ...op, dependants } : op;
 }
