@@ -47,7 +47,8 @@ start() {
   if [ -f web/package.json ] && [ ! -f web/dist/index.html ]; then
     fail "the web app is not built (web/dist/index.html is missing): build the image again, its build step runs 'scripts/image.sh build'"
   fi
-  exec node src/main.ts "${@:-serve}"
+  # The tracing bootstrap first: it does nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  exec node --import ./src/observability/tracing.ts src/main.ts "${@:-serve}"
 }
 
 health() {

@@ -6,7 +6,7 @@ import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify';
 import type { Composition } from './compose.ts';
 import { AppError } from './core/errors.ts';
 import { registerAuthentication } from './http/auth.ts';
@@ -22,6 +22,7 @@ import { ErrorBody, ValidationErrorBody } from './http/schemas.ts';
 import type { App } from './http/types.ts';
 import { createValidatorCompiler } from './http/validation.ts';
 import { createCredentialLookup } from './modules/auth/credentials.ts';
+import { registerHttpHooks } from './observability/http-hooks.ts';
 import { isMigrated } from './store/migrate.ts';
 import { VERSION } from './version.ts';
 import { createWebApp } from './web/serve-web-app.ts';
@@ -46,9 +47,13 @@ export async function buildApp(composition: Composition, appOptions: BuildAppOpt
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false } },
+    // One line per request, when it completes, written by ./observability/http-hooks.ts.
+    logController: new LogController({ disableRequestLogging: true }),
   };
-  const fastify = Fastify({ ...options, loggerInstance: composition.logger as FastifyBaseLogger });
+  // A child: the server's own level can change (src/main.ts quiets its listening lines) alone.
+  const fastify = Fastify({ ...options, loggerInstance: composition.logger.child({}) as FastifyBaseLogger });
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as App;
+  registerHttpHooks(app);
 
   const webApp = createWebApp({
     root: appOptions.webRoot ?? WEB_DIST,

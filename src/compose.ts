@@ -12,7 +12,15 @@ import {
   createRedisRateLimitStore,
   type RateLimitStore,
 } from './http/rate-limit-store.ts';
-import { createJobs, createRunQueue, type Jobs, type JobsTuning, jobSender, workJobs } from './jobs/index.ts';
+import {
+  createJobs,
+  createRunQueue,
+  type Jobs,
+  type JobsTuning,
+  jobSender,
+  type Working,
+  workJobs,
+} from './jobs/index.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createApprovalGate } from './modules/approvals/approval-gate.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
@@ -26,9 +34,10 @@ import { MODULES } from './modules/index.ts';
 import type { JobSender, Logger, Module, ModuleFactory, Shared } from './modules/module.ts';
 import { createOrgsService } from './modules/orgs/orgs.service.ts';
 import { createRunKinds } from './modules/runs/run-kinds.ts';
-import type { RunHandlers } from './modules/runs/runs.executor.ts';
+import type { DrainReport, RunHandlers } from './modules/runs/runs.executor.ts';
 import { createRunsService } from './modules/runs/runs.service.ts';
 import { createSnapshotsService } from './modules/snapshots/snapshots.service.ts';
+import { logMixin } from './observability/log-context.ts';
 import { createPasswordHasher, type PasswordHasher } from './security/passwords.ts';
 import { createSecretBox } from './security/secret-box.ts';
 import { resolveSecretKey } from './security/secret-key.ts';
@@ -95,6 +104,11 @@ export interface Composition extends Shared {
   credentialEpoch: CredentialEpoch;
   /** pg-boss, when this process has a queue. */
   queue: Jobs | undefined;
+  /**
+   * The first step of a graceful stop: no new run is taken; runs in flight get `graceMs` to finish,
+   * then are handed back at a checkpoint (see runs.executor.ts). Nothing to drain without a worker.
+   */
+  drain(graceMs: number, handBackMs: number): Promise<DrainReport>;
   close(): Promise<void>;
 }
 
@@ -109,8 +123,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
   const { config } = options;
   const closers: (() => Promise<void> | void)[] = [];
   const now = options.now ?? (() => new Date());
-  const logger =
-    options.logger ?? pino({ level: config.logLevel, redact: { paths: LOG_REDACT, censor: '[redacted]' } });
+  const logger = options.logger ?? createLogger(config.logLevel);
   try {
     const store = options.store ?? (await openStore(storeLocation(config)));
     if (!options.store) closers.push(() => store.close());
@@ -125,8 +138,8 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
 
     // Registered before the queue so that it runs after the queue has stopped: the worker's lock
     // (src/jobs/worker-liveness.ts) must outlive the runs that finish during a graceful stop.
-    let stopWorking: (() => Promise<void>) | undefined;
-    closers.push(() => stopWorking?.());
+    let working: Working | undefined;
+    closers.push(() => working?.stop());
     let queue: Jobs | undefined;
     // Stopping the queue lets the running jobs finish: it comes first on close, while the target
     // pools, the mailer and the modules they use are still open (once, whoever asks first).
@@ -210,7 +223,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     }
 
     if (queue && options.jobs === 'work') {
-      stopWorking = await workJobs(queue, {
+      working = await workJobs(queue, {
         db,
         store,
         logger,
@@ -233,6 +246,8 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
       rateLimitStore,
       credentialEpoch,
       queue,
+      drain: async (graceMs, handBackMs) =>
+        working ? working.drain(graceMs, handBackMs) : { finished: 0, handedBack: [], abandoned: [] },
       close: async () => {
         await stopQueue();
         await closeAll(closers);
@@ -242,6 +257,24 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     await closeAll(closers);
     throw error;
   }
+}
+
+/**
+ * The process's logger: JSON lines (for a collector) unless standard output is a terminal, where
+ * pino-pretty makes them readable. Every line written while a run works names it (log-context.ts).
+ */
+export function createLogger(level: Config['logLevel']): AppLogger {
+  return pino({
+    level,
+    redact: { paths: LOG_REDACT, censor: '[redacted]' },
+    mixin: logMixin,
+    ...(process.stdout.isTTY && {
+      transport: {
+        target: 'pino-pretty',
+        options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+      },
+    }),
+  });
 }
 
 /** Closes in the reverse order of making: the queue stops before the pools and the store close. */

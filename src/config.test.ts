@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseSecretKey } from './config.ts';
+import { ConfigError, loadConfig, loadTracingConfig, parseSecretKey } from './config.ts';
 
 const HEX_KEY = 'ab'.repeat(32);
 
@@ -56,7 +56,32 @@ describe('loadConfig', () => {
         timeoutMs: 10_000,
       },
       billing: { mode: 'self_hosted', stripeWebhookSecret: undefined, graceDays: 7 },
+      metricsPort: undefined,
+      shutdownGraceSeconds: 25,
     });
+  });
+
+  it('reads METRICS_PORT and SHUTDOWN_GRACE_S, and refuses what is not a port or a number of seconds', () => {
+    expect(loadConfig({ METRICS_PORT: '9464', SHUTDOWN_GRACE_S: '5' })).toMatchObject({
+      metricsPort: 9464,
+      shutdownGraceSeconds: 5,
+    });
+    expect(() => loadConfig({ METRICS_PORT: 'yes' })).toThrow(/METRICS_PORT must be an integer/);
+    expect(() => loadConfig({ SHUTDOWN_GRACE_S: '-3' })).toThrow(/SHUTDOWN_GRACE_S must be an integer/);
+  });
+
+  it('turns tracing on with an OTLP endpoint only, named dbops unless OTEL_SERVICE_NAME says otherwise', () => {
+    expect(loadTracingConfig({})).toEqual({ endpoint: undefined, serviceName: 'dbops' });
+    expect(
+      loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'ops' }),
+    ).toEqual({ endpoint: 'http://collector:4318', serviceName: 'ops' });
+    expect(
+      loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' })
+        .endpoint,
+    ).toBeUndefined();
+    expect(() => loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4317' })).toThrow(
+      /OTLP over HTTP/,
+    );
   });
 
   it('reads WEBHOOK_RETRY_SCHEDULE and WEBHOOK_ALLOW_PRIVATE', () => {

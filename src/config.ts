@@ -55,6 +55,37 @@ export interface Config {
   webhooks: WebhooksConfig;
   /** Payment-provider events (src/modules/billing). */
   billing: BillingConfig;
+  /** METRICS_PORT: where /metrics is served (on HOST); undefined: no metrics listener at all. */
+  metricsPort: number | undefined;
+  /**
+   * SHUTDOWN_GRACE_S: how long a stopping process lets its running jobs finish before it hands
+   * them back at a checkpoint (src/main.ts).
+   */
+  shutdownGraceSeconds: number;
+}
+
+/**
+ * What the tracing bootstrap (src/observability/tracing.ts) reads before anything else loads. The
+ * OpenTelemetry SDK reads the other standard OTEL_* variables itself (headers, protocol, sampler,
+ * resource attributes); these decide whether it starts at all.
+ */
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): no endpoint, no tracing. */
+  endpoint: string | undefined;
+  /** OTEL_SERVICE_NAME, `dbops` by default. */
+  serviceName: string;
+}
+
+export function loadTracingConfig(env: Env = process.env): TracingConfig {
+  const read = (name: string) => env[name]?.trim() || undefined;
+  const disabled = /^true$/i.test(read('OTEL_SDK_DISABLED') ?? '');
+  const endpoint = read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (endpoint !== undefined && !/^https?:\/\//.test(endpoint))
+    throw new ConfigError('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (OTLP over HTTP)');
+  return {
+    endpoint: disabled ? undefined : endpoint,
+    serviceName: read('OTEL_SERVICE_NAME') ?? 'dbops',
+  };
 }
 
 /**
@@ -327,6 +358,8 @@ export function loadConfig(env: Env = process.env): Config {
       stripeWebhookSecret: read('STRIPE_WEBHOOK_SECRET'),
       graceDays: integer('BILLING_GRACE_DAYS', 7, 0, 365),
     },
+    metricsPort: read('METRICS_PORT') === undefined ? undefined : integer('METRICS_PORT', 0, 0, 65535),
+    shutdownGraceSeconds: integer('SHUTDOWN_GRACE_S', 25, 0, 3600),
   };
 }
 

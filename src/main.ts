@@ -4,6 +4,7 @@
 
 // First: V8's settings apply to the heap from the start (see the file).
 import './v8-flags.ts';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
 import { buildApp } from './app.ts';
@@ -15,19 +16,32 @@ import {
   runCommand,
   serveControlSocket,
 } from './cli/control-socket.ts';
-import { compose } from './compose.ts';
+import { type AppLogger, type Composition, compose } from './compose.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { AppError } from './core/errors.ts';
 import { RedisUnavailableError } from './http/rate-limit-store.ts';
+import { RUNS_AT_ONCE } from './jobs/index.ts';
 import type { Command } from './modules/module.ts';
 import { bootstrapAdmin } from './modules/orgs/first-admin.ts';
+import type { DrainReport } from './modules/runs/runs.executor.ts';
+import { type MetricsServer, serveMetrics } from './observability/metrics-server.ts';
+import { flushTraces, tracingEndpoint } from './observability/trace-export.ts';
 import { DataDirBusyError } from './store/data-dir-lock.ts';
 import { openStore, storeLocation } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
+import { VERSION } from './version.ts';
 import { ensureWebBuild } from './web/web-build.ts';
 
-/** A stop that takes longer than this (a stuck pool, a hung target) ends the process anyway. */
-const SHUTDOWN_TIMEOUT_MS = 25_000;
+/**
+ * After SHUTDOWN_GRACE_S, how long runs still working get to reach a checkpoint and hand themselves
+ * back (a seed's checkpoint comes every second or so, then its transaction rolls back).
+ */
+const HAND_BACK_MS = 10_000;
+/**
+ * Beyond the grace and the hand-back, what closing takes at most (the queue's other jobs, the pools,
+ * the store); a stop that hangs longer (a stuck pool, a hung target) ends the process anyway.
+ */
+const CLOSE_MS = 12_000;
 
 class UsageError extends Error {}
 
@@ -62,22 +76,51 @@ async function serve(config: Config): Promise<void> {
   // Before the store opens: a failed build ends the start with its own message, nothing to close.
   await ensureWebBuild({ log: (message) => process.stdout.write(`${message}\n`) });
   const composition = await compose({ config, jobs: config.jobsInServer ? 'work' : 'send' });
+  const { logger } = composition;
   const app = await buildApp(composition);
-  await bootstrapAdmin(composition.db, composition.orgs, config.admin, composition.logger);
+  await bootstrapAdmin(composition.db, composition.orgs, config.admin, logger);
   // With the embedded store, this process is the only one that may open it: the CLI asks here.
   const closeSocket = config.databaseUrl
     ? undefined
     : await serveControlSocket(
         config.dataDir,
         [...commandsOf(composition.modules), MIGRATED_AT_START],
-        composition.logger,
+        logger,
       );
-  onShutdown(composition.logger, async () => {
+  const metrics = await metricsOf(config, composition);
+  onShutdown(config, logger, async () => {
     await closeSocket?.();
-    await app.close();
+    // No new connection from here; the requests in flight are answered (new ones on kept-alive
+    // connections get 503) while the runs drain beside them.
+    const requestsAnswered = app.close();
+    const drained = await composition.drain(config.shutdownGraceSeconds * 1000, HAND_BACK_MS);
+    await requestsAnswered;
+    await metrics?.close();
     await composition.close();
+    return drained;
   });
-  await app.listen({ port: config.port, host: config.host });
+  // Fastify names every address it listens on; the start line below names the one URL instead.
+  const level = app.log.level;
+  app.log.level = 'warn';
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } finally {
+    app.log.level = level;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  logger.info(
+    {
+      url,
+      store: config.databaseUrl ? 'postgresql' : 'embedded',
+      version: VERSION,
+      workers: config.jobsInServer ? RUNS_AT_ONCE : 0,
+      ...(metrics && { metrics: `${metrics.url}/metrics` }),
+      ...(tracingEndpoint() && { traces: tracingEndpoint() }),
+    },
+    `dbops ${VERSION} serving at ${url}`,
+  );
 }
 
 async function worker(config: Config): Promise<void> {
@@ -87,8 +130,33 @@ async function worker(config: Config): Promise<void> {
     );
   }
   const composition = await compose({ config, jobs: 'work' });
-  composition.logger.info({}, 'worker started');
-  onShutdown(composition.logger, () => composition.close());
+  const metrics = await metricsOf(config, composition);
+  composition.logger.info(
+    {
+      version: VERSION,
+      workers: RUNS_AT_ONCE,
+      ...(metrics && { metrics: `${metrics.url}/metrics` }),
+      ...(tracingEndpoint() && { traces: tracingEndpoint() }),
+    },
+    `dbops ${VERSION} worker started`,
+  );
+  onShutdown(config, composition.logger, async () => {
+    const drained = await composition.drain(config.shutdownGraceSeconds * 1000, HAND_BACK_MS);
+    await metrics?.close();
+    await composition.close();
+    return drained;
+  });
+}
+
+/** The metrics listener, when METRICS_PORT is set (on HOST, like the API). */
+function metricsOf(config: Config, composition: Composition): Promise<MetricsServer> | undefined {
+  if (config.metricsPort === undefined) return undefined;
+  return serveMetrics({
+    port: config.metricsPort,
+    host: config.host,
+    store: composition.store,
+    logger: composition.logger,
+  });
 }
 
 async function migrate(config: Config): Promise<void> {
@@ -192,20 +260,44 @@ function usage(commands: readonly CommandDescription[]): string {
 }
 
 /**
- * SIGTERM and SIGINT stop the process gracefully: no new requests or jobs, running ones finish or
- * are handed back, pools and the store close. A stop that hangs, or a second signal, ends it at once.
+ * SIGTERM and SIGINT stop the process gracefully: no new requests or runs, those in flight finish
+ * (runs within SHUTDOWN_GRACE_S, then handed back at a checkpoint), pools and the store close. A
+ * stop that hangs past the grace, the hand-back and the closing, or a second signal, ends it at once.
  */
-function onShutdown(logger: { error(obj: object, msg: string): void }, stop: () => Promise<void>): void {
+function onShutdown(config: Config, logger: AppLogger, stop: () => Promise<DrainReport>): void {
   let stopping = false;
+  const graceMs = config.shutdownGraceSeconds * 1000;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
+    const started = Date.now();
+    logger.info(
+      { signal, grace_s: config.shutdownGraceSeconds },
+      `shutting down (${signal}): no new requests or runs; running ones get ${config.shutdownGraceSeconds} s`,
+    );
+    const limitMs = graceMs + HAND_BACK_MS + CLOSE_MS;
     setTimeout(() => {
-      logger.error({ signal }, `shutdown took longer than ${SHUTDOWN_TIMEOUT_MS} ms: exiting`);
+      logger.error({ signal }, `shutdown took longer than ${limitMs} ms: exiting`);
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS).unref();
+    }, limitMs).unref();
     stop().then(
-      () => process.exit(0),
+      (drained) => {
+        const ms = Date.now() - started;
+        logger.info(
+          {
+            ms,
+            runs_finished: drained.finished,
+            runs_handed_back: drained.handedBack,
+            runs_abandoned: drained.abandoned,
+          },
+          `stopped after ${ms} ms: ${drained.finished} run(s) finished, ${drained.handedBack.length} handed back` +
+            (drained.abandoned.length > 0
+              ? `, ${drained.abandoned.length} left to the next start's sweep`
+              : ''),
+        );
+        logger.flush?.();
+        flushTraces().finally(() => process.exit(0));
+      },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);

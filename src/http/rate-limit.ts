@@ -19,6 +19,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../core/actors.ts';
 import { AppError } from '../core/errors.ts';
 import { ANONYMOUS_LIMITS, type RateLimits, rateLimitsOf, SCIM_LIMITS } from '../core/plans.ts';
+import { metrics } from '../observability/metrics.ts';
 import type { ConsumeResult, Counter, RateLimitStore } from './rate-limit-store.ts';
 
 /** A stricter limit of one endpoint, counted per client IP or per user (anonymous callers: per IP). */
@@ -153,6 +154,7 @@ export function createRateLimiter(deps: { store: RateLimitStore; now: () => Date
     reply.header('X-RateLimit-Remaining', String(shown.remaining));
     reply.header('X-RateLimit-Reset', String(shown.resetMs / 1000));
     if (!result.allowed) {
+      metrics.rateLimited.labels(limitLabel(shown)).inc();
       throw new AppError('rate_limited', `Rate limit exceeded: ${shown.max} per 1 ${shown.window}`, {
         'Retry-After': String(Math.max(1, Math.ceil((shown.resetMs - at) / 1000))),
       });
@@ -182,6 +184,12 @@ export function createRateLimiter(deps: { store: RateLimitStore; now: () => Date
   }
 
   return { charge, limitApiRequest };
+}
+
+/** The metric's name of a limit: plan_minute, plan_hour, scim_minute, scim_hour or endpoint. */
+function limitLabel(charge: Charge): string {
+  if (charge.key.startsWith('endpoint:')) return 'endpoint';
+  return `${charge.key.startsWith('plan:scim:') ? 'scim' : 'plan'}_${charge.window}`;
 }
 
 /**

@@ -154,7 +154,7 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
     });
     cleanups.push(() => composition.close());
     const modules = MODULES.map((module) => module({ ...composition, logger: deps.logger, now }));
-    const stop = await workJobs(jobs, {
+    const working = await workJobs(jobs, {
       db: deps.db,
       store: deps.store,
       logger: deps.logger,
@@ -164,7 +164,7 @@ function jobsSuite(openTestStore: () => Promise<{ store: Store; dispose(): Promi
       schedules: true,
       pollingIntervalSeconds: 0.5,
     });
-    cleanups.push(stop);
+    cleanups.push(() => working.stop());
   }
 
   async function started(): Promise<{

@@ -28,9 +28,10 @@ export interface Jobs {
 
 export const JOBS_SCHEMA = 'pgboss';
 
-// Long enough for a cleanup to finish its batch; a handler still running after it is failed and its
-// job retried by whichever process works the queue next.
-const STOP_TIMEOUT_MS = 15_000;
+// Long enough for a cleanup to finish its batch or a webhook attempt its 10 s; a handler still
+// running after it is failed and its job retried by whichever process works the queue next. Runs
+// are not among them: they were drained before the queue stops (src/jobs/index.ts, `drain`).
+const STOP_TIMEOUT_MS = 10_000;
 
 export function createJobs({
   store,

@@ -5,7 +5,7 @@
 import type { EventsService } from '../modules/events/events.service.ts';
 import type { Logger, Module } from '../modules/module.ts';
 import type { RunKinds } from '../modules/runs/run-kinds.ts';
-import { createRunExecutor, type RunHandlers } from '../modules/runs/runs.executor.ts';
+import { createRunExecutor, type DrainReport, type RunHandlers } from '../modules/runs/runs.executor.ts';
 import type { Db, Store } from '../store/db.ts';
 import type { Jobs } from './boss.ts';
 import { registerRunWorker } from './run-queue.ts';
@@ -13,7 +13,7 @@ import { registerQueueWorker, registerSchedule } from './schedule.ts';
 import { createWorkerLiveness, newWorkerId } from './worker-liveness.ts';
 
 export { createJobs, type Jobs, type JobsLogger, type JobsTuning, jobSender } from './boss.ts';
-export { createRunQueue, RUN_QUEUE } from './run-queue.ts';
+export { createRunQueue, RUN_QUEUE, RUNS_AT_ONCE } from './run-queue.ts';
 
 /** A running run is failed as interrupted when its process has not beaten for this long. */
 const RUN_STALE_AFTER_MS = 60_000;
@@ -42,8 +42,19 @@ export interface WorkOptions {
   events?: EventsService;
 }
 
-/** Starts working runs, queues and schedules; returns what stops the heartbeat and frees the lock. */
-export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => Promise<void>> {
+/** What a process that works jobs is given to stop. */
+export interface Working {
+  /**
+   * Takes no new run, lets those in flight finish for `graceMs`, then hands the rest back at their
+   * next checkpoint (waiting `handBackMs` for them). The heartbeat goes on meanwhile: these runs live.
+   */
+  drain(graceMs: number, handBackMs: number): Promise<DrainReport>;
+  /** Stops the heartbeat and frees the worker lock (after the queue has stopped). */
+  stop(): Promise<void>;
+}
+
+/** Starts working runs, queues and schedules. */
+export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<Working> {
   const { db, logger, now, modules, pollingIntervalSeconds } = options;
   const workerId = newWorkerId();
   const liveness = await createWorkerLiveness(options.store, workerId, (error) =>
@@ -63,7 +74,7 @@ export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => 
     staleAfterMs: RUN_STALE_AFTER_MS,
     events: options.events,
   });
-  const stopHeartbeat = await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds });
+  const runWorker = await registerRunWorker(jobs, executor, logger, { pollingIntervalSeconds });
   // Queues first, so that a schedule's first pass finds the queues it sends to.
   for (const queue of modules.flatMap((m) => m.queues ?? []))
     await registerQueueWorker(jobs, queue, logger, pollingIntervalSeconds);
@@ -84,8 +95,14 @@ export async function workJobs(jobs: Jobs, options: WorkOptions): Promise<() => 
         pollingIntervalSeconds,
       );
   }
-  return async () => {
-    stopHeartbeat();
-    await liveness.close();
+  return {
+    async drain(graceMs, handBackMs) {
+      await runWorker.stopTaking();
+      return executor.drain(graceMs, handBackMs);
+    },
+    async stop() {
+      runWorker.stopHeartbeat();
+      await liveness.close();
+    },
   };
 }

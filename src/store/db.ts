@@ -37,6 +37,8 @@ export interface Store {
    * trade planning time for execution time, or not.
    */
   plansCached: boolean;
+  /** The PostgreSQL store's pool, as a metric reads it (src/observability/scrape-gauges.ts). */
+  poolConnections?(): { active: number; idle: number; waiting: number };
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -71,7 +73,14 @@ export async function openStore(location: StoreLocation): Promise<Store> {
       pool: location.preparedStatements === false ? pool : preparingPool(pool),
     });
     const db = new Kysely<Database>({ dialect });
-    return storeOf(db, undefined, location.url, location.preparedStatements !== false, async () => {});
+    return {
+      ...storeOf(db, undefined, location.url, location.preparedStatements !== false, async () => {}),
+      poolConnections: () => ({
+        active: pool.totalCount - pool.idleCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+      }),
+    };
   }
   let lock: DataDirLock | undefined;
   let pglite: PGlite;

@@ -11,8 +11,11 @@ import type { NotFoundHandler } from '../http/errors.ts';
 import type { App } from '../http/types.ts';
 import { SOURCE_HASH_FILE } from './web-build.ts';
 
-/** Paths that belong to the service, with everything under them: never answered with the application. */
-const SERVICE_PATHS = ['/api', '/scim', '/docs', '/openapi.json', '/healthz', '/readyz'];
+/**
+ * Paths that belong to the service, with everything under them: never answered with the application.
+ * `/metrics` is served on METRICS_PORT only; here it is a JSON 404 like any unknown service path.
+ */
+const SERVICE_PATHS = ['/api', '/scim', '/docs', '/openapi.json', '/healthz', '/readyz', '/metrics'];
 /** Built by Vite with a content hash in every name: they never change under the same URL. */
 const HASHED_ASSETS = '/assets/';
 

@@ -2,10 +2,16 @@
 // outcome. A run is never retried blindly (most operations are not idempotent): a claim succeeds
 // only on a `queued` run, and a run whose process died is failed as "interrupted" by the sweep,
 // never restarted. A run whose requester may no longer do it is cancelled before it starts.
-// Handlers notice a cancellation at their progress checkpoints.
+// Handlers notice a cancellation at their progress checkpoints, and a stopping process hands its
+// runs back there too (`drain`). Each run is a trace span (`run <kind>`, in the trace of the request
+// that queued it when the job carried one), every log line written while it works names it, and
+// its end is counted in the metrics.
 
+import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AppError } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
+import { withLogFields } from '../../observability/log-context.ts';
+import { recordRunEnd, rowsWritten } from '../../observability/run-metrics.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
 import type { EventsService } from '../events/events.service.ts';
@@ -57,6 +63,20 @@ export class RunFailed extends Error {
   }
 }
 
+/** What a run handed back at a stop says when nothing of it stays on the target. */
+export const HANDED_BACK_ERROR =
+  'interrupted, nothing half-written: the service stopped before the run finished (start it again)';
+
+/** What `drain` did with the runs this process was working. */
+export interface DrainReport {
+  /** Runs that ended by themselves within the grace. */
+  finished: number;
+  /** Runs stopped at a checkpoint once the grace had passed, and failed as interrupted. */
+  handedBack: string[];
+  /** Runs that reached no checkpoint in time: the next process's sweep fails them as interrupted. */
+  abandoned: string[];
+}
+
 export interface RunExecutorLogger {
   error(obj: object, msg: string): void;
   info(obj: object, msg: string): void;
@@ -93,51 +113,144 @@ export function createRunExecutor(deps: {
     return `Internal error (logged with run id ${run.id})`;
   }
 
+  const tracer = trace.getTracer('dbops');
+  /** The runs this process works now, and what ends when each is done. */
+  const inFlight = new Map<string, Promise<void>>();
+  /** Set once a stop's grace has passed: the next checkpoint of every run hands it back. */
+  let handingBack = false;
+  /** Cleared when a stop begins: a run claimed after it would only be handed back. */
+  let accepting = true;
+  const handedBack = new Set<string>();
+
+  /** Records the end and counts it (after the store has it: a failed write is not an end). */
+  async function end(run: Run, outcome: RunOutcome, startedMs: number): Promise<void> {
+    await finishRun(db, run.id, outcome, now());
+    if (outcome.status === 'succeeded' || outcome.status === 'failed' || outcome.status === 'cancelled')
+      recordRunEnd(
+        run.kind,
+        outcome.status,
+        (performance.now() - startedMs) / 1000,
+        outcome.status === 'succeeded' ? rowsWritten(outcome.result ?? undefined) : 0,
+      );
+  }
+
+  /** The run's end once it was handed back at a checkpoint, and its subject put back. */
+  async function endHandedBack(run: Run, result: Record<string, unknown> | undefined, startedMs: number) {
+    const error = result
+      ? 'interrupted: the service stopped before the run finished; the result says what was done'
+      : HANDED_BACK_ERROR;
+    await end(run, { status: 'failed', error, ...(result && { result }) }, startedMs);
+    logger.info(
+      { run_id: run.id, kind: run.kind },
+      'run handed back at a checkpoint: the service is stopping',
+    );
+    // As after a process died: the kind decides from the target what its subject now is.
+    const recover = deps.kinds.get(run.kind)?.interrupted;
+    if (recover)
+      await recover({ ...run, status: 'failed', error }).catch((failure: unknown) =>
+        logger.error(
+          { err: failure, run_id: run.id },
+          'the subject of an interrupted run could not be recovered',
+        ),
+      );
+  }
+
+  async function work(run: Run, handler: RunHandler, startedMs: number): Promise<void> {
+    const span = tracer.startSpan(`run ${run.kind}`, {
+      attributes: { 'dbops.run.id': run.id, 'dbops.run.kind': run.kind, 'dbops.project.id': run.project_id },
+    });
+    const runContext: RunContext = {
+      async progress(done, total) {
+        await setProgress(db, run.id, done, total);
+        if (handingBack) {
+          handedBack.add(run.id);
+          throw new RunCancelled();
+        }
+        if (await isCancelRequested(db, run.id)) throw new RunCancelled();
+      },
+      report: (result) => setRunningResult(db, run.id, result),
+    };
+    try {
+      await context.with(trace.setSpan(context.active(), span), async () => {
+        try {
+          const result = await handler(run, runContext);
+          span.setAttribute('dbops.run.rows', rowsWritten(result));
+          await end(run, { status: 'succeeded', result }, startedMs);
+        } catch (error) {
+          span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: error instanceof Error ? error.message : 'failed',
+          });
+          if (error instanceof RunCancelled && handedBack.has(run.id))
+            await endHandedBack(run, error.result, startedMs);
+          else if (error instanceof RunCancelled)
+            await end(run, { status: 'cancelled', ...(error.result && { result: error.result }) }, startedMs);
+          else if (error instanceof RunFailed)
+            await end(run, { status: 'failed', error: error.message, result: error.result }, startedMs);
+          else await end(run, { status: 'failed', error: describe(run, error) }, startedMs);
+        }
+      });
+    } finally {
+      span.end();
+    }
+  }
+
   return {
     /** Runs one queued run to its end; a run that is not queued any more is left alone. */
     async execute(runId: string): Promise<void> {
+      // A stopping process takes no new run: the job's run stays queued, and the sweep of whichever
+      // process works next sends it again.
+      if (!accepting) return;
       const run = await claimRun(db, runId, workerId, now());
       if (!run) return;
-      const handler = handlers[run.kind];
-      if (!handler) {
-        await finishRun(db, run.id, { status: 'failed', error: `No worker can run ${run.kind} yet` }, now());
-        return;
-      }
-      // Rights are checked when a run is asked for, and again when it starts: whoever asked may have
-      // lost them while it waited in the queue (run-requester.ts).
-      const refusal = await requesterRefusal(db, run, deps.kinds);
-      if (refusal !== null) {
-        await finishRun(db, run.id, { status: 'cancelled', error: refusal }, now());
-        return;
-      }
-      const context: RunContext = {
-        async progress(done, total) {
-          await setProgress(db, run.id, done, total);
-          if (await isCancelRequested(db, run.id)) throw new RunCancelled();
-        },
-        report: (result) => setRunningResult(db, run.id, result),
-      };
-      try {
-        const result = await handler(run, context);
-        await finishRun(db, run.id, { status: 'succeeded', result }, now());
-      } catch (error) {
-        if (error instanceof RunCancelled)
-          await finishRun(
-            db,
-            run.id,
-            { status: 'cancelled', ...(error.result && { result: error.result }) },
-            now(),
-          );
-        else if (error instanceof RunFailed)
-          await finishRun(
-            db,
-            run.id,
-            { status: 'failed', error: error.message, result: error.result },
-            now(),
-          );
-        else await finishRun(db, run.id, { status: 'failed', error: describe(run, error) }, now());
-      }
+      const startedMs = performance.now();
+      await withLogFields({ run_id: run.id, kind: run.kind }, async () => {
+        const handler = handlers[run.kind];
+        if (!handler) {
+          await end(run, { status: 'failed', error: `No worker can run ${run.kind} yet` }, startedMs);
+          return;
+        }
+        // Rights are checked when a run is asked for, and again when it starts: whoever asked may have
+        // lost them while it waited in the queue (run-requester.ts).
+        const refusal = await requesterRefusal(db, run, deps.kinds);
+        if (refusal !== null) {
+          await end(run, { status: 'cancelled', error: refusal }, startedMs);
+          return;
+        }
+        const working = work(run, handler, startedMs);
+        inFlight.set(run.id, working);
+        try {
+          await working;
+        } finally {
+          inFlight.delete(run.id);
+        }
+      });
     },
+
+    /**
+     * A stop: lets the runs in flight finish for `graceMs` (never stopping one earlier), then hands
+     * the rest back at their next checkpoint, waiting up to `handBackMs` for them to get there.
+     */
+    async drain(graceMs: number, handBackMs: number): Promise<DrainReport> {
+      accepting = false;
+      const started = [...inFlight.keys()];
+      const settled = (ms: number) =>
+        Promise.race([
+          Promise.allSettled([...inFlight.values()]).then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
+        ]);
+      if (!(await settled(graceMs))) {
+        handingBack = true;
+        await settled(handBackMs);
+      }
+      handingBack = true;
+      const abandoned = [...inFlight.keys()];
+      const back = started.filter((id) => handedBack.has(id));
+      return { finished: started.length - back.length - abandoned.length, handedBack: back, abandoned };
+    },
+
+    /** The runs this process is working now. */
+    inFlight: () => inFlight.size,
 
     /** Tells the store this process still works its runs. */
     beat: () => heartbeat(db, workerId, now()),

@@ -6,6 +6,7 @@
 
 import type { WebhooksConfig } from '../../config.ts';
 import { systemActor } from '../../core/actors.ts';
+import { metrics } from '../../observability/metrics.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import type { DomainEvent, Webhook, WebhookDelivery } from '../../store/tables.ts';
@@ -152,6 +153,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
           last_response_excerpt: outcome.excerpt,
           next_attempt_at: null,
         });
+        metrics.webhookDeliveries.labels('succeeded').inc();
         return;
       }
       if (outcome.ok && outcome.status === 410) {
@@ -164,6 +166,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
           next_attempt_at: null,
         });
         await disable(webhook, `The receiver answered 410 Gone at ${started.toISOString().slice(0, 19)}Z`);
+        metrics.webhookDeliveries.labels('failed').inc();
         return;
       }
       const honoured =
@@ -182,6 +185,7 @@ export function createDeliveryWorker(deps: DeliveryDeps) {
         last_response_excerpt: outcome.ok ? outcome.excerpt : null,
         next_attempt_at: next,
       });
+      metrics.webhookDeliveries.labels(next ? 'retrying' : 'failed').inc();
       if (delay !== null) await schedule(claimed.id, delay);
       else
         logger.info({ delivery_id: claimed.id, webhook_id: webhook.id }, 'webhook delivery failed for good');

@@ -1,0 +1,53 @@
+// The OpenTelemetry SDK as dbops runs it: traces only, exported over OTLP/HTTP to the standard
+// OTEL_EXPORTER_OTLP_* settings (protobuf by default, JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json),
+// with the maintained instrumentations of what the service talks through. Loaded by ./tracing.ts only
+// when an endpoint is configured.
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import type { Span } from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { TracingConfig } from '../config.ts';
+import { scrubStatement } from './statement-scrub.ts';
+import { tracingStarted } from './trace-export.ts';
+
+/** Requests a trace has nothing to say about: probes every few seconds, and Prometheus's scrapes. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** The attribute the pg and mysql2 instrumentations put a statement's text in (stable semconv). */
+const QUERY_TEXT = 'db.query.text';
+
+export function startTracing(config: TracingConfig): void {
+  const sdk = new NodeSDK({
+    serviceName: config.serviceName,
+    // Traces only: metrics are Prometheus's (METRICS_PORT), logs are pino's lines.
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '').split('?')[0] ?? ''),
+        // Outgoing calls go to webhook receivers, audit sinks and identity providers: a trace id in
+        // their headers would tell a third party about this service's traces.
+        disableOutgoingRequestInstrumentation: true,
+      }),
+      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+      // Statements inside a request or a run only: pg-boss polls the store every second or two, and
+      // a root span per poll would bury what matters.
+      new PgInstrumentation({
+        requireParentSpan: true,
+        enhancedDatabaseReporting: false,
+        requestHook: (span: Span, info) =>
+          span.setAttribute(QUERY_TEXT, scrubStatement(info.query.text, 'postgresql')),
+      }),
+      new MySQL2Instrumentation({
+        maskStatement: true,
+        maskStatementHook: (text) => scrubStatement(text, 'mysql'),
+      }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  sdk.start();
+  tracingStarted(config.endpoint ?? '', () => sdk.shutdown());
+}
