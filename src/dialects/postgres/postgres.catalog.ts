@@ -37,7 +37,9 @@ export const TABLES_SQL = `
         select 'index ' || ic.relname from pg_index i join pg_class ic on ic.oid = i.indexrelid
         where i.indrelid = r.oid and i.indisreplident
       ), 'default')
-      else 'default' end as replica_identity
+      else 'default' end as replica_identity,
+    (select ic.relname from pg_index i join pg_class ic on ic.oid = i.indexrelid
+      where i.indrelid = r.oid and i.indisclustered) as cluster_on
   from rel r
   join pg_class c on c.oid = r.oid
   left join pg_description ds on ds.objoid = r.oid and ds.classoid = 'pg_class'::regclass and ds.objsubid = 0`;
@@ -54,6 +56,7 @@ export interface TableRow {
   storage_parameters?: string[] | null;
   unlogged?: boolean;
   replica_identity?: string;
+  cluster_on?: string | null;
 }
 
 /** Catalog columns that only newer servers have: the queries name them only there. */

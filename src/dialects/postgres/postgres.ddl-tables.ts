@@ -154,5 +154,11 @@ export function tableStorage(target: string, from: TableStorage | null, to: Tabl
       : b.replica_identity.toUpperCase();
     out.push(`ALTER TABLE ${target} REPLICA IDENTITY ${identity}`);
   }
+  if ((a.cluster_on ?? null) !== (b.cluster_on ?? null))
+    out.push(
+      b.cluster_on
+        ? `ALTER TABLE ${target} CLUSTER ON ${id(b.cluster_on)}`
+        : `ALTER TABLE ${target} SET WITHOUT CLUSTER`,
+    );
   return out;
 }

@@ -208,8 +208,8 @@ function createTable(t: import('../../engine/schema/model.ts').TableModel): stri
   for (const c of t.check_constraints)
     if (c.not_valid) out.push(`ALTER TABLE ${table(ref)} ADD ${checkSql(c)} NOT VALID`);
   for (const index of t.indexes) out.push(indexSql(ref, index, false));
-  // After the indexes: REPLICA IDENTITY USING INDEX names one of them.
-  if (t.table_storage && t.table_storage.replica_identity !== 'default')
+  // After the indexes: REPLICA IDENTITY USING INDEX and CLUSTER ON name one of them.
+  if (t.table_storage && (t.table_storage.replica_identity !== 'default' || t.table_storage.cluster_on))
     out.push(...tableStorage(table(ref), null, { ...t.table_storage, parameters: [], unlogged: false }));
   for (const column of t.columns) if (column.inherited !== true) out.push(...columnStorage(ref, column));
   for (const item of [

@@ -70,6 +70,13 @@ describe.skipIf(!pgUp)('PostgreSQL lint', () => {
     const widening = await lint('ALTER TABLE parent ALTER COLUMN id TYPE bigint');
     expect(widening.find((w) => w.rule === 'alter-column-type')).toMatchObject({ severity: 'warning' });
     expect(widening.find((w) => w.rule === 'alter-column-type')!.message).toContain('rewritten');
+    // A longer varchar is done in place: said so, at info, and the backfill path is not offered.
+    const inPlace = (await lint('ALTER TABLE parent ALTER COLUMN name TYPE varchar(40)')).find(
+      (w) => w.rule === 'alter-column-type',
+    )!;
+    expect(inPlace).toMatchObject({ severity: 'info' });
+    expect(inPlace.message).toContain('No rewrite is needed.');
+    expect(inPlace.message).not.toMatch(/backfill/);
     expect(rules(await lint('ALTER TABLE parent ADD COLUMN extra text'))).not.toContainEqual(
       expect.stringMatching(/^alter-column-type/),
     );

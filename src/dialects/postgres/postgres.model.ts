@@ -211,14 +211,22 @@ function lineage(row: TableRow): Pick<TableModel, 'partitioning' | 'inherits'> {
   return out;
 }
 
-/** Storage parameters, UNLOGGED and REPLICA IDENTITY, set only where one is not the default. */
+/** Storage parameters, UNLOGGED, REPLICA IDENTITY and CLUSTER ON, set only where one is not the default. */
 function storage(row: TableRow): Pick<TableModel, 'table_storage'> {
   // In the catalog's order (the order they were set): compared sorted (describeTableStorage).
   const parameters = row.storage_parameters ?? [];
   const unlogged = row.unlogged === true;
   const replica = row.replica_identity ?? 'default';
-  if (parameters.length === 0 && !unlogged && replica === 'default') return {};
-  return { table_storage: { parameters, unlogged, replica_identity: replica } };
+  const cluster = row.cluster_on ?? null;
+  if (parameters.length === 0 && !unlogged && replica === 'default' && cluster === null) return {};
+  return {
+    table_storage: {
+      parameters,
+      unlogged,
+      replica_identity: replica,
+      ...(cluster === null ? {} : { cluster_on: cluster }),
+    },
+  };
 }
 
 /** `{comment}` when there is one: objects without stay as older models had them. */

@@ -203,12 +203,17 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
         );
         return;
       }
-      const severity = !maybePopulated ? 'info' : change.narrowing ? 'error' : 'warning';
+      // A widening done in place (a longer varchar, varchar → text) only takes a brief lock:
+      // nothing to recommend instead of it.
+      const inPlace = !change.rewrite && !change.narrowing;
+      const severity = !maybePopulated || inPlace ? 'info' : change.narrowing ? 'error' : 'warning';
       warn(
         'alter-column-type',
         severity,
         object(fact.column),
-        `${change.text}${unknownRows(table)} Safer: add a column of the new type, backfill it in batches, move readers and writers over, then drop the old column.`,
+        inPlace
+          ? change.text
+          : `${change.text}${unknownRows(table)} Safer: add a column of the new type, backfill it in batches, move readers and writers over, then drop the old column.`,
       );
       return;
     }

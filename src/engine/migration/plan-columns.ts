@@ -5,6 +5,7 @@
 // is replaced (dropped and added back computed). MySQL folds the steps into one MODIFY COLUMN.
 import type { ColumnModel, DialectName } from '../schema/model.ts';
 import type { ColumnChange, MigrationOperation, TableRef } from './operations.ts';
+import { classifyTypeChange } from './type-change.ts';
 
 const sameGenerated = (a: ColumnModel, b: ColumnModel) =>
   (a.generated === null && b.generated === null) ||
@@ -68,9 +69,19 @@ export function columnSteps(
   const typeChanged = current.type !== after.type || current.collation !== after.collation;
   const defaultChanged = current.default_normalized !== after.default_normalized;
   const identityAdded = current.identity === null && after.identity !== null;
+  // A type widened in place (a longer varchar) keeps a default the source prints the same: the
+  // server casts it along, and there is nothing to take away and put back.
+  const change = typeChanged ? classifyTypeChange(current.type, after.type, dialect) : null;
+  const defaultCarries =
+    dialect === 'postgresql' &&
+    change !== null &&
+    change.direction === 'widening' &&
+    !change.rewrite &&
+    current.collation === after.collation &&
+    current.default === after.default;
   if (
     current.default !== null &&
-    (typeChanged || identityAdded || (defaultChanged && after.default === null))
+    ((typeChanged && !defaultCarries) || identityAdded || (defaultChanged && after.default === null))
   )
     step('drop_default', { ...current, default: null, default_normalized: null });
   if (typeChanged) step('type', { ...current, type: after.type, collation: after.collation });

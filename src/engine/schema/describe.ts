@@ -1,6 +1,7 @@
 // One-line renderings of model objects. The diff compares these strings (two objects are the same
 // when they render the same) and shows them as `from`/`to`, so a reader of a drift report sees
 // SQL-like text, not JSON. Names of the objects themselves are left out: renames are told apart.
+
 import type {
   CheckConstraintModel,
   ColumnModel,
@@ -13,6 +14,7 @@ import type {
   TableStorage,
   UniqueConstraintModel,
 } from './model.ts';
+import { normalizeCheckExpression } from './normalize-expressions.ts';
 
 const list = (items: string[]) => `(${items.join(', ')})`;
 
@@ -62,7 +64,7 @@ export function describeUnique(constraint: UniqueConstraintModel): string {
 }
 
 export function describeCheck(constraint: CheckConstraintModel): string {
-  return `CHECK (${constraint.expression})${constraint.no_inherit ? ' NO INHERIT' : ''}`;
+  return `CHECK (${normalizeCheckExpression(constraint.expression)})${constraint.no_inherit ? ' NO INHERIT' : ''}`;
 }
 
 export function describeExclusion(constraint: ExclusionConstraintModel): string {
@@ -99,6 +101,7 @@ export function describeTableStorage(storage: TableStorage | null | undefined): 
   if (storage.parameters.length > 0) parts.push(`WITH (${[...storage.parameters].sort().join(', ')})`);
   if (storage.replica_identity !== 'default')
     parts.push(`REPLICA IDENTITY ${storage.replica_identity.toUpperCase()}`);
+  if (storage.cluster_on) parts.push(`CLUSTER ON ${storage.cluster_on}`);
   return parts.length === 0 ? null : parts.join(' ');
 }
 

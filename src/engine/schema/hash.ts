@@ -4,9 +4,11 @@
 // order, raw defaults, the server version, `used_by` lists and unmanaged objects are left out: a
 // reformatted-but-equal default or a reordered catalog does not change the hash, and whatever the
 // diff reports (cosmetic included) does.
+
 import { createHash } from 'node:crypto';
 import { canonicalObjects } from './hash-objects.ts';
 import type { ColumnModel, EnumModel, SchemaModel, SequenceModel, TableModel } from './model.ts';
+import { normalizeCheckExpression } from './normalize-expressions.ts';
 
 const byName = <T extends { name: string }>(items: T[]) =>
   [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -64,7 +66,8 @@ function canonicalTable(table: TableModel) {
     })),
     check_constraints: byName(table.check_constraints).map((c) => ({
       name: c.name,
-      expression: c.expression,
+      // Compared as normalised: a retype re-prints the casts of a check over the column.
+      expression: normalizeCheckExpression(c.expression),
       ...when('not_valid', c.not_valid),
       ...when('no_inherit', c.no_inherit),
       ...when('comment', c.comment),
@@ -128,6 +131,7 @@ function canonicalTable(table: TableModel) {
         parameters: [...table.table_storage.parameters].sort(),
         unlogged: table.table_storage.unlogged,
         replica_identity: table.table_storage.replica_identity,
+        ...when('cluster_on', table.table_storage.cluster_on),
       },
     ),
     ...when(

@@ -106,6 +106,8 @@ export interface TableStorage {
   unlogged: boolean;
   /** `default`, `full`, `nothing`, or `index <name>` (REPLICA IDENTITY USING INDEX). */
   replica_identity: string;
+  /** The index CLUSTER uses (ALTER TABLE … CLUSTER ON); absent when none is marked. */
+  cluster_on?: string;
 }
 
 export interface TableOptions {

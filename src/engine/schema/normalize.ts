@@ -130,13 +130,13 @@ function mysql8Literal(text: string, type: string): string {
 
 // Literals and quoted identifiers are replaced by placeholders while the code around them is
 // rewritten, so that nothing inside quotes is ever lower-cased or mistaken for syntax.
-interface Masked {
+export interface Masked {
   code: string;
   strings: string[];
   identifiers: string[];
 }
 
-function mask(text: string, backslashEscapes: boolean): Masked {
+export function mask(text: string, backslashEscapes: boolean): Masked {
   const strings: string[] = [];
   const identifiers: string[] = [];
   let code = '';
@@ -167,7 +167,7 @@ function mask(text: string, backslashEscapes: boolean): Masked {
   return { code, strings, identifiers };
 }
 
-function unmask(code: string, masked: Masked): string {
+export function unmask(code: string, masked: Masked): string {
   return code
     .replace(/\uE000(\d+)\uE000/g, (_, n) => masked.strings[Number(n)]!)
     .replace(/\uE001(\d+)\uE001/g, (_, n) => masked.identifiers[Number(n)]!);
