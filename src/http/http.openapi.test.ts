@@ -42,7 +42,7 @@ interface Operation {
 }
 
 /** The component a `#/components/schemas/…` reference names. */
-function component(doc: { components: { schemas: Record<string, { required?: string[] }> } }, ref: string) {
+function component(doc: { components: { schemas: Record<string, { required?: string[]; oneOf?: unknown }> } }, ref: string) {
   const found = doc.components.schemas[ref.replace('#/components/schemas/', '')];
   if (!found) throw new Error(`no component for ${ref}`);
   return found;
@@ -109,8 +109,10 @@ describe('http: the OpenAPI description and the docs', () => {
           if (!schema || Object.keys(schema).length === 0) problems.push(`${where}: no requestBody schema`);
           else if (!schema.$ref) problems.push(`${where}: requestBody is not a named component`);
           else {
-            // Optional means optional: a body is required exactly when one of its fields is.
-            const required = (component(doc, schema.$ref).required ?? []).length > 0;
+            // Optional means optional: a body is required exactly when one of its fields is (or
+            // when it is one of alternatives, each requiring its own fields).
+            const body = component(doc, schema.$ref);
+            const required = (body.required ?? []).length > 0 || body.oneOf !== undefined;
             if (op.requestBody?.required !== required)
               problems.push(
                 `${where}: requestBody required is ${op.requestBody?.required}, fields say ${required}`,

@@ -1,12 +1,14 @@
 // The OpenAPI 3.1 description, generated from the route schemas (/openapi.json), and the
 // interactive docs (/docs). Security requirements are derived from each route's auth settings, so
 // the document says exactly which routes take a session (with the CSRF header when mutating) or a key.
-// Every /api/v1 operation also documents the rate-limit headers on each response and its 429 (API §4).
+// Every /api/v1 operation also documents the rate-limit headers on each response, its 429 (API §4)
+// and its 503 (the store unreachable).
 // Schemas with a `title` become named components (what client generators turn into type names), and
 // a request body with no required field is marked optional, as the validator treats none as `{}`.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { SCIM_SECURITY_SCHEME } from '../modules/scim/scim.document.ts';
 import { BODY_ERRORS, DOCUMENTED_AS } from './schemas.ts';
 
 const SESSION = { sessionCookie: [] as string[] };
@@ -16,9 +18,11 @@ const BEARER = { apiKey: [] as string[] };
 export async function registerOpenApi(app: FastifyInstance, info: { version: string }): Promise<void> {
   app.addHook('onRoute', (route) => {
     route.schema ??= {};
-    // Any route that reads a body answers 413 past the body limit and 415 for a media type it does
-    // not parse, before its handler runs: declared here once rather than on every route.
-    if (route.schema.body !== undefined && route.schema.response !== undefined)
+    // Any route but GET reads a body when one is sent (whether or not it takes one): past the body
+    // limit it answers 413, and 415 for a media type it does not parse, before its handler runs.
+    // Declared here once rather than on every route.
+    const methods = [route.method].flat();
+    if (!methods.includes('GET') && !methods.includes('HEAD') && route.schema.response !== undefined)
       route.schema.response = { ...BODY_ERRORS, ...(route.schema.response as object) };
     const schema = route.schema as { security?: unknown; hide?: boolean };
     if (schema.security !== undefined || schema.hide) return;
@@ -58,13 +62,14 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
             description: 'Mutating session requests echo the csrf_token cookie here',
           },
           apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: ak_<prefix>_<secret>' },
+          scimBearer: SCIM_SECURITY_SCHEME,
         },
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (document) =>
       'openapiObject' in document
-        ? withOptionalBodies(withNamedSchemas(withRateLimits(document.openapiObject as OpenApiDocument)))
+        ? withOptionalBodies(withNamedSchemas(withSharedResponses(document.openapiObject as OpenApiDocument)))
         : document.swaggerObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -148,15 +153,16 @@ function isSchema(node: Record<string, Json>): boolean {
 
 /** A body whose schema requires nothing may be left out (the validator reads no body as `{}`). */
 function withOptionalBodies(doc: OpenApiDocument): OpenApiDocument {
-  const schemas = (doc.components?.schemas ?? {}) as Record<string, { required?: string[] }>;
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, { required?: string[]; oneOf?: unknown }>;
   for (const item of Object.values(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
       if (!OPERATIONS.has(method) || operation.requestBody === undefined) continue;
       const media = Object.values(operation.requestBody.content ?? {})[0];
-      let schema = media?.schema as { $ref?: string; required?: string[] } | undefined;
+      let schema = media?.schema as { $ref?: string; required?: string[]; oneOf?: unknown } | undefined;
       if (schema?.$ref?.startsWith('#/components/schemas/'))
         schema = schemas[schema.$ref.slice('#/components/schemas/'.length)];
-      if (schema !== undefined && (schema.required ?? []).length === 0)
+      // Alternatives (`oneOf`) that each require a field make a body required after all.
+      if (schema !== undefined && (schema.required ?? []).length === 0 && schema.oneOf === undefined)
         operation.requestBody.required = false;
     }
   }
@@ -182,8 +188,12 @@ const HEADER_REFS = Object.fromEntries(
 );
 const OPERATIONS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
-/** Adds the rate-limit headers to every response of every /api/v1 operation, and the 429 response. */
-function withRateLimits(doc: OpenApiDocument): OpenApiDocument {
+/**
+ * Adds to every /api/v1 operation what any of them can answer: the rate-limit headers on every
+ * response, 429 past a limit, and 503 while the service's store is unreachable or the process is
+ * shutting down (both with Retry-After).
+ */
+function withSharedResponses(doc: OpenApiDocument): OpenApiDocument {
   doc.components ??= {};
   doc.components.headers = {
     ...doc.components.headers,
@@ -200,6 +210,12 @@ function withRateLimits(doc: OpenApiDocument): OpenApiDocument {
       headers: { ...HEADER_REFS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     },
+    Unavailable: {
+      description:
+        'The service store is unreachable, or the process is shutting down: retry after `Retry-After` seconds',
+      headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    },
   };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!path.startsWith('/api/v1/')) continue;
@@ -210,6 +226,7 @@ function withRateLimits(doc: OpenApiDocument): OpenApiDocument {
         response.headers = { ...response.headers, ...HEADER_REFS };
       }
       operation.responses['429'] = { $ref: '#/components/responses/RateLimited' };
+      operation.responses['503'] ??= { $ref: '#/components/responses/Unavailable' };
     }
   }
   return doc;

@@ -27,6 +27,7 @@ import { createPasswordHasher } from '../../src/security/passwords.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import type { OrgRole, Scope, User } from '../../src/store/tables.ts';
+import { contractBroken, contractCheckOf } from './contract-check.ts';
 import { createStorePgDatabase } from './databases.ts';
 import { createUncountedRateLimitStore } from './rate-limits.ts';
 import { openTemplateStore } from './store-template.ts';
@@ -221,6 +222,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = await buildApp(composition);
   await app.ready();
   const { orgs } = composition;
+  const contractCheck = contractCheckOf((await app.inject({ method: 'GET', url: '/openapi.json' })).body);
 
   function client(user: User, auth: { cookies?: Record<string, string>; bearer?: string }): Client {
     const request = async (
@@ -240,6 +242,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
         ...(body !== undefined && { payload: body as object }),
       });
       const text = response.body;
+      const problem = contractCheck({
+        method,
+        url,
+        status: response.statusCode,
+        contentType: response.headers['content-type'] as string | undefined,
+        text,
+      });
+      if (problem) contractBroken(problem);
       return {
         status: response.statusCode,
         headers: response.headers,

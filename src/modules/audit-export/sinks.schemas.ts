@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { AUDIT_SINK_TYPES } from '../../core/vocabulary.ts';
-import { Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import { DocumentedAs, Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { AuditSink } from '../../store/tables.ts';
 
 const Url = Type.String({
@@ -55,7 +55,7 @@ export const CreatedAuditSinkSchema = Type.Object(
   { title: 'CreatedAuditSink' },
 );
 
-export const CreateAuditSinkBody = Type.Object(
+const CreateAuditSinkFields = Type.Object(
   {
     type: StringEnum(AUDIT_SINK_TYPES),
     url: Url,
@@ -66,6 +66,22 @@ export const CreateAuditSinkBody = Type.Object(
     active: Type.Optional(Type.Boolean({ default: true })),
   },
   { title: 'CreateAuditSinkRequest', additionalProperties: false },
+);
+
+/**
+ * A splunk_hec or datadog sink needs its token; an http sink signs with a secret the service makes.
+ * The document says so with `oneOf`; the service checks it itself (422 on `body.token`), so the
+ * error names the field instead of listing the alternatives.
+ */
+export const CreateAuditSinkBody = DocumentedAs(
+  {
+    ...CreateAuditSinkFields,
+    oneOf: [
+      { properties: { type: { const: 'http' } }, required: ['type'] },
+      { properties: { type: { enum: ['splunk_hec', 'datadog'] } }, required: ['type', 'token'] },
+    ],
+  },
+  CreateAuditSinkFields,
 );
 
 export const UpdateAuditSinkBody = Type.Object(

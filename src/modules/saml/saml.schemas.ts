@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
+import { DocumentedAs, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';
 import type { SamlConfig } from '../../store/tables.ts';
 import { spUrls } from './saml-sp.ts';
 
 const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
 
-export const PutSamlConfigBody = Type.Object(
+const PutSamlConfigFields = Type.Object(
   {
     idp_metadata_xml: Type.Optional(
       Type.String({
@@ -48,6 +48,25 @@ export const PutSamlConfigBody = Type.Object(
     ),
   },
   { additionalProperties: false, title: 'PutSamlConfig' },
+);
+
+const IDP_FIELDS = ['idp_entity_id', 'idp_sso_url', 'idp_certificate'];
+/** "The body has this field", for `not`: the field is named among the properties it requires. */
+const present = (field: string) => ({ properties: { [field]: { type: 'string' } }, required: [field] });
+
+/**
+ * The identity provider comes from its metadata or from the three idp_* fields, never both. The
+ * document says so with `oneOf`; the service checks it itself, so a 422 names the field at fault.
+ */
+export const PutSamlConfigBody = DocumentedAs(
+  {
+    ...PutSamlConfigFields,
+    oneOf: [
+      { required: ['idp_metadata_xml'], not: { anyOf: IDP_FIELDS.map(present) } },
+      { required: IDP_FIELDS, not: present('idp_metadata_xml') },
+    ],
+  },
+  PutSamlConfigFields,
 );
 
 export const SamlConfigSchema = Type.Object(

@@ -10,13 +10,12 @@ import type { RateLimitStore } from '../../http/rate-limit-store.ts';
 import type { App } from '../../http/types.ts';
 import type { Db } from '../../store/db.ts';
 import { listOf, resourceTypes, schemas, serviceProviderConfig } from './scim.discovery.ts';
+import { MAX_LIST_NUMBER, SCIM_CONTENT_TYPE, SCIM_ROUTES } from './scim.document.ts';
 import { ScimError, scimInvalid, scimNotFound } from './scim.errors.ts';
 import type { ScimGroups } from './scim.groups.ts';
 import { groupResource, listResponse, userResource } from './scim.resources.ts';
 import { orgOfScimToken } from './scim.tokens.ts';
 import type { ScimUsers } from './scim.users.ts';
-
-export const SCIM_CONTENT_TYPE = 'application/scim+json';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,12 +35,6 @@ interface ScimRouteDeps {
 
 type Params = { id: string };
 type ListQuery = { filter?: string; startIndex?: string; count?: string };
-
-/**
- * The largest `startIndex` or `count` taken (PostgreSQL's integer): a 20-digit one is no exact
- * integer in JavaScript, and reached the store as `1e+20` (a 500).
- */
-const MAX_LIST_NUMBER = 2_147_483_647;
 
 function listQuery(query: ListQuery) {
   const number = (raw: string | undefined, name: string) => {
@@ -85,6 +78,10 @@ export async function registerScimRoutes(app: App, deps: ScimRouteDeps): Promise
     return parseJson(request, body as string, done);
   });
   app.decorateRequest('scimOrgId', null);
+  // The route schemas describe /scim/v2 in /openapi.json; the handlers check bodies and queries
+  // themselves so that a refusal is a SCIM error with its scimType, and answers are sent as built.
+  app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const scim = toScimError(error);
@@ -114,9 +111,8 @@ export async function registerScimRoutes(app: App, deps: ScimRouteDeps): Promise
   });
 
   const org = (request: FastifyRequest) => request.scimOrgId as string;
-  const hide = { schema: { hide: true } };
 
-  app.get<{ Querystring: ListQuery }>('/Users', hide, async (request) => {
+  app.get<{ Querystring: ListQuery }>('/Users', { schema: SCIM_ROUTES.listUsers }, async (request) => {
     const { users: found, total, startIndex } = await users.list(org(request), listQuery(request.query));
     return listResponse(
       found.map((user) => userResource(user, baseUrl)),
@@ -124,28 +120,28 @@ export async function registerScimRoutes(app: App, deps: ScimRouteDeps): Promise
       startIndex,
     );
   });
-  app.post('/Users', hide, async (request, reply) => {
+  app.post('/Users', { schema: SCIM_ROUTES.createUser }, async (request, reply) => {
     const user = await users.create(org(request), request.body);
     return reply
       .code(201)
       .header('location', `${baseUrl}/Users/${user.id}`)
       .send(userResource(user, baseUrl));
   });
-  app.get<{ Params: Params }>('/Users/:id', hide, async (request) =>
+  app.get<{ Params: Params }>('/Users/:id', { schema: SCIM_ROUTES.readUser }, async (request) =>
     userResource(await users.get(org(request), request.params.id), baseUrl),
   );
-  app.put<{ Params: Params }>('/Users/:id', hide, async (request) =>
+  app.put<{ Params: Params }>('/Users/:id', { schema: SCIM_ROUTES.replaceUser }, async (request) =>
     userResource(await users.replace(org(request), request.params.id, request.body), baseUrl),
   );
-  app.patch<{ Params: Params }>('/Users/:id', hide, async (request) =>
+  app.patch<{ Params: Params }>('/Users/:id', { schema: SCIM_ROUTES.patchUser }, async (request) =>
     userResource(await users.patch(org(request), request.params.id, request.body), baseUrl),
   );
-  app.delete<{ Params: Params }>('/Users/:id', hide, async (request, reply) => {
+  app.delete<{ Params: Params }>('/Users/:id', { schema: SCIM_ROUTES.removeUser }, async (request, reply) => {
     await users.remove(org(request), request.params.id);
     return reply.code(204).send();
   });
 
-  app.get<{ Querystring: ListQuery }>('/Groups', hide, async (request) => {
+  app.get<{ Querystring: ListQuery }>('/Groups', { schema: SCIM_ROUTES.listGroups }, async (request) => {
     const { groups: found, total, startIndex } = await groups.list(org(request), listQuery(request.query));
     return listResponse(
       found.map(({ group, members }) => groupResource(group, members, baseUrl)),
@@ -153,41 +149,53 @@ export async function registerScimRoutes(app: App, deps: ScimRouteDeps): Promise
       startIndex,
     );
   });
-  app.post('/Groups', hide, async (request, reply) => {
+  app.post('/Groups', { schema: SCIM_ROUTES.createGroup }, async (request, reply) => {
     const { group, members } = await groups.create(org(request), request.body);
     return reply
       .code(201)
       .header('location', `${baseUrl}/Groups/${group.id}`)
       .send(groupResource(group, members, baseUrl));
   });
-  app.get<{ Params: Params }>('/Groups/:id', hide, async (request) => {
+  app.get<{ Params: Params }>('/Groups/:id', { schema: SCIM_ROUTES.readGroup }, async (request) => {
     const { group, members } = await groups.get(org(request), request.params.id);
     return groupResource(group, members, baseUrl);
   });
-  app.put<{ Params: Params }>('/Groups/:id', hide, async (request) => {
+  app.put<{ Params: Params }>('/Groups/:id', { schema: SCIM_ROUTES.replaceGroup }, async (request) => {
     const { group, members } = await groups.replace(org(request), request.params.id, request.body);
     return groupResource(group, members, baseUrl);
   });
-  app.patch<{ Params: Params }>('/Groups/:id', hide, async (request) => {
+  app.patch<{ Params: Params }>('/Groups/:id', { schema: SCIM_ROUTES.patchGroup }, async (request) => {
     const { group, members } = await groups.patch(org(request), request.params.id, request.body);
     return groupResource(group, members, baseUrl);
   });
-  app.delete<{ Params: Params }>('/Groups/:id', hide, async (request, reply) => {
-    await groups.remove(org(request), request.params.id);
-    return reply.code(204).send();
-  });
+  app.delete<{ Params: Params }>(
+    '/Groups/:id',
+    { schema: SCIM_ROUTES.removeGroup },
+    async (request, reply) => {
+      await groups.remove(org(request), request.params.id);
+      return reply.code(204).send();
+    },
+  );
 
-  app.get('/ServiceProviderConfig', hide, async () => serviceProviderConfig(baseUrl));
-  app.get('/Schemas', hide, async () => listOf(schemas(baseUrl)));
-  app.get<{ Params: Params }>('/Schemas/:id', hide, async (request) => {
+  app.get('/ServiceProviderConfig', { schema: SCIM_ROUTES.serviceProviderConfig }, async () =>
+    serviceProviderConfig(baseUrl),
+  );
+  app.get('/Schemas', { schema: SCIM_ROUTES.listSchemas }, async () => listOf(schemas(baseUrl)));
+  app.get<{ Params: Params }>('/Schemas/:id', { schema: SCIM_ROUTES.readSchema }, async (request) => {
     const found = schemas(baseUrl).find((s) => s.id === request.params.id);
     if (!found) throw scimNotFound('Schema');
     return found;
   });
-  app.get('/ResourceTypes', hide, async () => listOf(resourceTypes(baseUrl)));
-  app.get<{ Params: Params }>('/ResourceTypes/:id', hide, async (request) => {
-    const found = resourceTypes(baseUrl).find((t) => t.id === request.params.id);
-    if (!found) throw scimNotFound('ResourceType');
-    return found;
-  });
+  app.get('/ResourceTypes', { schema: SCIM_ROUTES.listResourceTypes }, async () =>
+    listOf(resourceTypes(baseUrl)),
+  );
+  app.get<{ Params: Params }>(
+    '/ResourceTypes/:id',
+    { schema: SCIM_ROUTES.readResourceType },
+    async (request) => {
+      const found = resourceTypes(baseUrl).find((t) => t.id === request.params.id);
+      if (!found) throw scimNotFound('ResourceType');
+      return found;
+    },
+  );
 }
