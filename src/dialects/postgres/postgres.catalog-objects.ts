@@ -120,11 +120,13 @@ export interface ExtensionRow {
   version: string;
 }
 
-// What views (through their rewrite rule) and functions (BEGIN ATOMIC bodies) read: relations and
-// their columns, functions, types. Edges to system objects are dropped by the model builder.
+// What views (through their rewrite rule) and functions (BEGIN ATOMIC bodies, argument and result
+// types) read: relations and their columns, functions, types; and the columns a trigger names.
+// Edges to system objects are dropped by the model builder.
 export const DEPENDENCIES_SQL = `
   select distinct
-    case when d.classid = 'pg_rewrite'::regclass then 'view' else 'routine' end as owner_kind,
+    case when d.classid = 'pg_rewrite'::regclass then 'view'
+      when d.classid = 'pg_trigger'::regclass then 'trigger' else 'routine' end as owner_kind,
     case when d.classid = 'pg_rewrite'::regclass then r.ev_class else d.objid end as owner_oid,
     case
       when d.refclassid = 'pg_class'::regclass then
@@ -145,13 +147,16 @@ export const DEPENDENCIES_SQL = `
   left join pg_namespace pn on pn.oid = p.pronamespace
   left join pg_type t on d.refclassid = 'pg_type'::regclass and t.oid = d.refobjid
   left join pg_namespace tn on tn.oid = t.typnamespace
-  where d.classid in ('pg_rewrite'::regclass, 'pg_proc'::regclass) and d.deptype = 'n'
+  where d.deptype = 'n'
+    and (d.classid in ('pg_rewrite'::regclass, 'pg_proc'::regclass)
+      -- A trigger's columns (UPDATE OF, WHEN): the server refuses to retype them under it.
+      or (d.classid = 'pg_trigger'::regclass and d.refclassid = 'pg_class'::regclass and d.refobjsubid > 0))
     and d.refclassid in ('pg_class'::regclass, 'pg_proc'::regclass, 'pg_type'::regclass)
     and (d.classid <> 'pg_rewrite'::regclass or d.refobjid <> r.ev_class)
     and coalesce(rn.nspname, pn.nspname, tn.nspname) is not null`;
 
 export interface DependencyRow {
-  owner_kind: 'view' | 'routine';
+  owner_kind: 'view' | 'routine' | 'trigger';
   owner_oid: number;
   kind: 'table' | 'view' | 'materialized_view' | 'routine' | 'type';
   schema: string;

@@ -82,9 +82,12 @@ export function buildPostgresObjects(rows: ObjectRows): SchemaObjects {
     definition: row.definition,
     state: row.state,
     comment: row.comment,
-    depends_on: isSystem(row.function_schema)
-      ? []
-      : [{ kind: 'routine', schema: row.function_schema, name: row.function_name, column: null }],
+    depends_on: [
+      ...(isSystem(row.function_schema)
+        ? []
+        : [{ kind: 'routine' as const, schema: row.function_schema, name: row.function_name, column: null }]),
+      ...dependsOn('trigger', row.oid),
+    ],
   }));
 
   const bySchemaName = (

@@ -156,9 +156,17 @@ export function columnMoves(from: TableModel, to: TableModel): MigrationOperatio
   return moves;
 }
 
-/** Whether a table gains or loses an inheritance parent (INHERIT / NO INHERIT) in the plan. */
+/**
+ * Whether a table gains or loses a parent in the plan: an inheritance parent (INHERIT / NO
+ * INHERIT) or a partitioned table (ATTACH / DETACH PARTITION), each of which wants the columns as
+ * the table has them on its own.
+ */
 export function parentChanges(from: TableModel, to: TableModel): { gains: boolean; loses: boolean } {
-  const names = (t: TableModel) => (t.inherits ?? []).map((parent) => tableKey(parent));
+  // Kept apart: a table moved from inheriting a parent to being its partition changes parent.
+  const names = (t: TableModel) => [
+    ...(t.inherits ?? []).map((parent) => `inherits ${tableKey(parent)}`),
+    ...(t.partitioning?.parent ? [`partition of ${tableKey(t.partitioning.parent)}`] : []),
+  ];
   const [before, after] = [names(from), names(to)];
   return {
     gains: after.some((name) => !before.includes(name)),
