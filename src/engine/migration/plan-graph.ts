@@ -247,8 +247,12 @@ export function orderByDependencies(
   };
   edges.forEach((edge, at) => {
     for (const key of new Set(edge.needs)) for (const create of creators.get(key) ?? []) link(create, at);
-    // What it read is dropped after it.
-    for (const key of new Set(edge.held)) for (const drop of droppers.get(key) ?? []) link(at, drop);
+    // What it read is dropped after it, when it goes for good: an object dropped and created again
+    // (a view recreated, which a lenient engine's views over it are replaced around) is ordered by
+    // its creation; a retyped column by both.
+    for (const key of new Set(edge.held))
+      if (key.startsWith('col:') || !creators.has(key))
+        for (const drop of droppers.get(key) ?? []) link(at, drop);
   });
 
   // A cycle keeps the given order among its members: its edges inside it are left out.

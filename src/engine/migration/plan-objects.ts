@@ -257,6 +257,18 @@ function planViews(
         replace.delete(objectKey(view));
         recreate.add(objectKey(view));
       }
+  // A lenient engine's view replaced while its current definition reads a view that is recreated
+  // is recreated too: its rollback (the former definition) must run once the former view is back.
+  for (let grew = lenient; grew; ) {
+    grew = false;
+    const recreated = new Set([...recreate].map((key) => `rel:${key}`));
+    for (const view of tgt)
+      if (replace.has(objectKey(view)) && hits(view.depends_on, recreated)) {
+        replace.delete(objectKey(view));
+        recreate.add(objectKey(view));
+        grew = true;
+      }
+  }
   // Whatever reads a view that goes is dropped with it: to a fixed point.
   for (let grew = !lenient; grew; ) {
     grew = false;
