@@ -3,6 +3,7 @@
 // and a view, an index dropped) report exactly those, not the CHECK the retype re-prints; and a
 // widening planned from a source reads as one ALTER whose lint recommends nothing instead.
 import { describe, expect, it } from 'vitest';
+import { corpusAvailable, readCorpus } from '../../../test/support/corpus.ts';
 import { pgAvailable, reportSkipped, testPgUrl } from '../../../test/support/databases.ts';
 import { loadedDatabase } from '../../../test/support/migrations.ts';
 import { readSchemaFixture, withDatabases } from '../../../test/support/schema-fixtures.ts';
@@ -18,6 +19,8 @@ if (!pgUp)
     'PostgreSQL',
     testPgUrl,
   );
+
+const corpusUp = corpusAvailable('Sakila drift (src/dialects/postgres/postgres.drift-normalised.test.ts)');
 
 const changeRows = (diff: ReturnType<typeof diffSchemas>) =>
   diff.tables_modified.flatMap((table) =>
@@ -90,4 +93,38 @@ describe.skipIf(!pgUp)('PostgreSQL drift in normal form', () => {
       ).toBe('');
     });
   });
+
+  it.skipIf(!corpusUp)(
+    'on Sakila: nothing after a re-check, then exactly the three out-of-band changes',
+    async () => {
+      await withDatabases(async (open) => {
+        const db = await loadedDatabase(postgresDialect, readCorpus('sakila', 'postgres-schema.sql'));
+        open.push(db);
+        const baseline = await db.handle.introspect();
+        const again = await db.handle.introspect();
+        expect(schemaHash(again)).toBe(schemaHash(baseline));
+        expect(diffSchemas(baseline, again)).toMatchObject({
+          tables_added: [],
+          tables_removed: [],
+          tables_modified: [],
+          objects_added: [],
+          objects_removed: [],
+          objects_modified: [],
+        });
+        await db.run(`
+        ALTER TABLE public.actor ADD COLUMN nickname text;
+        ALTER TABLE public.customer ALTER COLUMN email TYPE varchar(100);
+        DROP INDEX public.idx_actor_last_name;`);
+        const drifted = diffSchemas(baseline, await db.handle.introspect());
+        expect(changeRows(drifted).sort()).toEqual(
+          [
+            ['public.actor', 'column_added', 'nickname', 'minor'],
+            ['public.actor', 'index_removed', 'idx_actor_last_name', 'minor'],
+            ['public.customer', 'column_type_changed', 'email', 'moderate'],
+          ].sort(),
+        );
+        expect([...(drifted.objects_added ?? []), ...(drifted.objects_removed ?? [])]).toEqual([]);
+      });
+    },
+  );
 });
