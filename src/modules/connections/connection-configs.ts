@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, conflict, notFound } from '../../core/errors.ts';
+import { conflict, notFound } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, Database } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { requireProject } from '../projects/projects.access.ts';
+import { requireProject, requireProjectResource } from '../projects/projects.access.ts';
 import { type ConfigTable, connectionConfigsRepo } from './connection-configs.repo.ts';
 import { requireBodyConnection } from './connections.access.ts';
 import type { ConnectionsService } from './connections.service.ts';
@@ -68,15 +68,10 @@ export function createConnectionConfigs<T extends ConfigTable>(
 
   async function load(actor: Actor, id: string, action: Action): Promise<Row> {
     const row = await repo.find(db, actor.principal.orgId, id);
-    if (!row) throw notFound(kind.resource);
-    try {
-      const { project_id, connection_id } = common(row);
-      await requireProject(db, actor, project_id, action, { connectionId: connection_id });
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') throw notFound(kind.resource);
-      throw error;
-    }
-    return row;
+    const found = row && common(row);
+    const resource = { name: kind.resource, row: found, connectionId: found?.connection_id };
+    await requireProjectResource(db, actor, resource, action);
+    return row as Row;
   }
 
   return {

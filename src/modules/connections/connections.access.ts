@@ -4,11 +4,11 @@
 // resources hang off a connection (snapshots, drift, patches) go through here.
 
 import type { Actor } from '../../core/actors.ts';
-import { AppError, invalid, notFound } from '../../core/errors.ts';
+import { AppError, invalid } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Project } from '../../store/tables.ts';
-import { requireProject } from '../projects/projects.access.ts';
+import { requireProjectResource } from '../projects/projects.access.ts';
 import { findConnection } from './connections.repo.ts';
 
 export async function requireConnection(
@@ -19,17 +19,14 @@ export async function requireConnection(
   resource = 'Connection',
 ): Promise<{ connection: Connection; project: Project }> {
   const connection = await findConnection(db, actor.principal.orgId, id);
-  if (!connection) throw notFound(resource);
-  try {
-    // A just-in-time grant limited to this connection counts here too.
-    const project = await requireProject(db, actor, connection.project_id, action, {
-      connectionId: connection.id,
-    });
-    return { connection, project };
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found') throw notFound(resource);
-    throw error;
-  }
+  // A just-in-time grant limited to this connection counts here too.
+  const { row, project } = await requireProjectResource(
+    db,
+    actor,
+    { name: resource, row: connection, connectionId: connection?.id },
+    action,
+  );
+  return { connection: row, project };
 }
 
 /**

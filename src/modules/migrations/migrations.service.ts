@@ -4,7 +4,7 @@
 // migration-states.ts's; what is checked before a run is created, migration-guards.ts's.
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
+import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { migrationDialects } from '../../dialects/index.ts';
 import {
   type AnalyzedSql,
@@ -25,7 +25,7 @@ import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { requireProject } from '../projects/projects.access.ts';
+import { requireProject, requireProjectResource } from '../projects/projects.access.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { contentHash, irreversibleDrops, lintMigration, storedStatements } from './migration-content.ts';
 import {
@@ -77,13 +77,12 @@ export function createMigrationsService(deps: {
     connectionId?: string,
   ): Promise<SchemaMigration> {
     const migration = await findMigration(executor, actor.principal.orgId, id);
-    if (!migration) throw notFound('Migration');
-    await requireProject(executor, actor, migration.project_id, action, {
-      connectionId: connectionId ?? migration.target_connection_id,
-    }).catch((error: unknown) => {
-      throw error instanceof AppError && error.code === 'not_found' ? notFound('Migration') : error;
-    });
-    return migration;
+    const resource = {
+      name: 'Migration',
+      row: migration,
+      connectionId: connectionId ?? migration?.target_connection_id,
+    };
+    return (await requireProjectResource(executor, actor, resource, action)).row;
   }
 
   /**

@@ -4,7 +4,7 @@
 // edited (which voids the approvals of the old content) and deleted.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, conflict, invalid, notFound } from '../../core/errors.ts';
+import { conflict, invalid, notFound } from '../../core/errors.ts';
 import { dialects } from '../../dialects/index.ts';
 import type { PatchStatement } from '../../engine/patch/parse-patch.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
@@ -17,7 +17,7 @@ import { summarize } from '../approvals/approval-subject.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireBodyConnection } from '../connections/connections.access.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { callerRights, requireProject } from '../projects/projects.access.ts';
+import { callerRights, requireProject, requireProjectResource } from '../projects/projects.access.ts';
 import { activeRunOf, activeRunsOf } from '../runs/runs.repo.ts';
 import type { RunsService } from '../runs/runs.service.ts';
 import { type DryRunResult, dryRunPatch, PatchStatementFailed } from './patch-dry-run.ts';
@@ -70,14 +70,8 @@ export function createPatchesService(deps: {
 
   async function load(executor: Db, actor: Actor, id: string, action: Action): Promise<Patch> {
     const patch = await findPatch(executor, actor.principal.orgId, id);
-    if (!patch) throw notFound('Patch');
-    try {
-      await requireProject(executor, actor, patch.project_id, action, { connectionId: patch.connection_id });
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') throw notFound('Patch');
-      throw error;
-    }
-    return patch;
+    const resource = { name: 'Patch', row: patch, connectionId: patch?.connection_id };
+    return (await requireProjectResource(executor, actor, resource, action)).row;
   }
 
   function event(action: string, patch: Patch, details?: Record<string, unknown>) {

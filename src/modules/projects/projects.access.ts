@@ -5,7 +5,7 @@
 // only when the resource is that connection, so connection-scoped resources pass `connectionId`.
 
 import type { Actor } from '../../core/actors.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, notFound } from '../../core/errors.ts';
 import {
   type Action,
   decideOnProject,
@@ -55,6 +55,29 @@ export async function requireProject(
   options: ProjectAccessOptions = {},
 ): Promise<Project> {
   return (await requireProjectAccess(db, actor, projectId, action, options)).project;
+}
+
+/**
+ * A resource of a project (a patch, a migration, a webhook, a connection…) once the caller may do
+ * `action` on it, through its project: 404 naming the resource when it does not exist, belongs to
+ * another organization or to a project the caller has no role in (existence does not leak); 403
+ * when the role or the key's scope is too low. `connectionId` is the connection the action
+ * concerns, where a just-in-time grant on that connection counts.
+ */
+export async function requireProjectResource<Row extends { project_id: string }>(
+  db: Db,
+  actor: Actor,
+  resource: { name: string; row: Row | undefined; connectionId?: string },
+  action: Action,
+): Promise<{ row: Row; project: Project }> {
+  const { name, row, connectionId } = resource;
+  if (!row) throw notFound(name);
+  try {
+    const project = await requireProject(db, actor, row.project_id, action, { connectionId });
+    return { row, project };
+  } catch (error) {
+    throw error instanceof AppError && error.code === 'not_found' ? notFound(name) : error;
+  }
 }
 
 /**

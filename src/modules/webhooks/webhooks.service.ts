@@ -4,7 +4,7 @@
 // webhook-delivery.ts).
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
@@ -12,7 +12,7 @@ import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Webhook } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { TargetGuard } from '../connections/target-guard.ts';
-import { requireProject } from '../projects/projects.access.ts';
+import { requireProject, requireProjectResource } from '../projects/projects.access.ts';
 import { checkOutboundUrl } from './outbound-url.ts';
 import { type DeliveryWorker, SECRET_PURPOSE } from './webhook-delivery.ts';
 import { newSigningSecret } from './webhook-signing.ts';
@@ -54,14 +54,7 @@ export function createWebhooksService(deps: {
   /** The webhook and its project, or 404 "Webhook not found" when the caller cannot see it. */
   async function load(executor: Db, actor: Actor, id: string, action: Action): Promise<Webhook> {
     const webhook = await findWebhook(executor, actor.principal.orgId, id);
-    if (!webhook) throw notFound('Webhook');
-    try {
-      await requireProject(executor, actor, webhook.project_id, action);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'not_found') throw notFound('Webhook');
-      throw error;
-    }
-    return webhook;
+    return (await requireProjectResource(executor, actor, { name: 'Webhook', row: webhook }, action)).row;
   }
 
   const target = (webhook: Webhook) => ({ type: 'webhook', id: webhook.id, label: webhook.url });
