@@ -16,7 +16,7 @@ import type { Db } from '../../store/db.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { emitRunEnd, finishRunWithEvents, type RunOutcome } from './run-events.ts';
-import type { RunKinds } from './run-kinds.ts';
+import { type RunKinds, touchedConnectionIds } from './run-kinds.ts';
 import { requesterRefusal } from './run-requester.ts';
 import {
   claimRun,
@@ -156,8 +156,15 @@ export function createRunExecutor(deps: {
   }
 
   async function work(run: Run, handler: RunHandler, startedMs: number): Promise<void> {
+    const touched = deps.kinds.get(run.kind)?.touches(run.params);
     const span = tracer.startSpan(`run ${run.kind}`, {
-      attributes: { 'dbops.run.id': run.id, 'dbops.run.kind': run.kind, 'dbops.project.id': run.project_id },
+      attributes: {
+        'dbops.run.id': run.id,
+        'dbops.run.kind': run.kind,
+        'dbops.project.id': run.project_id,
+        // The statements on targets under this span are on these connections.
+        ...(touched && { 'dbops.connection.ids': touchedConnectionIds(touched) }),
+      },
     });
     const runContext: RunContext = {
       async progress(done, total) {
