@@ -219,6 +219,7 @@ export async function compose(options: ComposeOptions): Promise<Composition> {
     for (const module of modules) {
       for (const registration of module.runKinds ?? []) runKinds.add(registration);
       for (const source of module.eventSources ?? []) events.addSource(source);
+      if (module.ownedTables) connections.addOwnedTables(module.ownedTables);
       if (module.close) closers.push(() => module.close?.());
     }
 

@@ -16,6 +16,7 @@ import type { AuditService } from './audit/audit.service.ts';
 import type { AuthService } from './auth/auth.service.ts';
 import type { TwoFactorService } from './auth/two-factor.service.ts';
 import type { ConnectionsService } from './connections/connections.service.ts';
+import type { OwnedTables } from './connections/owned-tables.ts';
 import type { Resolver } from './connections/target-guard.ts';
 import type { EventSource, EventsService } from './events/events.service.ts';
 import type { OrgsService } from './orgs/orgs.service.ts';
@@ -144,6 +145,8 @@ export interface Module {
   /** Which of its audited changes are those events (src/modules/events/events.service.ts). */
   eventSources?: EventSource[];
   commands?: Command[];
+  /** The tables it keeps inside target databases, dropped with their connection. */
+  ownedTables?: OwnedTables;
   /** Releases what the module holds beyond the shared services. */
   close?(): Promise<void>;
 }

@@ -14,8 +14,6 @@ import type { Db } from '../../store/db.ts';
 import { type PageRequest, paginate } from '../../store/paging.ts';
 import type { Connection, ConnectionDialect, Environment, SslMode } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { backupTablesOf } from '../patches/patch-images.ts';
-import { patchesWithBackupsOf } from '../patches/patches.repo.ts';
 import { requireProject } from '../projects/projects.access.ts';
 import type { ConnectionPools, Endpoint, PoolTarget } from './connection-pools.ts';
 import { requireConnection } from './connections.access.ts';
@@ -31,6 +29,7 @@ import {
 } from './connections.repo.ts';
 import type { ConnectionView } from './connections.schemas.ts';
 import { passwordMovingChanges, passwordRequiredMessage } from './endpoint-change.ts';
+import { createOwnedTablesRegistry } from './owned-tables.ts';
 import type { TargetGuard } from './target-guard.ts';
 
 /** The secret box purpose of connection passwords: a sealed value cannot be reused elsewhere. */
@@ -131,6 +130,7 @@ export function createConnectionsService(deps: {
   now: () => Date;
 }) {
   const { db, audit, box, pools, guard, now } = deps;
+  const ownedTables = createOwnedTablesRegistry();
 
   /** The connection as handed out; `driftPending` is its drift badge (read with it, or apart). */
   function viewOf(connection: Connection, driftPending = false): ConnectionView {
@@ -343,14 +343,17 @@ export function createConnectionsService(deps: {
       return viewOf(updated, await hasPendingDrift(db, id));
     },
 
+    /** Where a module declares the tables it keeps in target databases (see owned-tables.ts). */
+    addOwnedTables: ownedTables.add,
+
     /**
-     * Deletes the connection with its patches. The backup tables those patches keep in its database
-     * are dbops's own, of no use without their records: they are dropped first when the database
-     * can be reached, else named in the audit entry for someone to drop.
+     * Deletes the connection with what hangs off it (its patches…). The tables the modules keep in
+     * its database are dbops's own, of no use without their records: they are dropped first when
+     * the database can be reached, else named in the audit entry for someone to drop.
      */
     async remove(actor: Actor, id: string): Promise<void> {
       const { connection: found } = await requireConnection(db, actor, id, 'connection.delete');
-      const tables = (await patchesWithBackupsOf(db, id)).flatMap((p) => backupTablesOf(found.dialect, p));
+      const tables = await ownedTables.of(db, found);
       let backupsLeft: string[] = [];
       if (tables.length > 0)
         await withTarget(found, (handle) =>

@@ -5,9 +5,11 @@ import type { Module, Shared } from '../module.ts';
 import { connectionParam } from '../runs/run-kinds.ts';
 import { createSnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
 import { BACKUP_RETENTION_JOB, createBackupRetention } from './backup-retention.ts';
+import { backupTablesOf } from './patch-images.ts';
 import { createPatchInterrupted } from './patch-interrupted.ts';
 import { PatchExecuteParams, PatchRollbackParams } from './patch-run-deps.ts';
 import { createPatchRunHandlers } from './patch-runs.ts';
+import { patchesWithBackupsOf } from './patches.repo.ts';
 import { registerPatchesRoutes } from './patches.routes.ts';
 import { createPatchesService } from './patches.service.ts';
 
@@ -50,6 +52,13 @@ export function patchesModule(shared: Shared): Module {
       },
     ],
     events: ['patch.executed', 'patch.failed', 'patch.rolled_back', 'run.failed'],
+    // The backups of a connection's patches live in its database.
+    ownedTables: {
+      of: async (db, connection) =>
+        (await patchesWithBackupsOf(db, connection.id)).flatMap((patch) =>
+          backupTablesOf(connection.dialect, patch),
+        ),
+    },
     schedules: [
       {
         name: BACKUP_RETENTION_JOB,
