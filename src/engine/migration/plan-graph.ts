@@ -11,6 +11,7 @@
 import { type ColumnModel, type TableModel, tableKey } from '../schema/model.ts';
 import { type DependencyRef, dependencyKey, objectKey } from '../schema/objects.ts';
 import type { MigrationOperation } from './operations.ts';
+import { type ExtraEdges, splitRoutineUses } from './plan-cycles.ts';
 
 interface OperationEdges {
   /** Keys (dependencyKey form, `col:` for a column) of the objects the operation creates. */
@@ -218,16 +219,25 @@ class ReadyQueue {
   }
 }
 
-/**
- * The operations reordered so that each creation follows the creations of what it reads and each
- * drop precedes the drops of what it read; otherwise in their given order. The members of a cycle
- * (objects that read one another) keep their given order among themselves.
- */
-export function orderByDependencies(
+interface Graph {
+  successors: number[][];
+  component: number[];
+  creators: Map<string, number[]>;
+  droppers: Map<string, number[]>;
+}
+
+function buildGraph(
   operations: MigrationOperation[],
-  descendants: Descendants = new Map(),
-): MigrationOperation[] {
-  const edges = operations.map((op) => edgesOf(op, descendants));
+  descendants: Descendants,
+  extra: ExtraEdges,
+): Graph | null {
+  const edges = operations.map((op) => {
+    const edge = edgesOf(op, descendants);
+    const more = extra.get(op);
+    return more
+      ? { ...edge, needs: [...edge.needs, ...more.needs], held: [...edge.held, ...more.held] }
+      : edge;
+  });
   const creators = new Map<string, number[]>();
   const droppers = new Map<string, number[]>();
   const index = (map: Map<string, number[]>, key: string, at: number) => {
@@ -239,7 +249,7 @@ export function orderByDependencies(
     for (const key of edge.creates) index(creators, key, at);
     for (const key of edge.drops) index(droppers, key, at);
   });
-  if (creators.size === 0 && droppers.size === 0) return operations;
+  if (creators.size === 0 && droppers.size === 0) return null;
 
   const successors: number[][] = operations.map(() => []);
   const link = (first: number, then: number) => {
@@ -254,10 +264,35 @@ export function orderByDependencies(
       if (key.startsWith('col:') || !creators.has(key))
         for (const drop of droppers.get(key) ?? []) link(at, drop);
   });
+  return { successors, component: stronglyConnected(successors), creators, droppers };
+}
 
+/**
+ * The operations reordered so that each creation follows the creations of what it reads and each
+ * drop precedes the drops of what it read; otherwise in their given order. A table and a function
+ * that read each other are split apart (plan-cycles.ts); the members of any other cycle keep their
+ * given order among themselves.
+ */
+export function orderByDependencies(
+  operations: MigrationOperation[],
+  descendants: Descendants = new Map(),
+): MigrationOperation[] {
+  let ops = operations;
+  let graph = buildGraph(ops, descendants, new Map());
+  if (graph === null) return operations;
+  const first = graph;
+  const split = splitRoutineUses(ops, (at, routine) => {
+    const others =
+      ops[at]!.kind === 'create_table' ? first.creators.get(routine) : first.droppers.get(routine);
+    return (others ?? []).some((other) => first.component[other] === first.component[at]);
+  });
+  if (split !== null) {
+    ops = split.operations;
+    graph = buildGraph(ops, descendants, split.extra)!;
+  }
+  const { successors, component } = graph;
   // A cycle keeps the given order among its members: its edges inside it are left out.
-  const component = stronglyConnected(successors);
-  const waiting = new Array<number>(operations.length).fill(0);
+  const waiting = new Array<number>(ops.length).fill(0);
   successors.forEach((list, at) => {
     successors[at] = list.filter((then) => component[then] !== component[at]);
     for (const then of successors[at]!) waiting[then]! += 1;
@@ -269,39 +304,12 @@ export function orderByDependencies(
   });
   while (ready.size > 0) {
     const at = ready.pop();
-    out.push(operations[at]!);
+    out.push(ops[at]!);
     for (const then of successors[at]!) {
       waiting[then]! -= 1;
       if (waiting[then] === 0) ready.push(then);
     }
   }
-  return out;
-}
-
-/** Every table's descendants (partitions and inheritance children, at any depth), by table key. */
-export function descendantsOf(tables: TableModel[]): Descendants {
-  const children = new Map<string, Set<string>>();
-  for (const table of tables) {
-    const parents = [
-      ...(table.inherits ?? []),
-      ...(table.partitioning?.parent ? [table.partitioning.parent] : []),
-    ];
-    for (const parent of parents) {
-      const list = children.get(tableKey(parent)) ?? new Set<string>();
-      list.add(tableKey(table));
-      children.set(tableKey(parent), list);
-    }
-  }
-  const out: Descendants = new Map();
-  const collect = (key: string, seen: Set<string>) => {
-    for (const child of children.get(key) ?? [])
-      if (!seen.has(child)) {
-        seen.add(child);
-        collect(child, seen);
-      }
-    return seen;
-  };
-  for (const key of children.keys()) out.set(key, [...collect(key, new Set())]);
   return out;
 }
 
@@ -352,4 +360,31 @@ function stronglyConnected(successors: number[][]): number[] {
     }
   }
   return component;
+}
+
+/** Every table's descendants (partitions and inheritance children, at any depth), by table key. */
+export function descendantsOf(tables: TableModel[]): Descendants {
+  const children = new Map<string, Set<string>>();
+  for (const table of tables) {
+    const parents = [
+      ...(table.inherits ?? []),
+      ...(table.partitioning?.parent ? [table.partitioning.parent] : []),
+    ];
+    for (const parent of parents) {
+      const list = children.get(tableKey(parent)) ?? new Set<string>();
+      list.add(tableKey(table));
+      children.set(tableKey(parent), list);
+    }
+  }
+  const out: Descendants = new Map();
+  const collect = (key: string, seen: Set<string>) => {
+    for (const child of children.get(key) ?? [])
+      if (!seen.has(child)) {
+        seen.add(child);
+        collect(child, seen);
+      }
+    return seen;
+  };
+  for (const key of children.keys()) out.set(key, [...collect(key, new Set())]);
+  return out;
 }

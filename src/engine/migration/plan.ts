@@ -21,6 +21,11 @@
 // 13. sequences attached to their owning column; comments, trigger states
 // 14. drops last: tables (children first), then columns (each after its backup when `backup_drops`),
 //     functions, sequences, enums, extensions, schemas.
+// Then the order is corrected by what depends on what (plan-graph.ts): the catalog's dependency
+// edges put a function returning a table's rows after the table, a caller after its callee in
+// another schema, a reader of a retyped column after the ALTER, and every drop before the drops
+// of what its object read; a table and the function its default calls, which read each other, are
+// split as pg_dump splits them (plan-cycles.ts).
 // PostgreSQL adjustments after the phases: INHERIT after the child's keys and checks; a serial's
 // sequence dropped right before its column's ADD IDENTITY (and one created back right after DROP
 // IDENTITY), so the names match; stored generated columns stepping aside around a retype of what
