@@ -2,8 +2,44 @@
 // counts each organization's entries from 1 without gaps, `prev_hash` and `hash` link them. The
 // store-wide order of 0013 stays as `position` (entries of one transaction share their time). The
 // entries already written are chained here, in the order they were listed until now.
+//
+// The hash is computed by a frozen copy of the chain's rules as they stood when this migration was
+// written: a migration must give the same result whatever the live code becomes (a later change
+// to the audit module's hashing would be a new migration, re-chaining with its own rules).
+import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { entryHash, GENESIS } from '../../modules/audit/audit-chain.ts';
+
+const GENESIS = '0'.repeat(64);
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}
+
+/** An entry's hash: its fields but the redactable labels, as canonical JSON, under SHA-256. */
+function entryHash(entry: Omit<Row, 'id'> & { seq: number; prev_hash: string }): string {
+  const { created_at, ...fields } = entry;
+  const hashed = {
+    seq: fields.seq,
+    org_id: fields.org_id,
+    at: created_at.toISOString(),
+    actor_type: fields.actor_type,
+    actor_id: fields.actor_id,
+    api_key_id: fields.api_key_id,
+    action: fields.action,
+    target_type: fields.target_type,
+    target_id: fields.target_id,
+    project_id: fields.project_id,
+    outcome: fields.outcome,
+    details: fields.details,
+    prev_hash: fields.prev_hash,
+  };
+  return createHash('sha256').update(canonicalJson(hashed)).digest('hex');
+}
 
 interface Row {
   id: string;
