@@ -27,6 +27,13 @@ const SUMMARY: Record<TargetErrorCause, string> = {
   other: 'The database reported an error',
 };
 
+/**
+ * The response header of a 502 that carries the cause's code, for clients that act on it (the web
+ * application never retries an authentication failure by itself: a login tried again and again
+ * trips the lockout of the database server or of a fail2ban in front of it).
+ */
+export const TARGET_ERROR_HEADER = 'X-Target-Error-Cause';
+
 export class TargetError extends Error {
   override readonly cause: TargetErrorCause;
   /** SQLSTATE, MySQL error symbol or Node error code, when there was one. */

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pgAvailable, reportSkipped, testPgUrl } from '../../../test/support/databases.ts';
+import { mysqlAvailable, testMysqlUrl } from '../../../test/support/mysql.ts';
 import { freePort, refusingPgServer, silentServer, targetConfig } from '../../../test/support/targets.ts';
 import { TargetError } from '../errors.ts';
 import { postgresDialect } from './postgres.dialect.ts';
@@ -121,6 +122,23 @@ describe('PostgreSQL connection failures without a server', () => {
     expect(result).toMatchObject({ ok: false, server_version: null, error: { cause: 'unreachable' } });
     expect(result.latency_ms).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(result)).not.toContain(PASSWORD);
+  });
+});
+
+describe.skipIf(!(await mysqlAvailable()))('a PostgreSQL connection pointed at a MySQL server', () => {
+  it('is unreachable with a hint at the port, not a protocol message alone', async () => {
+    const mysql = new URL(testMysqlUrl);
+    const error = await openError(
+      targetConfig('postgres://u@127.0.0.1/db', {
+        host: mysql.hostname,
+        port: Number(mysql.port || 3306),
+        password: PASSWORD,
+      }),
+    );
+    expect(error.cause).toBe('unreachable');
+    expect(error.message).toMatch(
+      /^The server is unreachable: the server at this host and port did not answer as PostgreSQL does \(is it another kind of server, such as MySQL/,
+    );
   });
 });
 

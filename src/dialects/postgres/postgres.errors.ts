@@ -2,7 +2,9 @@
 // error code. What remains are errors `pg` raises itself without a code (the server closed the
 // socket, refused TLS); those are classified by where they happened: during connection set-up with
 // TLS requested they are a TLS failure (the server answered "no TLS" or cut the handshake), during
-// set-up after the connect timeout has elapsed they are a timeout, otherwise a lost connection.
+// set-up after the connect timeout has elapsed they are a timeout, during set-up otherwise the sign of
+// another protocol at that port (a MySQL server's greeting read as PostgreSQL messages), and after
+// set-up a lost connection.
 import pg from 'pg';
 import {
   classifySocketCode,
@@ -21,6 +23,10 @@ export interface PgErrorContext {
   connectTimeoutMs?: number;
   password: string;
 }
+
+/** The hint for a server that does not speak PostgreSQL's protocol (most often a MySQL port). */
+const NOT_POSTGRES =
+  'the server at this host and port did not answer as PostgreSQL does (is it another kind of server, such as MySQL or MariaDB on 3306?)';
 
 export function classifySqlState(code: string): TargetErrorCause {
   switch (code) {
@@ -63,6 +69,10 @@ export function classifyPgError(error: unknown, context: PgErrorContext): Target
   )
     cause = 'timeout';
   else if (context.phase === 'connect' && context.tls) cause = 'tls';
-  else cause = 'connection_lost';
+  else if (context.phase === 'connect') {
+    // In time, without TLS, before any PostgreSQL answer: what listens there speaks another protocol.
+    cause = 'unreachable';
+    return new TargetError(cause, targetMessage(cause, `${NOT_POSTGRES}: ${detail}`, context.password), null);
+  } else cause = 'connection_lost';
   return new TargetError(cause, targetMessage(cause, detail, context.password), code ?? null);
 }

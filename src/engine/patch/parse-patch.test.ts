@@ -31,13 +31,22 @@ describe.each(['postgresql', 'mysql'] as const)('parsePatch (%s)', (dialect) => 
   it('refuses DDL hidden after DML, naming the statement', async () => {
     const result = await parsePatch(dialect, 'UPDATE people SET name = 1 WHERE id = 1; DROP TABLE people');
     expect(result).toMatchObject({ ok: false, index: 1 });
-    if (!result.ok) expect(result.message).toMatch(/Statement 1/);
+    if (!result.ok) expect(result.message).toMatch(/^Statement 2: /);
   });
 
   it('refuses SELECT and unparseable text', async () => {
     expect((await parsePatch(dialect, 'SELECT 1')).ok).toBe(false);
     expect((await parsePatch(dialect, 'UPDATE people SET WHERE')).ok).toBe(false);
     expect((await parsePatch(dialect, '   ')).ok).toBe(false);
+  });
+
+  it('says where the SQL stops parsing: line and column, from 1', async () => {
+    const result = await parsePatch(
+      dialect,
+      "UPDATE people SET name = 'x' WHERE id = 1;\nUPDATE people SETT name = 1 WHERE id = 2",
+    );
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toMatch(/^The SQL does not parse at line 2, column 20: /);
   });
 
   it('refuses UPDATE and DELETE without WHERE unless the full table is allowed', async () => {

@@ -97,6 +97,15 @@ function pgRangeName(range: Record<string, unknown> | undefined): string | null 
   return schema ? `${schema}.${rel}` : rel;
 }
 
+/** The parser's refusal with where it stopped (line and column from 1), when the parser says. */
+function unparsed(text: string, offset: number | undefined, why: string | undefined): string {
+  if (offset === undefined) return `The SQL does not parse: ${why}`;
+  const before = text.slice(0, offset).split('\n');
+  const line = before.length;
+  const column = (before.at(-1) ?? '').length + 1;
+  return `The SQL does not parse at line ${line}, column ${column}: ${why}`;
+}
+
 async function rawPostgres(text: string): Promise<Raw[] | { index: number; message: string }> {
   loading ??= loadModule();
   await loading;
@@ -104,7 +113,13 @@ async function rawPostgres(text: string): Promise<Raw[] | { index: number; messa
   try {
     result = parseSync(text) as unknown as typeof result;
   } catch (error) {
-    return { index: 0, message: `The SQL does not parse: ${errorMessage(error)}` };
+    // libpg-query's cursor is a byte offset into the text.
+    const offset = (error as { sqlDetails?: { cursorPosition?: unknown } }).sqlDetails?.cursorPosition;
+    const at =
+      typeof offset === 'number'
+        ? Buffer.from(text, 'utf8').subarray(0, offset).toString('utf8').length
+        : undefined;
+    return { index: 0, message: unparsed(text, at, errorMessage(error)) };
   }
   const bytes = Buffer.from(text, 'utf8');
   return (result.stmts ?? []).map((entry) => {
@@ -172,7 +187,11 @@ function rawMysql(text: string): Raw[] | { index: number; message: string } {
   try {
     ast = parser.astify(text, { database: 'MariaDB' }) as unknown as MysqlAst | MysqlAst[];
   } catch (error) {
-    return { index: 0, message: `The SQL does not parse: ${errorMessage(error)}` };
+    const offset = (error as { location?: { start?: { offset?: unknown } } }).location?.start?.offset;
+    return {
+      index: 0,
+      message: unparsed(text, typeof offset === 'number' ? offset : undefined, errorMessage(error)),
+    };
   }
   const list = (Array.isArray(ast) ? ast : [ast]).filter((node) => node && typeof node === 'object');
   return list.map((node) => {
@@ -221,7 +240,11 @@ export async function parsePatch(
   if (raw.length === 0) return { ok: false, index: 0, message: 'The patch has no statement' };
   const statements: PatchStatement[] = [];
   for (const [index, statement] of raw.entries()) {
-    const refuse = (why: string): PatchParse => ({ ok: false, index, message: `Statement ${index}: ${why}` });
+    const refuse = (why: string): PatchParse => ({
+      ok: false,
+      index,
+      message: `Statement ${index + 1}: ${why}`,
+    });
     if (statement.kind === null)
       return refuse(`${statement.what} is not allowed in a patch; only UPDATE, DELETE and INSERT are`);
     if (statement.hasWith) return refuse('a WITH clause is not allowed in a patch');

@@ -72,7 +72,7 @@ export async function createMissingTables(input: {
   const applied = await input.handle.apply(migration.statements);
   if (applied.failed)
     throw new RunFailed(
-      `Creating the missing tables failed at statement ${applied.failed.index} (${migration.statements[applied.failed.index]?.sql}): ${applied.failed.error.message}; nothing was copied`,
+      `Creating the missing tables failed at statement ${applied.failed.index + 1} (${migration.statements[applied.failed.index]?.sql}): ${applied.failed.error.message}; nothing was copied`,
       { tables_created: [] },
     );
   return translated.map(displayName);

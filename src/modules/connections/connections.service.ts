@@ -5,7 +5,7 @@ import { randomUUID, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, forbidden, invalid } from '../../core/errors.ts';
-import { TargetError } from '../../dialects/errors.ts';
+import { TARGET_ERROR_HEADER, TargetError } from '../../dialects/errors.ts';
 import { maskSecret, type TargetHandle, type TestResult } from '../../dialects/index.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import { decide, isOrgAdmin } from '../../security/policy.ts';
@@ -189,11 +189,16 @@ export function createConnectionsService(deps: {
     };
   }
 
-  /** A target failure as the API's 502: names the connection and the cause, never the password. */
+  /**
+   * A target failure as the API's 502: names the connection and the cause in words (the message
+   * starts with it), never the password. The cause's code travels in a header, so that a client can
+   * tell a refused login, which must not be tried again on its own, from a failure worth one retry.
+   */
   function unavailable(connection: Connection, error: TargetError, password: string): AppError {
     return new AppError(
       'target_unavailable',
-      `Connection "${connection.name}" (${connection.id}) failed: ${error.cause}: ${maskSecret(error.message, password)}`,
+      `Connection "${connection.name}" failed: ${maskSecret(error.message, password)}`,
+      { [TARGET_ERROR_HEADER]: error.cause },
     );
   }
 

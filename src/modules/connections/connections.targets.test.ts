@@ -61,7 +61,8 @@ describe('connections', () => {
       const schema = await suite.owner.get(`${BASE}/${refused.id}/schema`);
       expect(schema.status).toBe(502);
       expect(schema.body.detail).toContain(refused.name);
-      expect(schema.body.detail).toContain('authentication_failed');
+      expect(schema.body.detail).toContain(`Connection "${refused.name}" failed: Authentication failed: `);
+      expect(schema.headers['x-target-error-cause']).toBe('authentication_failed');
       expect(schema.body.detail).toContain('***');
     } finally {
       await server.close();
@@ -78,7 +79,10 @@ describe('connections', () => {
     const closed = await closedPortConnection(suite.owner, { name: 'Down' });
     const response = await suite.owner.get(`${BASE}/${closed.id}/schema`);
     expect(response.status).toBe(502);
-    expect(response.body.detail).toMatch(/^Connection "Down" \([0-9a-f-]{36}\) failed: unreachable: /);
+    // The connection by its name, the cause in words once, no id (a person reads this).
+    expect(response.body.detail).toMatch(/^Connection "Down" failed: The server is unreachable: /);
+    expect(response.body.detail).not.toContain(closed.id);
+    expect(response.headers['x-target-error-cause']).toBe('unreachable');
   });
 
   describe('on PostgreSQL', { skip: !pgUp }, () => {
@@ -211,7 +215,7 @@ describe('connections', () => {
         expect(tested.body).toMatchObject({ ok: true });
         const schema = await suite.owner.get(`${BASE}/${id}/schema`);
         expect(schema.status).toBe(502);
-        expect(schema.body.detail).toMatch(/^Connection "Flaky" .* failed: connection_lost: /);
+        expect(schema.body.detail).toMatch(/^Connection "Flaky" failed: The connection was lost: /);
         expect(responseText(schema)).not.toContain(secret);
         const snapshot = await suite.owner.post(`${BASE}/${id}/snapshots`);
         expect(snapshot.status).toBe(502);
@@ -236,7 +240,8 @@ describe('connections', () => {
       });
       const schema = await suite.owner.get(`${BASE}/${created.body.id}/schema`);
       expect(schema.status).toBe(502);
-      expect(schema.body.detail).toContain('unknown_database');
+      expect(schema.body.detail).toContain('failed: The database does not exist: ');
+      expect(schema.headers['x-target-error-cause']).toBe('unknown_database');
     });
   });
 
@@ -351,7 +356,8 @@ describe('connections', () => {
         ).body.id;
         const schema = await suite.owner.get(`${BASE}/${id}/schema`);
         expect(schema.status).toBe(502);
-        expect(schema.body.detail).toContain('permission_denied');
+        expect(schema.body.detail).toContain('failed: Permission denied: ');
+        expect(schema.headers['x-target-error-cause']).toBe('permission_denied');
         expect((await suite.owner.post(`${BASE}/${id}/snapshots`)).status).toBe(502);
         expect((await suite.owner.get(`${BASE}/${id}/snapshots`)).body.total).toBe(0);
       } finally {

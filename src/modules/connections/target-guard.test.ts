@@ -238,7 +238,8 @@ describe('the guard through the API', () => {
       });
       const schema = await owner.get(`${BASE}/${created.body.id}/schema`);
       expect(schema.status).toBe(502);
-      expect(schema.body.detail).toContain('permission_denied');
+      expect(schema.body.detail).toContain('failed: Address refused: ');
+      expect(schema.headers['x-target-error-cause']).toBe('permission_denied');
       expect((await owner.post(`${BASE}/${created.body.id}/snapshots`)).status).toBe(502);
       expect(watched.opened).toEqual([]);
       expect(watched.tested).toEqual([]);

@@ -187,7 +187,8 @@ for (const engine of engines) {
         });
         const schema = await owner.get(`/api/v1/connections/${created.body.id}/schema`);
         expect(schema.status).toBe(502);
-        expect(schema.body.detail).toContain('permission_denied');
+        expect(schema.body.detail).toContain('failed: Address refused: ');
+        expect(schema.headers['x-target-error-cause']).toBe('permission_denied');
         expect(dns.asked).toEqual([moved, moved, moved]);
         expect(watched.tested).toEqual([]);
         expect(watched.opened).toEqual([]);

@@ -188,7 +188,10 @@ describe('drift jobs', { skip: !pgUp }, () => {
       drift: 1,
       new_reports: 0,
       errors: [
-        { connection_id: downId, error: expect.stringMatching(/^Connection "down" .* failed: unreachable/) },
+        {
+          connection_id: downId,
+          error: expect.stringMatching(/^Connection "down" failed: The server is unreachable/),
+        },
       ],
     });
     const [failedRun] = await driftRunsOf(t, downId);

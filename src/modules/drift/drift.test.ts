@@ -137,7 +137,7 @@ describe('drift detection', () => {
     const id = await connect(`postgres://app@127.0.0.1:${await freePort()}/app`, { name: 'Down' });
     const response = await owner.get(`${API}/connections/${id}/drift`);
     expect(response.status).toBe(502);
-    expect(response.body.detail).toMatch(/^Connection "Down" .* failed: unreachable/);
+    expect(response.body.detail).toMatch(/^Connection "Down" failed: The server is unreachable/);
     const check = await owner.post(`${API}/connections/${id}/drift/check`);
     expect(check.status).toBe(502);
     const snapshots = await t.store.db.selectFrom('snapshots').where('connection_id', '=', id).execute();

@@ -164,7 +164,7 @@ export function createMigrationRunHandlers(deps: {
     if (result.failed !== null) {
       await updateMigration(db, migration.id, { ...failedBy(kind), backup_tables, updated_at: now() });
       throw new RunFailed(
-        `Statement ${result.failed.index} failed (${result.failed.error.kind}): ${result.failed.error.message}`,
+        `Statement ${result.failed.index + 1} failed (${result.failed.error.kind}): ${result.failed.error.message}`,
         report,
       );
     }

@@ -126,11 +126,17 @@ export function createMigrationsService(deps: {
   const connectionIn = (actor: Actor, projectId: string, id: string, field: string) =>
     requireBodyConnection(db, actor, projectId, id, 'migration.compare', field);
 
-  function event(action: string, migration: SchemaMigration, details?: Record<string, unknown>) {
+  /** The audit entry names the migration by the connection it changes, as a person reads the log. */
+  function event(
+    action: string,
+    migration: SchemaMigration,
+    target: Connection,
+    details?: Record<string, unknown>,
+  ) {
     return {
       action,
       projectId: migration.project_id,
-      target: { type: 'migration', id: migration.id, label: migration.target_connection_id },
+      target: { type: 'migration', id: migration.id, label: `Migration of ${target.name}` },
       details,
     };
   }
@@ -168,7 +174,7 @@ export function createMigrationsService(deps: {
       contentHash: contentHash(sql, migration.target_schema_hash),
       total,
       unit: 'statements',
-      audit: event(applying ? 'migration.apply' : 'migration.rollback', migration),
+      audit: event(applying ? 'migration.apply' : 'migration.rollback', migration, target),
       lock: async (trx) => {
         const locked = await lockMigration(trx, migration.id);
         if (
@@ -240,7 +246,7 @@ export function createMigrationsService(deps: {
         await audit.record(
           trx,
           actor,
-          event('migration.compare', migration, {
+          event('migration.compare', migration, target, {
             source_connection_id: source.id,
             statements: plan.statements.length,
             lint_warnings: lint.length,
@@ -290,7 +296,7 @@ export function createMigrationsService(deps: {
         await audit.record(
           trx,
           actor,
-          event('migration.update', updated, {
+          event('migration.update', updated, target, {
             statements: analyzed.statements.length,
             lint_warnings: lint.length,
             approvals_voided: voided,

@@ -131,6 +131,11 @@ describe('schema migrations', () => {
         expect(migration.lint_warnings.map((w: { rule: string }) => w.rule)).toContain('drop-column');
         expect(migration.rollback_sql).not.toBeNull();
 
+        // The audit log names what was compared by the connection it changes, not by an id.
+        const audited = await owner.get(`${API}/audit?project_id=${projectId}&action=migration.compare`);
+        const entry = audited.body.items.find((e: { target_id: string }) => e.target_id === migration.id);
+        expect(entry.target_label).toBe(`Migration of ${targetName}`);
+
         const listed = await owner.get(`${API}/projects/${projectId}/migrations`);
         expect(listed.body.items.map((m: { id: string }) => m.id)).toContain(migration.id);
         expect((await owner.post(`${API}/migrations/${migration.id}/rollback`)).status).toBe(409);

@@ -6,6 +6,7 @@
 // `executed` and a snapshot of the connection is taken.
 
 import { AppError, conflict, notFound } from '../../core/errors.ts';
+import { countOf } from '../../core/plural.ts';
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { dialects } from '../../dialects/index.ts';
@@ -54,11 +55,13 @@ function refreshStatements(
   return statements.map((statement) => {
     const keyed = keyOnModel(statement, model);
     if (!keyed)
-      throw new PatchNoLongerFits(`Statement ${statement.index}: table ${statement.table} does not exist`);
+      throw new PatchNoLongerFits(
+        `Statement ${statement.index + 1}: table ${statement.table} does not exist`,
+      );
     const { table, verdict } = keyed;
     if (!verdict.reversible && !allowIrreversible)
       throw new PatchNoLongerFits(
-        `Statement ${statement.index} cannot be rolled back (${verdict.reason}); send allow_irreversible: true to execute it anyway`,
+        `Statement ${statement.index + 1} cannot be rolled back (${verdict.reason}); send allow_irreversible: true to execute it anyway`,
       );
     return {
       ...statement,
@@ -147,7 +150,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
               const total = counts.affected.reduce((a, b) => a + b, 0);
               if (expected !== undefined && total !== expected)
                 throw new ExpectedRowsMismatch(
-                  `The statements affect ${total} rows, not the ${expected} expected: nothing was changed`,
+                  `The statements affect ${countOf(total, 'row')}, not the ${expected} expected: nothing was changed`,
                   counts.affected,
                 );
               return counts;

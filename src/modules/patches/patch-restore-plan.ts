@@ -45,13 +45,13 @@ export function restorePlan(
 ): RestorePlan {
   const { columns, xid, force, laterDeletes, fixed = [] } = options;
   const key = statement.key;
-  if (!key) throw new Error(`Statement ${statement.index} has no key to be rolled back by`);
+  if (!key) throw new Error(`Statement ${statement.index + 1} has no key to be rolled back by`);
   const sql = dialects[dialect];
   const versions = sql.capabilities.rowVersions;
   // Undefined without row versions; null when the patch's transaction is not one.
   const writtenByVersion = versions === null ? undefined : versions.writtenBy('t', xid ?? '');
   if (writtenByVersion === null)
-    throw new Error(`Statement ${statement.index}: the transaction of the patch is not known`);
+    throw new Error(`Statement ${statement.index + 1}: the transaction of the patch is not known`);
   const q = sql.quoteIdent;
   const table = statement.table_sql;
   const keyEq = key.map((c) => `t.${q(c)} = b.${q(c)}`).join(' AND ');

@@ -9,6 +9,7 @@
 // dialect may not (only the table's owner may), the verification reports the rows a trigger changed.
 
 import { AppError, conflict, notFound } from '../../core/errors.ts';
+import { countOf } from '../../core/plural.ts';
 import { TargetError } from '../../dialects/errors.ts';
 import { dialects } from '../../dialects/index.ts';
 import { findTable } from '../../engine/patch/rollback-key.ts';
@@ -99,7 +100,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
               const unequal = fired ? Number((await tx.query(plan.verify)).rows[0]?.n ?? 0) : 0;
               if (unequal > 0)
                 warnings.push(
-                  `Statement ${plan.index}: ${unequal} rows of ${plan.table} are not as before the patch after the restore (a trigger?)`,
+                  `Statement ${plan.index + 1}: ${countOf(unequal, 'row')} of ${plan.table} ${unequal === 1 ? 'is' : 'are'} not as before the patch after the restore (a trigger?)`,
                 );
               restored.push({ index: plan.index, rows, unequal_rows: unequal });
               await context.progress(done + 1, plans.length);
@@ -112,7 +113,10 @@ export function createPatchRollback(deps: PatchRunDeps) {
     } catch (error) {
       if (error instanceof RollbackConflicts)
         return back(
-          `${error.conflicts.reduce((n, c) => n + c.keys.length, 0)} rows changed since the patch; nothing was restored (force: true overwrites them)`,
+          `${countOf(
+            error.conflicts.reduce((n, c) => n + c.keys.length, 0),
+            'row',
+          )} changed since the patch; nothing was restored (force: true overwrites them)`,
           { conflicts: error.conflicts, restored: false },
         );
       if (error instanceof PatchNoLongerFits) return back(error.message, { restored: false });
@@ -145,10 +149,12 @@ export function planFor(
 ): RestorePlan & { hasTriggers: boolean } {
   const table = findTable(model, statement.table);
   if (!table)
-    throw new PatchNoLongerFits(`Statement ${statement.index}: table ${statement.table} no longer exists`);
+    throw new PatchNoLongerFits(
+      `Statement ${statement.index + 1}: table ${statement.table} no longer exists`,
+    );
   if (!statement.reversible || !statement.key)
     throw new PatchNoLongerFits(
-      `Statement ${statement.index} cannot be rolled back: ${statement.irreversible_reason ?? 'it was executed without a rollback key'}`,
+      `Statement ${statement.index + 1} cannot be rolled back: ${statement.irreversible_reason ?? 'it was executed without a rollback key'}`,
     );
   if (dialects[dialect].capabilities.rowVersions !== null && options.xid === null)
     throw new PatchNoLongerFits(
@@ -159,7 +165,7 @@ export function planFor(
   const missing = statement.key.filter((c) => !now.has(c));
   if (missing.length > 0)
     throw new PatchNoLongerFits(
-      `Statement ${statement.index}: key column ${missing.join(', ')} of ${statement.table} no longer exists`,
+      `Statement ${statement.index + 1}: key column ${missing.join(', ')} of ${statement.table} no longer exists`,
     );
   const hasTriggers = model.unmanaged.some(
     (u) => u.kind === 'trigger' && u.table === table.name && u.schema === table.schema,

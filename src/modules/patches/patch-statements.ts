@@ -35,7 +35,7 @@ export function keyedStatements(statements: PatchStatement[], model: SchemaModel
       const other = notATable(model, statement.table);
       throw invalid(
         ['body', 'sql'],
-        `Statement ${statement.index}: ${other ? `${statement.table} is a ${other.replace('_', ' ')}; a patch changes tables` : `table ${statement.table} does not exist`}`,
+        `Statement ${statement.index + 1}: ${other ? `${statement.table} is a ${other.replace('_', ' ')}; a patch changes tables` : `table ${statement.table} does not exist`}`,
         'invalid_patch',
       );
     }

@@ -326,7 +326,7 @@ describe.skipIf(!corpusUp)('data patches on the corpus schemas', () => {
           const patch = await create(statements);
           const dry = await owner.post(`${API}/patches/${patch.id}/dry-run`);
           expect(dry.status).toBe(422);
-          expect(dry.body.detail[0].msg).toMatch(/^Statement 2 failed/);
+          expect(dry.body.detail[0].msg).toMatch(/^Statement 3 failed/);
           expect(await checksums(tables)).toEqual(before);
 
           const run = await runOf(patch.id, 'execute', {});

@@ -131,7 +131,7 @@ describe('patch rollback on tables with generated, identity and trigger-maintain
         // MySQL cannot pause it: the two restored rows carry the trigger's stamp, and the run says so.
         expect(rolled.result.exact).toBe(false);
         expect(restored.find((r) => r.index === 0)?.unequal_rows).toBe(2);
-        expect(rolled.result.warnings).toEqual([expect.stringMatching(/Statement 0: 2 rows of orders/)]);
+        expect(rolled.result.warnings).toEqual([expect.stringMatching(/Statement 1: 2 rows of orders/)]);
       }
       const rows = await engine.query(
         database.url,
@@ -182,7 +182,7 @@ describe('patch rollback on tables with generated, identity and trigger-maintain
       expect(rolled.result).toMatchObject({ exact: false, restored: [{ index: 0, unequal_rows: 1 }] });
       expect(rolled.result.warnings).toEqual([
         expect.stringMatching(/^The triggers of orders fired during the restore: .*owner/),
-        expect.stringMatching(/^Statement 0: 1 rows of orders are not as before/),
+        expect.stringMatching(/^Statement 1: 1 row of orders is not as before/),
       ]);
       const [row] = await engine.query(database.url, "select qty, touch_count from orders where code = 'a'");
       expect(row).toMatchObject({ qty: 1, touch_count: 2 });

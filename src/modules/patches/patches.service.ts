@@ -158,7 +158,7 @@ export function createPatchesService(deps: {
     if (elsewhere)
       throw invalid(
         ['body', 'sql'],
-        `Statement ${elsewhere.index}: ${elsewhere.table} is outside the connection's database ${connection.database}`,
+        `Statement ${elsewhere.index + 1}: ${elsewhere.table} is outside the connection's database ${connection.database}`,
         'invalid_patch',
       );
     const model = await connections.withTarget(connection, (handle) => introspectSafe(handle, statements));
@@ -256,7 +256,7 @@ export function createPatchesService(deps: {
         if (error instanceof PatchStatementFailed)
           throw invalid(
             ['body', 'sql'],
-            `Statement ${error.index} failed: ${error.message}`,
+            `Statement ${error.index + 1} failed: ${error.message}`,
             'statement_failed',
           );
         throw error;

@@ -4,6 +4,8 @@
 // nothing was committed; with it, the target's server tells whether the COMMIT landed
 // (runs/transaction-outcome.ts). Running a scenario adds rows, so the error says plainly whether
 // running it again would seed a second time; where the engine cannot tell (MySQL), it says so.
+
+import { countOf } from '../../core/plural.ts';
 import type { Db } from '../../store/db.ts';
 import type { Run } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -42,7 +44,7 @@ export function createSeedInterrupted(deps: {
     const written = { tables, rows_total: tables.reduce((n, t) => n + t.rows, 0) };
     if (outcome === 'committed')
       await amendInterruptedRun(db, run.id, {
-        error: `${STOPPED} during its commit, which landed: every table was seeded (${written.rows_total} rows); running it again would seed them again`,
+        error: `${STOPPED} during its commit, which landed: every table was seeded (${countOf(written.rows_total, 'row')}); running it again would seed them again`,
         result: written,
       });
     else if (outcome === 'rolled_back')

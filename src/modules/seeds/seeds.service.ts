@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, invalid } from '../../core/errors.ts';
+import { countOf } from '../../core/plural.ts';
 import { canonicalJson } from '../../engine/anonymize/keyed.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import { type SeedDefinition, ValueRefused } from '../../engine/seed/definition.ts';
@@ -143,7 +144,7 @@ export function createSeedsService(deps: {
           id: scenario.id,
           title: scenario.name,
           summary: summarize(
-            scenario.definition.tables.map((t) => `${t.table}: ${t.rows} rows`).join(', ') +
+            scenario.definition.tables.map((t) => `${t.table}: ${countOf(t.rows, 'row')}`).join(', ') +
               ` (seed ${scenario.seed})`,
           ),
         },
