@@ -4,7 +4,8 @@
 #
 #   scripts/image.sh build            the web app's build, then production dependencies only (Node
 #                                     itself comes from the base image)
-#   scripts/image.sh start [command]  checks the build, then runs `node src/main.ts <command>`
+#   scripts/image.sh start [command]  checks the build, then runs `node src/main.ts <command>` (with
+#                                     the tracing bootstrap, src/observability/tracing.ts, loaded first)
 #                                     (`serve` by default; `worker`, `migrate`, any operator command)
 #   scripts/image.sh health           exit 0 when this container's /readyz answers 200 (HEALTHCHECK)
 set -euo pipefail

@@ -202,36 +202,41 @@ export function createRunExecutor(deps: {
     }
   }
 
+  async function claimAndWork(runId: string): Promise<void> {
+    const run = await claimRun(db, runId, workerId, now());
+    if (!run) return;
+    const startedMs = performance.now();
+    await withLogFields({ run_id: run.id, kind: run.kind }, async () => {
+      const handler = handlers[run.kind];
+      if (!handler) {
+        await end(run, { status: 'failed', error: `No worker can run ${run.kind} yet` }, startedMs);
+        return;
+      }
+      // Rights are checked when a run is asked for, and again when it starts: whoever asked may have
+      // lost them while it waited in the queue (run-requester.ts).
+      const refusal = await requesterRefusal(db, run, deps.kinds);
+      if (refusal !== null) {
+        await end(run, { status: 'cancelled', error: refusal }, startedMs);
+        return;
+      }
+      await work(run, handler, startedMs);
+    });
+  }
+
   return {
     /** Runs one queued run to its end; a run that is not queued any more is left alone. */
     async execute(runId: string): Promise<void> {
       // A stopping process takes no new run: the job's run stays queued, and the sweep of whichever
       // process works next sends it again.
       if (!accepting) return;
-      const run = await claimRun(db, runId, workerId, now());
-      if (!run) return;
-      const startedMs = performance.now();
-      await withLogFields({ run_id: run.id, kind: run.kind }, async () => {
-        const handler = handlers[run.kind];
-        if (!handler) {
-          await end(run, { status: 'failed', error: `No worker can run ${run.kind} yet` }, startedMs);
-          return;
-        }
-        // Rights are checked when a run is asked for, and again when it starts: whoever asked may have
-        // lost them while it waited in the queue (run-requester.ts).
-        const refusal = await requesterRefusal(db, run, deps.kinds);
-        if (refusal !== null) {
-          await end(run, { status: 'cancelled', error: refusal }, startedMs);
-          return;
-        }
-        const working = work(run, handler, startedMs);
-        inFlight.set(run.id, working);
-        try {
-          await working;
-        } finally {
-          inFlight.delete(run.id);
-        }
-      });
+      // In flight from before its claim: a stop that begins meanwhile waits for it too.
+      const working = claimAndWork(runId);
+      inFlight.set(runId, working);
+      try {
+        await working;
+      } finally {
+        inFlight.delete(runId);
+      }
     },
 
     /**
