@@ -123,11 +123,11 @@ function edgesOf(op: MigrationOperation, descendants: Descendants): OperationEdg
       return created(columnKeys(op.table, op.column.name), columnTypeKeys([op.column]));
     case 'drop_column':
       return dropped(columnKeys(op.table, op.column.name), []);
+    // Only a new type needs its type to exist: the other steps keep the column's own.
     case 'alter_column': {
-      const needs = columnTypeKeys([op.after]);
-      if (!REPLACES_COLUMN.has(op.change)) return { ...NONE, needs };
+      if (!REPLACES_COLUMN.has(op.change)) return NONE;
       const keys = columnKeys(op.table, op.before.name);
-      return { creates: keys, drops: keys, needs, held: [] };
+      return { creates: keys, drops: keys, needs: columnTypeKeys([op.after]), held: [] };
     }
     case 'create_view':
       return created(relationKeys(op.view), refKeys(op.view.depends_on));

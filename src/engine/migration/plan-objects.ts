@@ -80,7 +80,7 @@ export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt:
   planSchemas(p, src, tgt);
   planExtensionsManaged(p, src, tgt);
   if (src.collations && tgt.collations) planCollations(p, src.collations, tgt.collations);
-  if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types);
+  if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types, tgt.tables, broken);
   const stepAside = src.routines && tgt.routines ? planRoutines(p, src.routines, tgt.routines, broken) : [];
   if (tgt.dialect === 'postgresql') planRoutineUses(p, src, tgt, broken);
   if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');

@@ -3,12 +3,64 @@
 // dropped after those tables, before the enums they may be built on. A change that keeps the kind
 // and the base type is made in place (alter_type); another base type or kind means the type goes
 // and comes back, which the server refuses while a column uses it: the plan says so in a note.
+import type { ColumnModel, TableModel } from '../schema/model.ts';
 import type { UserTypeModel } from '../schema/objects.ts';
 import { dependencyOrder } from './dependency-order.ts';
+import { type MigrationOperation, ref } from './operations.ts';
+import { columnSteps } from './plan-columns.ts';
+import { columnNodeKey, namedTypeKey } from './plan-graph.ts';
 import type { Phases } from './plan-tables.ts';
 import type { PlanNote } from './plan-types.ts';
 
 const key = (t: UserTypeModel) => `${t.schema}.${t.name}`;
+
+interface DomainColumn {
+  table: TableModel;
+  column: ColumnModel;
+}
+
+/** The target's columns of the domain (or of an array of it). */
+function domainColumns(tables: TableModel[], domain: UserTypeModel): DomainColumn[] {
+  const wanted = `type:${key(domain)}`;
+  return tables.flatMap((table) =>
+    table.columns
+      .filter((column) => column.inherited !== true && namedTypeKey(column.type) === wanted)
+      .map((column) => ({ table, column })),
+  );
+}
+
+/**
+ * A domain whose base type changes while columns use it: the server has no ALTER for that and
+ * refuses to drop it under them. So its columns move to the former base type, the domain is
+ * dropped and created anew, and the columns move back (each a retype, with its default stepping
+ * aside; views and routines over them step aside through `broken`). Its rollback is the same
+ * backwards.
+ */
+function swapDomain(
+  p: Phases,
+  broken: Set<string>,
+  existing: UserTypeModel,
+  wanted: UserTypeModel,
+  columns: DomainColumn[],
+): void {
+  const away: MigrationOperation[] = [];
+  const back: MigrationOperation[] = [];
+  for (const { table, column } of columns) {
+    const arrays = /(\[\])*$/.exec(column.type)?.[0] ?? '';
+    const plain = { ...column, type: `${existing.base}${arrays}` };
+    away.push(...columnSteps(ref(table), column, plain, 'postgresql'));
+    back.push(...columnSteps(ref(table), plain, column, 'postgresql'));
+    broken.add(columnNodeKey(table, column.name));
+  }
+  broken.add(`type:${key(existing)}`);
+  broken.add(`type:${existing.schema}._${existing.name}`);
+  p.columns.unshift(
+    ...away,
+    { kind: 'drop_type', type: existing },
+    { kind: 'create_type', type: wanted },
+    ...back,
+  );
+}
 /** The types a type is built on, by the key format_type prints them with (quoted names stripped). */
 const builtOn = (t: UserTypeModel) =>
   [t.base, ...t.attributes.map((a) => a.type)]
@@ -25,6 +77,8 @@ export function planUserTypes(
   notes: PlanNote[],
   src: UserTypeModel[],
   tgt: UserTypeModel[],
+  tables: TableModel[] = [],
+  broken: Set<string> = new Set(),
 ): void {
   const before = new Map(tgt.map((t) => [key(t), t]));
   const wanted = new Set(src.map(key));
@@ -36,6 +90,12 @@ export function planUserTypes(
       continue;
     }
     if (JSON.stringify(existing) === JSON.stringify(type)) continue;
+    const columns =
+      existing.kind === 'domain' && type.kind === 'domain' ? domainColumns(tables, existing) : [];
+    if (columns.length > 0 && (existing.base !== type.base || existing.collation !== type.collation)) {
+      swapDomain(p, broken, existing, type, columns);
+      continue;
+    }
     if (existing.kind !== type.kind || existing.base !== type.base || existing.collation !== type.collation) {
       notes.push({
         object: key(type),
