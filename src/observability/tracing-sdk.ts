@@ -10,6 +10,7 @@ import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { TracingConfig } from '../config.ts';
+import { logMixin } from './log-context.ts';
 import { scrubStatement } from './statement-scrub.ts';
 import { tracingStarted } from './trace-export.ts';
 
@@ -18,6 +19,15 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The attribute the pg and mysql2 instrumentations put a statement's text in (stable semconv). */
 const QUERY_TEXT = 'db.query.text';
+
+/**
+ * A statement made while a run works names the run: its span carries the connections it touches
+ * (runs.executor.ts), and several runs on one server are told apart.
+ */
+function nameRun(span: Span): void {
+  const runId = logMixin().run_id;
+  if (typeof runId === 'string') span.setAttribute('dbops.run.id', runId);
+}
 
 export function startTracing(config: TracingConfig): void {
   const sdk = new NodeSDK({
@@ -38,12 +48,15 @@ export function startTracing(config: TracingConfig): void {
       new PgInstrumentation({
         requireParentSpan: true,
         enhancedDatabaseReporting: false,
-        requestHook: (span: Span, info) =>
-          span.setAttribute(QUERY_TEXT, scrubStatement(info.query.text, 'postgresql')),
+        requestHook: (span: Span, info) => {
+          span.setAttribute(QUERY_TEXT, scrubStatement(info.query.text, 'postgresql'));
+          nameRun(span);
+        },
       }),
       new MySQL2Instrumentation({
         maskStatement: true,
         maskStatementHook: (text) => scrubStatement(text, 'mysql'),
+        responseHook: (span: Span) => nameRun(span),
       }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],

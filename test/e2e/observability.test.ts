@@ -343,6 +343,11 @@ describe.skipIf(!(await pgAvailable()))(
       expect(onTarget.map((s) => s.attributes['db.query.text'])).toContain(
         'UPDATE accounts SET n = n + ? WHERE id > ? AND ? <> ?',
       );
+      // The run's statement names the run it was made for.
+      const update = onTarget.find((s) =>
+        String(s.attributes['db.query.text']).startsWith('UPDATE accounts'),
+      );
+      expect(update?.attributes['dbops.run.id']).toBe(executeRun);
       for (const span of receiver.spans) {
         const text = JSON.stringify(span.attributes);
         expect(text).not.toContain('secret-literal');
