@@ -124,25 +124,54 @@ interface AxeViolation {
   nodes: { target: string[] }[];
 }
 
-/** The page at both widths, saved as artifacts, each checked with axe. */
+/** The page at both widths, saved as artifacts, each checked with axe and for its layout. */
 export async function captureBothWidths(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  for (const [label, width] of Object.entries(WIDTHS)) {
-    await page.setViewportSize({ width, height: 900 });
+  await checkBothWidths(page, name, async (label) => {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
+  });
+}
+
+/**
+ * The page at 1280 and 390 px: no serious accessibility violation (axe), nothing that makes the page
+ * itself scroll sideways (wide tables scroll inside their own box), and no form field or button
+ * sticking out of the card it sits in. `each` runs at each width first (a screenshot).
+ */
+export async function checkBothWidths(
+  page: Page,
+  name: string,
+  each?: (label: keyof typeof WIDTHS) => Promise<void>,
+): Promise<void> {
+  for (const [label, width] of Object.entries(WIDTHS) as [keyof typeof WIDTHS, number][]) {
+    await page.setViewportSize({ width, height: 900 });
+    await each?.(label);
     expect(await seriousA11yViolations(page), `${name} at ${width}px`).toEqual([]);
-    // Works at that width: nothing makes the page itself scroll sideways (wide tables scroll inside).
     const wide = await page.evaluate(() => {
       const limit = document.documentElement.clientWidth;
+      const describe = (element: Element) => `${element.tagName.toLowerCase()}.${element.className}`;
+      const beyond = (element: Element | null) =>
+        !!element && element.getBoundingClientRect().right > limit + 1;
+      // The outermost elements that reach beyond the page: where the widening starts.
       const culprits = [...document.querySelectorAll('body *')]
-        .filter((element) => element.getBoundingClientRect().right > limit + 1)
+        .filter((element) => beyond(element) && !beyond(element.parentElement))
         .filter((element) => !element.parentElement?.closest('.table-scroll'))
-        .slice(-3)
-        .map((element) => `${element.tagName.toLowerCase()}.${element.className}`);
-      return { overflow: document.documentElement.scrollWidth - limit, culprits };
+        .slice(0, 3)
+        .map(describe);
+      const outOfCard = [
+        ...document.querySelectorAll('.card input, .card select, .card textarea, .card button'),
+      ]
+        .filter((element) => {
+          const card = element.closest('.card')!;
+          if (element.closest('.table-scroll')) return false;
+          return element.getBoundingClientRect().right > card.getBoundingClientRect().right + 1;
+        })
+        .slice(0, 3)
+        .map(describe);
+      return { overflow: document.documentElement.scrollWidth - limit, culprits, outOfCard };
     });
     const why = `${name} at ${width}px is too wide because of ${wide.culprits.join(', ')}`;
     expect(wide.overflow, why).toBeLessThanOrEqual(0);
+    expect(wide.outOfCard, `${name} at ${width}px: fields out of their card`).toEqual([]);
   }
   await page.setViewportSize({ width: WIDTHS.desktop, height: 900 });
 }

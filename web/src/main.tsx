@@ -4,14 +4,17 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { ApiError } from './api/client.ts';
+import { retriesAgain } from './lib/retry.ts';
 import { router } from './router.tsx';
 import './styles.css';
 
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      // 4xx answers do not get better by asking again.
-      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
+      retry: (failures, error) => retriesAgain(failures, error instanceof ApiError ? error : {}),
+      // A failed query is not asked again because its page is opened again: the error stays, with
+      // its Retry button (each ask of a failing target is one more failed login there).
+      retryOnMount: false,
       refetchOnWindowFocus: false,
       staleTime: 2_000,
     },

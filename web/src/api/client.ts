@@ -7,11 +7,17 @@ import type { paths } from './schema';
 
 export class ApiError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** A target database's failure (502): its classified cause, e.g. `authentication_failed`. */
+  readonly targetCause: string | undefined;
+  constructor(status: number, message: string, targetCause?: string) {
     super(message);
     this.status = status;
+    this.targetCause = targetCause;
   }
 }
+
+/** The response header of a 502 naming the target's classified cause (src/dialects/errors.ts). */
+const TARGET_ERROR_HEADER = 'X-Target-Error-Cause';
 
 const csrfHeader: Middleware = {
   onRequest({ request }) {
@@ -35,6 +41,11 @@ interface Answer<T> {
 /** The data of a successful answer; otherwise an ApiError carrying the API's `detail` text. */
 export async function call<T>(request: Promise<Answer<T>>): Promise<T> {
   const { data, error, response } = await request;
-  if (!response.ok) throw new ApiError(response.status, detailText(error, response.status));
+  if (!response.ok)
+    throw new ApiError(
+      response.status,
+      detailText(error, response.status),
+      response.headers.get(TARGET_ERROR_HEADER) ?? undefined,
+    );
   return data as T;
 }

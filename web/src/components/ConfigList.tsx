@@ -1,9 +1,10 @@
 // The page of a project's connection-scoped configs (anonymization configs, seed scenarios): the
 // form of a new one, the list saying what each holds, and the opened one below it. A config just
 // created is opened at once, so its preview and run are one click away; `?open=<id>` opens one (the
-// link of an approval or a run about it).
+// link of an approval or a run about it). Each can be deleted from the list, after a confirmation.
 import { Fragment, type ReactNode, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { DeleteAction } from './DeleteAction.tsx';
 import { QueryState } from './States.tsx';
 
 export function ConfigList<Config extends { id: string; name: string }>({
@@ -13,6 +14,7 @@ export function ConfigList<Config extends { id: string; name: string }>({
   newForm,
   summary,
   detail,
+  deletion,
 }: {
   title: string;
   list: { isLoading: boolean; error: unknown; data?: { items: Config[] } };
@@ -20,6 +22,13 @@ export function ConfigList<Config extends { id: string; name: string }>({
   newForm: (onCreated: (id: string) => void) => ReactNode;
   summary: (config: Config) => ReactNode;
   detail: (config: Config) => ReactNode;
+  /** How one is deleted: what it is called, what goes with it, the call, what to refresh after. */
+  deletion: {
+    noun: string;
+    consequences: (config: Config) => ReactNode;
+    remove: (config: Config) => Promise<unknown>;
+    onDeleted: () => void;
+  };
 }) {
   const [search] = useSearchParams();
   const [selected, setSelected] = useState<string | undefined>(search.get('open') ?? undefined);
@@ -48,6 +57,16 @@ export function ConfigList<Config extends { id: string; name: string }>({
               >
                 Open {c.name}
               </button>
+              <DeleteAction
+                noun={deletion.noun}
+                name={c.name}
+                consequences={deletion.consequences(c)}
+                remove={() => deletion.remove(c)}
+                onDeleted={() => {
+                  if (selected === c.id) setSelected(undefined);
+                  deletion.onDeleted();
+                }}
+              />
             </li>
           ))}
         </ul>

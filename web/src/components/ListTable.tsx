@@ -10,7 +10,13 @@ export function ListTable<Item>({
   columns,
   row,
 }: {
-  query: { isLoading: boolean; error: unknown; data?: { items: Item[] } };
+  query: {
+    isLoading: boolean;
+    error: unknown;
+    data?: { items: Item[] };
+    refetch?: () => unknown;
+    isFetching?: boolean;
+  };
   /** The table's accessible name. */
   label: string;
   /** What an empty list says. */
@@ -26,6 +32,8 @@ export function ListTable<Item>({
       error={query.error}
       isEmpty={query.data?.items.length === 0}
       empty={empty}
+      onRetry={query.refetch && (() => void query.refetch?.())}
+      retrying={query.isFetching}
     >
       <ScrollTable label={label}>
         <table className="table">

@@ -12,6 +12,7 @@ import { NewConfigForm } from '../components/NewConfigForm.tsx';
 import { RowsTable } from '../components/RowsTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
+import { countOf } from '../lib/plural.ts';
 import { useLiveSchema } from '../shell/connections.ts';
 import { ConfigRulesForm, type RuleDraft, RulesEditor, rulesOf } from './AnonymizeRules.tsx';
 
@@ -19,6 +20,7 @@ type Config = components['schemas']['AnonymizeConfig'];
 
 export function AnonymizePage() {
   const { pid = '' } = useParams();
+  const queryClient = useQueryClient();
   const configs = useQuery({
     queryKey: ['anonymize', pid],
     queryFn: () => call(api.GET('/api/v1/anonymize/configs', { params: { query: { project_id: pid } } })),
@@ -29,8 +31,19 @@ export function AnonymizePage() {
       list={configs}
       empty="No configs yet."
       newForm={(onCreated) => <NewConfig projectId={pid} onCreated={onCreated} />}
-      summary={(c) => `${c.rules.length} rules`}
+      summary={(c) => countOf(c.rules.length, 'rule')}
       detail={(c) => <ConfigDetail config={c} />}
+      deletion={{
+        noun: 'anonymization config',
+        consequences: (c) => (
+          <p>
+            Its {countOf(c.rules.length, 'rule')} go with it. Data it already anonymized stays as it is, and
+            its runs stay in the project's runs.
+          </p>
+        ),
+        remove: (c) => call(api.DELETE('/api/v1/anonymize/configs/{id}', { params: { path: { id: c.id } } })),
+        onDeleted: () => queryClient.invalidateQueries({ queryKey: ['anonymize', pid] }),
+      }}
     />
   );
 }

@@ -118,11 +118,11 @@ export function AuditPage() {
                 <tr key={entry.id}>
                   <td className="hide-narrow">{entry.seq}</td>
                   <td>{new Date(entry.created_at).toLocaleString()}</td>
-                  <td>{entry.actor_label ?? entry.actor_type}</td>
+                  <td className="break">{entry.actor_label ?? entry.actor_type}</td>
                   <td>
                     <code>{entry.action}</code>
                   </td>
-                  <td className="hide-narrow">{entry.target_label ?? entry.target_type ?? ''}</td>
+                  <td className="hide-narrow break">{entry.target_label ?? entry.target_type ?? ''}</td>
                   <td>
                     <span className={`status status-${entry.outcome === 'success' ? 'succeeded' : 'failed'}`}>
                       {entry.outcome}

@@ -1,12 +1,15 @@
 // Bridge: copy tables from one connection to another, with the tables picked from the source's live
-// schema, the mode, the option to create missing tables, and which rows (filters, subset); the run's
-// progress in rows, then the rows per table.
-import { useMutation } from '@tanstack/react-query';
+// schema, the mode, the option to create missing tables, which rows (filters, subset) and an
+// anonymization config applied in flight; the run's progress in rows, then the rows per table; and
+// the project's past copies with their outcome.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { Run } from '../api/types.ts';
+import { Status } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { ListTable } from '../components/ListTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
 import { useConnections, useLiveSchema } from '../shell/connections.ts';
@@ -29,8 +32,20 @@ export function BridgePage() {
   const [rowOptions, setRowOptions] = useState<RowOptions>(NO_ROW_OPTIONS);
   const [runId, setRunId] = useState<string | undefined>();
   const [result, setResult] = useState<CopyResult | undefined>();
+  const [anonymizeConfig, setAnonymizeConfig] = useState('');
+  const queryClient = useQueryClient();
+  const configs = useQuery({
+    queryKey: ['anonymize', pid],
+    queryFn: () => call(api.GET('/api/v1/anonymize/configs', { params: { query: { project_id: pid } } })),
+  });
   const schema = useLiveSchema(source);
-  const names = schema.data?.tables.map((t) => (t.schema ? `${t.schema}.${t.name}` : t.name)) ?? [];
+  const tableName = (t: { schema?: string | null; name: string }) =>
+    t.schema ? `${t.schema}.${t.name}` : t.name;
+  const names = schema.data?.tables.map(tableName) ?? [];
+  // An example condition per table on a column it has (its key first), for the filter's placeholder.
+  const exampleColumn = Object.fromEntries(
+    (schema.data?.tables ?? []).map((t) => [tableName(t), t.primary_key?.columns[0] ?? t.columns[0]?.name]),
+  );
   const start = useMutation({
     mutationFn: () =>
       call(
@@ -41,6 +56,7 @@ export function BridgePage() {
             target_connection_id: target,
             mode,
             create_tables: createTables,
+            ...(anonymizeConfig && { anonymize_config_id: anonymizeConfig }),
             ...(tables.length > 0 && { tables }),
             ...rowOptionsBody({
               ...rowOptions,
@@ -55,6 +71,7 @@ export function BridgePage() {
     onSuccess: (run) => {
       setResult(undefined);
       setRunId(run.id);
+      queryClient.invalidateQueries({ queryKey: ['runs', 'copies', pid] });
     },
   });
   const submit = (event: FormEvent) => {
@@ -109,6 +126,17 @@ export function BridgePage() {
             />
             Create missing tables
           </label>
+          <label>
+            Anonymize with
+            <select value={anonymizeConfig} onChange={(e) => setAnonymizeConfig(e.target.value)}>
+              <option value="">No anonymization: values as they are</option>
+              {configs.data?.items.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
         {names.length > 0 && (
           <fieldset>
@@ -128,7 +156,13 @@ export function BridgePage() {
           </fieldset>
         )}
         {names.length > 0 && (
-          <CopyRowOptions tables={names} filtered={tables} value={rowOptions} onChange={setRowOptions} />
+          <CopyRowOptions
+            tables={names}
+            filtered={tables}
+            exampleColumn={exampleColumn}
+            value={rowOptions}
+            onChange={setRowOptions}
+          />
         )}
         <ErrorText error={schema.error} />
         <div className="actions">
@@ -142,7 +176,10 @@ export function BridgePage() {
         <RunProgress
           key={runId}
           runId={runId}
-          onEnd={(run: Run) => setResult((run.result as CopyResult) ?? undefined)}
+          onEnd={(run: Run) => {
+            setResult((run.result as CopyResult) ?? undefined);
+            queryClient.invalidateQueries({ queryKey: ['runs', 'copies', pid] });
+          }}
         />
       )}
       {result?.tables && (
@@ -165,6 +202,39 @@ export function BridgePage() {
           </table>
         </ScrollTable>
       )}
+      <PastCopies projectId={pid} />
     </>
+  );
+}
+
+/** The project's copies, newest first: what was copied, how it ended, how many rows. */
+function PastCopies({ projectId }: { projectId: string }) {
+  const copies = useQuery({
+    queryKey: ['runs', 'copies', projectId],
+    queryFn: () =>
+      call(api.GET('/api/v1/runs', { params: { query: { project_id: projectId, kind: 'bridge_run' } } })),
+  });
+  return (
+    <section aria-labelledby="past-copies">
+      <h2 id="past-copies">Past copies</h2>
+      <ListTable
+        query={copies}
+        label="Past copies"
+        empty="No copies yet."
+        columns={['Copy', 'Status', 'Rows', 'Started']}
+        row={(run) => (
+          <tr key={run.id}>
+            <td className="break">
+              <Link to={`/projects/${projectId}/runs/${run.id}`}>{run.subject?.title ?? 'copy'}</Link>
+            </td>
+            <td>
+              <Status value={run.status} />
+            </td>
+            <td>{(run.result as CopyResult | null)?.rows_total ?? '—'}</td>
+            <td>{run.started_at ? new Date(run.started_at).toLocaleString() : '—'}</td>
+          </tr>
+        )}
+      />
+    </section>
   );
 }

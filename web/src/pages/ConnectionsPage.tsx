@@ -1,9 +1,10 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { Connection } from '../api/types.ts';
 import { Status } from '../components/Badge.tsx';
+import { DeleteAction } from '../components/DeleteAction.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { QueryState } from '../components/States.tsx';
 import { useConnections } from '../shell/connections.ts';
@@ -42,6 +43,7 @@ export function ConnectionsPage() {
 }
 
 function ConnectionRow({ connection }: { connection: Connection }) {
+  const queryClient = useQueryClient();
   const [showSchema, setShowSchema] = useState(false);
   const [editing, setEditing] = useState(false);
   const test = useMutation({
@@ -79,6 +81,25 @@ function ConnectionRow({ connection }: { connection: Connection }) {
         >
           Schema
         </button>
+        <DeleteAction
+          noun="connection"
+          name={connection.name}
+          consequences={
+            <p>
+              Its snapshots, drift reports, migrations, patches, seed scenarios and anonymization configs go
+              with it, and the backup tables its patches left in the database are dropped. Nothing else in the
+              database {connection.database} is touched.
+            </p>
+          }
+          remove={() =>
+            call(api.DELETE('/api/v1/connections/{id}', { params: { path: { id: connection.id } } }))
+          }
+          onDeleted={() => {
+            queryClient.invalidateQueries({ queryKey: ['connections', connection.project_id] });
+            queryClient.removeQueries({ queryKey: ['schema', connection.id] });
+            queryClient.removeQueries({ queryKey: ['drift', connection.id] });
+          }}
+        />
       </div>
       {result &&
         (result.ok ? (
@@ -86,8 +107,9 @@ function ConnectionRow({ connection }: { connection: Connection }) {
             Connected in {result.latency_ms} ms · {result.server_version}
           </p>
         ) : (
+          // The message starts with the cause in words ("Authentication failed: …").
           <p className="error" role="alert">
-            {result.error?.cause.replace(/_/g, ' ')}: {result.error?.message}
+            {result.error?.message}
           </p>
         ))}
       <ErrorText error={test.error} />

@@ -28,6 +28,7 @@ export function rowOptionsBody(options: RowOptions) {
 export function CopyRowOptions({
   tables,
   filtered,
+  exampleColumn,
   value,
   onChange,
 }: {
@@ -35,6 +36,8 @@ export function CopyRowOptions({
   tables: string[];
   /** The ticked tables, which can each have a filter */
   filtered: string[];
+  /** A column of each table (its key first) for the example conditions, which must name real columns */
+  exampleColumn: Record<string, string | undefined>;
   value: RowOptions;
   onChange: (value: RowOptions) => void;
 }) {
@@ -51,7 +54,7 @@ export function CopyRowOptions({
               Filter of {table}
               <input
                 value={value.filters[table] ?? ''}
-                placeholder="created_at > '2026-01-01'"
+                placeholder={exampleOf(exampleColumn[table])}
                 onChange={(e) =>
                   onChange({ ...value, filters: { ...value.filters, [table]: e.target.value } })
                 }
@@ -77,7 +80,7 @@ export function CopyRowOptions({
               Start rows where
               <input
                 value={subset.where}
-                placeholder="id < 100"
+                placeholder={exampleOf(exampleColumn[subset.table])}
                 onChange={(e) => setSubset({ where: e.target.value })}
               />
             </label>
@@ -97,4 +100,9 @@ export function CopyRowOptions({
       </fieldset>
     </>
   );
+}
+
+/** An example condition on a column the table has: valid for any type. */
+function exampleOf(column: string | undefined): string | undefined {
+  return column ? `${column} IS NOT NULL` : undefined;
 }

@@ -23,6 +23,8 @@ export function DriftPage() {
         error={connections.error}
         isEmpty={connections.data?.items.length === 0}
         empty="No connections to watch yet."
+        onRetry={() => void connections.refetch()}
+        retrying={connections.isFetching}
       >
         {connections.data?.items.map((c) => (
           <ConnectionDrift key={c.id} connection={c} />
@@ -84,7 +86,12 @@ function ConnectionDrift({ connection }: { connection: Connection }) {
         </p>
       )}
       <ErrorText error={check.error} />
-      <QueryState isLoading={overview.isLoading} error={overview.error}>
+      <QueryState
+        isLoading={overview.isLoading}
+        error={overview.error}
+        onRetry={() => void overview.refetch()}
+        retrying={overview.isFetching}
+      >
         {report ? (
           <Report report={report} onAcknowledged={refresh} />
         ) : (

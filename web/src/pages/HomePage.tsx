@@ -2,9 +2,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../api/client.ts';
-import { CountBadge } from '../components/Badge.tsx';
+import type { Project } from '../api/types.ts';
+import { DeleteAction } from '../components/DeleteAction.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { QueryState } from '../components/States.tsx';
+import { countOf } from '../lib/plural.ts';
+import { useConnections } from '../shell/connections.ts';
 import { useProjects } from '../shell/projects.ts';
 
 export function HomePage() {
@@ -34,12 +37,22 @@ export function HomePage() {
         <ul className="cards">
           {projects.data?.items.map((p) => (
             <li key={p.id} className="card">
-              <Link to={`/projects/${p.id}/connections`}>{p.name}</Link>
+              <Link to={`/projects/${p.id}/connections`} className="name">
+                {p.name}
+              </Link>
               {p.description && <p className="muted">{p.description}</p>}
-              <p>
-                <CountBadge count={p.open_drift_reports} label="open drift reports" />{' '}
-                <CountBadge count={p.pending_approvals} label="pending approvals" />
-              </p>
+              <ProjectCounts project={p} />
+              <div className="card-actions">
+                <DeleteAction
+                  noun="project"
+                  name={p.name}
+                  consequences={<ProjectConsequences projectId={p.id} />}
+                  remove={() =>
+                    call(api.DELETE('/api/v1/projects/{pid}', { params: { path: { pid: p.id } } }))
+                  }
+                  onDeleted={() => queryClient.invalidateQueries({ queryKey: ['projects'] })}
+                />
+              </div>
             </li>
           ))}
         </ul>
@@ -55,5 +68,31 @@ export function HomePage() {
         <ErrorText error={create.error} />
       </form>
     </>
+  );
+}
+
+/** What waits in a project, said in words beside the counts (a bare number says nothing). */
+function ProjectCounts({ project }: { project: Project }) {
+  const { open_drift_reports: drift, pending_approvals: approvals } = project;
+  if (drift === 0 && approvals === 0) return null;
+  return (
+    <p className="counts">
+      {drift > 0 && <span className="badge-text">{countOf(drift, 'open drift report')}</span>}
+      {approvals > 0 && <span className="badge-text">{countOf(approvals, 'pending approval')}</span>}
+    </p>
+  );
+}
+
+/** Everything a project holds goes with it; its connections are counted, the databases stay. */
+function ProjectConsequences({ projectId }: { projectId: string }) {
+  const connections = useConnections(projectId);
+  const count = connections.data?.total ?? connections.data?.items.length;
+  return (
+    <p>
+      {count === undefined ? 'Its connections' : `Its ${countOf(count, 'connection')}`} (with their snapshots,
+      drift reports, migrations, patches, seed scenarios and anonymization configs), members, policy,
+      webhooks, approvals, access requests and runs go with it. The databases themselves are not touched, and
+      the audit log keeps its entries.
+    </p>
   );
 }

@@ -83,7 +83,7 @@ export function MigrationsPage() {
                 {new Date(m.created_at).toLocaleString()}
               </Link>
             </td>
-            <td>
+            <td className="break">
               {name(m.source_connection_id)} → {name(m.target_connection_id)}
             </td>
             <td>{m.statements.length}</td>

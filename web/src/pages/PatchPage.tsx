@@ -8,11 +8,13 @@ import { useNavigate, useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { Patch, PatchAction, PatchDryRun, Run } from '../api/types.ts';
 import { Status } from '../components/Badge.tsx';
+import { DeleteAction } from '../components/DeleteAction.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { RowsTable } from '../components/RowsTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
 import { SqlEditor } from '../components/SqlEditor.tsx';
 import { QueryState } from '../components/States.tsx';
+import { countOf } from '../lib/plural.ts';
 
 interface RollbackConflicts {
   conflicts?: { index: number; table: string; keys: Record<string, unknown>[] }[];
@@ -168,7 +170,7 @@ export function PatchPage() {
 function DryRunResult({ dryRun }: { dryRun: PatchDryRun }) {
   return (
     <section aria-label="Dry-run" className="card">
-      <h2>Dry-run: {dryRun.total_affected_rows} rows would change</h2>
+      <h2>Dry-run: {countOf(dryRun.total_affected_rows, 'row')} would change</h2>
       {dryRun.notes.length > 0 && (
         <ul className="compact">
           {dryRun.notes.map((note) => (
@@ -182,7 +184,7 @@ function DryRunResult({ dryRun }: { dryRun: PatchDryRun }) {
         <div key={s.index} className="split">
           <RowsTable
             rows={s.sample_before}
-            caption={`Statement ${s.index + 1} before (${s.affected_rows} rows)`}
+            caption={`Statement ${s.index + 1} before (${countOf(s.affected_rows, 'row')})`}
           />
           <RowsTable rows={s.sample_after} caption={`Statement ${s.index + 1} after`} />
         </div>
@@ -235,35 +237,25 @@ function PatchEditForm({ patch, onDone }: { patch: Patch; onDone: () => void }) 
   );
 }
 
-/** Delete, asked twice: the first click says what goes, the second deletes and leaves the page. */
+/** Delete, asked first in a dialog that says what goes; then back to the project's patches. */
 function PatchDeletion({ patch }: { patch: Patch }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const [asking, setAsking] = useState(false);
-  const remove = useMutation({
-    mutationFn: () => call(api.DELETE('/api/v1/patches/{id}', { params: { path: { id: patch.id } } })),
-    onSuccess: () => {
-      queryClient.invalidateQueries({ queryKey: ['patches'] });
-      navigate(`/projects/${patch.project_id}/patches`);
-    },
-    onError: () => queryClient.invalidateQueries({ queryKey: ['patch', patch.id] }),
-  });
-  if (!asking)
-    return (
-      <button type="button" className="danger secondary" onClick={() => setAsking(true)}>
-        Delete…
-      </button>
-    );
   return (
-    <span className="row">
-      <span>Delete “{patch.title}”?</span>
-      <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
-        Delete patch
-      </button>
-      <button type="button" className="secondary" onClick={() => setAsking(false)}>
-        Keep it
-      </button>
-      <ErrorText error={remove.error} />
-    </span>
+    <DeleteAction
+      noun="patch"
+      name={patch.title}
+      consequences={
+        <p>
+          Its SQL goes, and an approval it waits for is voided. Its runs stay in the project's runs and the
+          audit log keeps its entries; the database is not touched.
+        </p>
+      }
+      remove={() => call(api.DELETE('/api/v1/patches/{id}', { params: { path: { id: patch.id } } }))}
+      onDeleted={() => {
+        queryClient.invalidateQueries({ queryKey: ['patches'] });
+        navigate(`/projects/${patch.project_id}/patches`);
+      }}
+    />
   );
 }

@@ -58,10 +58,10 @@ export function PatchesPage() {
         columns={['Title', 'Connection', 'Status']}
         row={(p) => (
           <tr key={p.id}>
-            <td>
+            <td className="break">
               <Link to={`/projects/${pid}/patches/${p.id}`}>{p.title}</Link>
             </td>
-            <td>{name(p.connection_id)}</td>
+            <td className="break">{name(p.connection_id)}</td>
             <td>
               <Status value={p.status} />
             </td>

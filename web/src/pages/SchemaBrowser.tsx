@@ -14,6 +14,8 @@ export function SchemaBrowser({ connectionId }: { connectionId: string }) {
       <QueryState
         isLoading={schema.isLoading}
         error={schema.error}
+        onRetry={() => void schema.refetch()}
+        retrying={schema.isFetching}
         isEmpty={schema.data?.tables.length === 0}
         empty="No tables."
       >

@@ -11,6 +11,7 @@ import { ErrorText } from '../components/ErrorText.tsx';
 import { NewConfigForm } from '../components/NewConfigForm.tsx';
 import { RowsTable } from '../components/RowsTable.tsx';
 import { RunProgress } from '../components/RunProgress.tsx';
+import { countOf } from '../lib/plural.ts';
 import { type ColumnChoice, GENERATOR_KINDS, generatorColumns } from '../lib/seed-columns.ts';
 import { useLiveSchema } from '../shell/connections.ts';
 
@@ -18,6 +19,7 @@ type Scenario = components['schemas']['SeedScenario'];
 
 export function SeedsPage() {
   const { pid = '' } = useParams();
+  const queryClient = useQueryClient();
   const scenarios = useQuery({
     queryKey: ['seeds', pid],
     queryFn: () => call(api.GET('/api/v1/seed/scenarios', { params: { query: { project_id: pid } } })),
@@ -32,6 +34,17 @@ export function SeedsPage() {
         `${s.definition.tables.map((t) => `${t.table} × ${t.rows}`).join(', ')} · seed ${s.seed}`
       }
       detail={(s) => <ScenarioDetail scenario={s} />}
+      deletion={{
+        noun: 'seed scenario',
+        consequences: (s) => (
+          <p>
+            Its {countOf(s.definition.tables.length, 'table')} and their generators go with it. The rows its
+            runs wrote stay in the database, and its runs stay in the project's runs.
+          </p>
+        ),
+        remove: (s) => call(api.DELETE('/api/v1/seed/scenarios/{id}', { params: { path: { id: s.id } } })),
+        onDeleted: () => queryClient.invalidateQueries({ queryKey: ['seeds', pid] }),
+      }}
     />
   );
 }
