@@ -5,7 +5,9 @@ import { readCookie } from './cookies.ts';
 import { detailText } from './errors.ts';
 import { parseOptions, rowsOf } from './forms.ts';
 import { blockingWarnings, destructiveStatements, warningsByStatement } from './lint.ts';
+import { countOf } from './plural.ts';
 import { isActiveRun, percentDone, pollInterval } from './poll.ts';
+import { retriesAgain } from './retry.ts';
 import { generatorColumns } from './seed-columns.ts';
 import { remainingText } from './time.ts';
 
@@ -165,5 +167,24 @@ describe('editing a connection', () => {
     expect(changedFields(saved, { ...initialForm(saved), password: 's3cret' })).toEqual({
       password: 's3cret',
     });
+  });
+});
+
+describe('asking the API again by itself', () => {
+  it('never after a refused login to a target, never after a 4xx, otherwise once', () => {
+    expect(retriesAgain(0, { status: 502, targetCause: 'authentication_failed' })).toBe(false);
+    expect(retriesAgain(0, { status: 404 })).toBe(false);
+    expect(retriesAgain(0, { status: 502, targetCause: 'unreachable' })).toBe(true);
+    expect(retriesAgain(1, { status: 502, targetCause: 'unreachable' })).toBe(false);
+    // A network failure has no status: once too.
+    expect([retriesAgain(0, {}), retriesAgain(1, {})]).toEqual([true, false]);
+  });
+
+  it('counts in words: 1 row, 2 rows', () => {
+    expect([countOf(1, 'row'), countOf(2, 'row'), countOf(0, 'rule')]).toEqual([
+      '1 row',
+      '2 rows',
+      '0 rules',
+    ]);
   });
 });
