@@ -171,7 +171,7 @@ export function visibleApprovalsQuery(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
   if (!seesAll) {
-    query = query.where((eb) => isProjectMember(eb, 'approvals.project_id', userId));
+    query = query.where(isProjectMember('approvals.project_id', userId));
   }
   if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
   if (filter.status) query = query.where('status', '=', filter.status);

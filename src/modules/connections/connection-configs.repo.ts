@@ -1,6 +1,6 @@
 // Store access shared by the configs that belong to one connection of a project (seed scenarios,
 // anonymization configs): each module names its table, the queries are the same.
-import type { Insertable, Kysely, Selectable, SelectQueryBuilder, Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Db } from '../../store/db.ts';
 import type { Timestamp } from '../../store/tables/columns.ts';
 import type { Database } from '../../store/tables.ts';
@@ -12,7 +12,9 @@ interface ConfigColumns {
   project_id: string;
   connection_id: string;
   name: string;
+  created_by: string | null;
   created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /** The store's tables whose rows are connection-scoped configs. */
@@ -22,23 +24,30 @@ export type ConfigTable = {
 
 /**
  * Kysely cannot resolve a column of a table whose name is a type parameter, so the queries are
- * typed against the columns every config table has; callers still see the table's own row types.
+ * typed against the columns every config table has (`withTables`), and their rows cast back to the
+ * table's own row type (`$castTo`): callers see the table's types.
  */
 type ConfigsDb = Record<string, ConfigColumns>;
-function configsOf(db: Db): Kysely<ConfigsDb> {
-  return db as unknown as Kysely<ConfigsDb>;
-}
+const configsOf = (db: Db) => db.withTables<ConfigsDb>();
 
 export type ConnectionConfigsRepo<T extends ConfigTable> = ReturnType<typeof connectionConfigsRepo<T>>;
 
+/** A config as read: its table's row, whose common columns the helpers may read. */
+export type ConfigRow<T extends ConfigTable> = Selectable<Database[T]> & Selectable<ConfigColumns>;
+
 export function connectionConfigsRepo<T extends ConfigTable>(configTable: T) {
-  type Row = Selectable<Database[T]>;
+  type Row = ConfigRow<T>;
   const table: string = configTable;
   return {
-    insert(db: Db, row: Insertable<Database[T]>): Promise<Row> {
+    /** A new config: the columns every config has, and its own. */
+    insert(
+      db: Db,
+      common: Insertable<ConfigColumns>,
+      own: Omit<Insertable<Database[T]>, keyof ConfigColumns>,
+    ): Promise<Row> {
       return configsOf(db)
         .insertInto(table)
-        .values(row as Insertable<ConfigColumns>)
+        .values({ ...own, ...common })
         .returningAll()
         .executeTakeFirstOrThrow() as Promise<Row>;
     },
@@ -70,13 +79,14 @@ export function connectionConfigsRepo<T extends ConfigTable>(configTable: T) {
     },
 
     /** A project's configs, newest first: a query to paginate. */
-    projectQuery(db: Db, projectId: string): SelectQueryBuilder<ConfigsDb, string, Row> {
+    projectQuery(db: Db, projectId: string) {
       return configsOf(db)
         .selectFrom(table)
         .selectAll()
         .where('project_id', '=', projectId)
         .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc') as unknown as SelectQueryBuilder<ConfigsDb, string, Row>;
+        .orderBy('id', 'desc')
+        .$castTo<Row>();
     },
 
     async nameTaken(db: Db, projectId: string, name: string, exceptId?: string): Promise<boolean> {
@@ -92,7 +102,7 @@ export function connectionConfigsRepo<T extends ConfigTable>(configTable: T) {
     update(db: Db, id: string, changes: Updateable<Database[T]>): Promise<Row> {
       return configsOf(db)
         .updateTable(table)
-        .set(changes as Updateable<ConfigColumns>)
+        .set(changes)
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow() as Promise<Row>;

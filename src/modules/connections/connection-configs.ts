@@ -4,7 +4,7 @@
 // Each module keeps what is its own: the content, how it is checked against the target schema,
 // the audit details, and its preview and run.
 import { randomUUID } from 'node:crypto';
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Actor } from '../../core/actors.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import type { Action } from '../../security/policy.ts';
@@ -14,7 +14,7 @@ import type { Connection, Database } from '../../store/tables.ts';
 import type { ApprovalGate } from '../approvals/approval-gate.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { requireProject, requireProjectResource } from '../projects/projects.access.ts';
-import { type ConfigTable, connectionConfigsRepo } from './connection-configs.repo.ts';
+import { type ConfigRow, type ConfigTable, connectionConfigsRepo } from './connection-configs.repo.ts';
 import { requireBodyConnection } from './connections.access.ts';
 import type { ConnectionsService } from './connections.service.ts';
 
@@ -53,25 +53,19 @@ export function createConnectionConfigs<T extends ConfigTable>(
   },
   kind: ConfigKind<T>,
 ) {
-  type Row = Selectable<Database[T]>;
+  type Row = ConfigRow<T>;
   const { db, audit, connections, gate, now } = deps;
   const repo = connectionConfigsRepo(kind.table);
-  // Every config table has these columns (ConfigTable says so), but TypeScript cannot see them
-  // through T: here, and in the rows written below, the helper says so itself.
-  const common = (row: Row) =>
-    row as unknown as { id: string; project_id: string; connection_id: string; name: string };
 
   function event(action: string, row: Row, details?: Record<string, unknown>) {
-    const { id, project_id, name } = common(row);
+    const { id, project_id, name } = row;
     return { action, projectId: project_id, target: { type: kind.auditType, id, label: name }, details };
   }
 
   async function load(actor: Actor, id: string, action: Action): Promise<Row> {
     const row = await repo.find(db, actor.principal.orgId, id);
-    const found = row && common(row);
-    const resource = { name: kind.resource, row: found, connectionId: found?.connection_id };
-    await requireProjectResource(db, actor, resource, action);
-    return row as Row;
+    const resource = { name: kind.resource, row, connectionId: row?.connection_id };
+    return (await requireProjectResource(db, actor, resource, action)).row;
   }
 
   return {
@@ -87,7 +81,7 @@ export function createConnectionConfigs<T extends ConfigTable>(
     },
 
     async connectionOf(row: Row): Promise<Connection> {
-      const connection = await connections.findById(common(row).connection_id);
+      const connection = await connections.findById(row.connection_id);
       if (!connection) throw notFound('Connection');
       return connection;
     },
@@ -124,17 +118,17 @@ export function createConnectionConfigs<T extends ConfigTable>(
       const at = now();
       return db.transaction().execute(async (trx) => {
         if (await repo.nameTaken(trx, base.projectId, base.name)) throw conflict(kind.nameTaken(base.name));
-        const row = await repo.insert(trx, {
+        const common = {
           id: base.id ?? randomUUID(),
           org_id: actor.principal.orgId,
           project_id: base.projectId,
           connection_id: base.connectionId,
           name: base.name,
-          ...content,
           created_by: actor.principal.userId,
           created_at: at,
           updated_at: at,
-        } as unknown as Insertable<Database[T]>);
+        };
+        const row = await repo.insert(trx, common, content);
         await audit.record(trx, actor, event(`${kind.auditType}.create`, row, details(row)));
         return row;
       });
@@ -158,7 +152,7 @@ export function createConnectionConfigs<T extends ConfigTable>(
       return db.transaction().execute(async (trx) => {
         const locked = await repo.lock(trx, id);
         if (!locked) throw notFound(kind.resource);
-        const current = common(locked);
+        const current = locked;
         if (edit.name !== undefined && (await repo.nameTaken(trx, current.project_id, edit.name, id)))
           throw conflict(kind.nameTaken(edit.name));
         const updated = await repo.update(trx, id, {

@@ -53,7 +53,7 @@ export function connectionsQuery(
     .orderBy('connections.id', 'desc');
   if (scope.projectId !== undefined) query = query.where('connections.project_id', '=', scope.projectId);
   else if (!scope.seesAll) {
-    query = query.where((eb) => isProjectMember(eb, 'connections.project_id', scope.userId));
+    query = query.where(isProjectMember('connections.project_id', scope.userId));
   }
   return query;
 }

@@ -83,7 +83,7 @@ export function visibleReportsQuery(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
   if (!scope.seesAll) {
-    query = query.where((eb) => isProjectMember(eb, 'drift_reports.project_id', scope.userId));
+    query = query.where(isProjectMember('drift_reports.project_id', scope.userId));
   }
   if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
   if (filter.connection_id) query = query.where('connection_id', '=', filter.connection_id);

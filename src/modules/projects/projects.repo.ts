@@ -1,5 +1,5 @@
 // Projects and their members.
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { apiTimestamp } from '../../store/api-timestamp.ts';
 import { statementTemplate } from '../../store/statement-template.ts';
@@ -124,7 +124,7 @@ export function visibleProjectsQuery(
     .orderBy('projects.created_at', 'desc')
     .orderBy('projects.id', 'desc');
   if (!seesAll) {
-    query = query.where((eb) => isProjectMember(eb, 'projects.id', userId));
+    query = query.where(isProjectMember('projects.id', userId));
   }
   return query;
 }
@@ -259,17 +259,7 @@ export async function deleteMember(db: Executor, projectId: string, userId: stri
  * "The user is a member of the project in `projectIdColumn`": what lists of project-owned things
  * (connections, runs, approvals, drift reports) add for a user who is not an organization admin.
  */
-export function isProjectMember<DB extends Database, TB extends keyof DB>(
-  eb: ExpressionBuilder<DB, TB>,
-  projectIdColumn: string,
-  userId: string,
-) {
-  const members = eb as unknown as ExpressionBuilder<Database, 'project_members'>;
-  return members.exists(
-    members
-      .selectFrom('project_members')
-      .select('project_members.user_id')
-      .where('project_members.project_id', '=', sql.ref<string>(projectIdColumn))
-      .where('project_members.user_id', '=', userId),
-  );
+export function isProjectMember(projectIdColumn: string, userId: string) {
+  return sql<boolean>`exists (select 1 from project_members
+    where project_members.project_id = ${sql.ref(projectIdColumn)} and project_members.user_id = ${userId})`;
 }

@@ -129,7 +129,7 @@ export function visibleRunsQuery(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc');
   if (!seesAll) {
-    query = query.where((eb) => isProjectMember(eb, 'runs.project_id', userId));
+    query = query.where(isProjectMember('runs.project_id', userId));
   }
   if (filter.project_id) query = query.where('project_id', '=', filter.project_id);
   if (filter.kind) query = query.where('kind', '=', filter.kind);
