@@ -2,8 +2,10 @@
 // for the default, NOT NULL and checks; ALTER TYPE for attributes), commented. Base types,
 // defaults, checks and attribute types are the server's own output (format_type, pg_get_expr,
 // pg_get_constraintdef), rendered as they are.
+
 import pg from 'pg';
 import type { UserTypeModel } from '../../engine/schema/objects.ts';
+import { checkToWrite } from './postgres.ddl-checks.ts';
 
 const id = (name: string) => pg.escapeIdentifier(name);
 const lit = (value: string) => pg.escapeLiteral(value).trim();
@@ -23,7 +25,7 @@ export function createUserType(t: UserTypeModel): string[] {
     if (t.collation !== null) sql += ` COLLATE ${t.collation}`;
     if (t.default !== null) sql += ` DEFAULT ${t.default}`;
     if (t.not_null) sql += ' NOT NULL';
-    for (const check of t.checks) sql += ` CONSTRAINT ${id(check.name)} ${check.definition}`;
+    for (const check of t.checks) sql += ` CONSTRAINT ${id(check.name)} ${checkToWrite(check.definition)}`;
   }
   return t.comment === null ? [sql] : [sql, comment(t)];
 }
@@ -46,7 +48,7 @@ export function alterUserType(before: UserTypeModel, after: UserTypeModel): stri
     if (before.not_null !== after.not_null) out.push(`${prefix} ${after.not_null ? 'SET' : 'DROP'} NOT NULL`);
     for (const check of after.checks)
       if (had.get(check.name) !== check.definition)
-        out.push(`${prefix} ADD CONSTRAINT ${id(check.name)} ${check.definition}`);
+        out.push(`${prefix} ADD CONSTRAINT ${id(check.name)} ${checkToWrite(check.definition)}`);
   } else {
     const prefix = `ALTER TYPE ${named(after)}`;
     const wanted = new Map(after.attributes.map((a) => [a.name, a.type]));

@@ -6,12 +6,14 @@
 // user typed. One operation per statement, except where one change needs several (a recreated enum
 // (./postgres.ddl-enums.ts),
 // an identity whose sequence must catch up with existing values).
+
 import pg from 'pg';
 import { BACKUP_SCHEMA } from '../../engine/migration/backup.ts';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
+import { checkToWrite } from './postgres.ddl-checks.ts';
 import { renderEnumOperation } from './postgres.ddl-enums.ts';
 import { indexTail, storageParameters, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
 import { commentOn, renderObjectOperation } from './postgres.ddl-objects.ts';
@@ -156,7 +158,7 @@ function alterColumn(op: Extract<MigrationOperation, { kind: 'alter_column' }>):
 }
 
 const checkSql = (c: CheckConstraintModel) =>
-  `CONSTRAINT ${id(c.name)} CHECK (${c.expression})${c.no_inherit ? ' NO INHERIT' : ''}`;
+  `CONSTRAINT ${id(c.name)} CHECK (${checkToWrite(c.expression)})${c.no_inherit ? ' NO INHERIT' : ''}`;
 
 function foreignKeySql(k: ForeignKeyModel): string {
   const referenced = table({ schema: k.referenced_schema, name: k.referenced_table });

@@ -13,7 +13,7 @@ import {
 } from '../schema/objects.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import type { Dependants } from './operations.ts';
-import { columnNodeKey } from './plan-graph.ts';
+import { columnNodeKey, heldRowTypes } from './plan-graph.ts';
 
 const reads = (refs: DependencyRef[], broken: Set<string>) =>
   refs.some(
@@ -31,7 +31,8 @@ export function dependantsOf(model: SchemaModel, broken: Set<string>): Dependant
     grew = false;
     for (const routine of model.routines ?? []) {
       const key = `routine:${objectKey(routine)}`;
-      if (routines.has(key) || !reads(routine.depends_on, seen)) continue;
+      const holdsRows = heldRowTypes(routine).some((rowType) => seen.has(rowType));
+      if (routines.has(key) || !(reads(routine.depends_on, seen) || holdsRows)) continue;
       routines.set(key, routine);
       seen.add(key);
       grew = true;

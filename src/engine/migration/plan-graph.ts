@@ -9,7 +9,7 @@
 // no edge constrains keeps the phases' order, so a plan without such crossings is unchanged, and
 // the rollback (each statement's inverse, last first) is ordered the same way backwards.
 import { type ColumnModel, type TableModel, tableKey } from '../schema/model.ts';
-import { type DependencyRef, dependencyKey, objectKey } from '../schema/objects.ts';
+import { type DependencyRef, dependencyKey, objectKey, type RoutineModel } from '../schema/objects.ts';
 import type { MigrationOperation } from './operations.ts';
 import { type ExtraEdges, splitRoutineUses } from './plan-cycles.ts';
 
@@ -92,12 +92,39 @@ function tableReads(table: TableModel): string[] {
   ];
 }
 
+/**
+ * A SQL-standard body (BEGIN ATOMIC) that reads a table's row type holds the table's rows in that
+ * type: PostgreSQL refuses to retype a column of the table, or to add one with a default, under it
+ * (a plain body, checked only when it runs, does not hold it). Its key, for what changes the rows.
+ */
+export const rowTypeKey = (table: { schema: string | null; name: string }) => `rowtype:${objectKey(table)}`;
+
+const SQL_STANDARD_BODY = /\bBEGIN\s+ATOMIC\b/i;
+
+/** The row types a routine's SQL-standard body holds (none for a body in a string). */
+export function heldRowTypes(routine: RoutineModel): string[] {
+  if (!SQL_STANDARD_BODY.test(routine.definition)) return [];
+  return routine.depends_on
+    .filter((ref) => ref.kind === 'type')
+    .map((ref) => rowTypeKey({ schema: ref.schema, name: ref.name }));
+}
+
+/** A table rebuilt: the old one goes, and a partition dropped by the plan goes before it. */
+const rebuiltKey = (table: { schema: string | null; name: string }) => `rebuilt:${objectKey(table)}`;
+
+const parentsOf = (table: TableModel) => [
+  ...(table.inherits ?? []),
+  ...(table.partitioning?.parent ? [table.partitioning.parent] : []),
+];
+
 const refKeys = (refs: DependencyRef[]) =>
   refs.flatMap((ref) =>
     ref.column === null
       ? [dependencyKey(ref)]
       : [dependencyKey(ref), columnNodeKey({ schema: ref.schema, name: ref.name }, ref.column)],
   );
+
+const routineReads = (routine: RoutineModel) => [...refKeys(routine.depends_on), ...heldRowTypes(routine)];
 
 /** The tables (keys) that inherit a table's columns: partitions and children, at every depth. */
 export type Descendants = Map<string, string[]>;
@@ -115,18 +142,31 @@ function edgesOf(op: MigrationOperation, descendants: Descendants): OperationEdg
     case 'create_table':
       return created(relationKeys(op.table), tableReads(op.table));
     case 'drop_table':
-      return dropped(relationKeys(op.table), tableReads(op.table));
-    // The new table takes the name (and row type) when the old one is renamed away.
+      return dropped(relationKeys(op.table), [
+        ...tableReads(op.table),
+        ...parentsOf(op.table).map(rebuiltKey),
+      ]);
+    // The new table takes the name (and row type) when the old one is renamed away; the old one
+    // is dropped at the end, with the partitions still attached to it.
     case 'rebuild_table':
-      return created(relationKeys(op.after), tableReads(op.after));
-    case 'add_column':
-      return created(columnKeys(op.table, op.column.name), columnTypeKeys([op.column]));
+      return { ...created(relationKeys(op.after), tableReads(op.after)), drops: [rebuiltKey(op.before)] };
+    case 'add_column': {
+      // A default (or an identity, a generated value) fills the existing rows, in their row type.
+      const fills = op.column.default !== null || op.column.identity !== null || op.column.generated !== null;
+      const keys = [...columnKeys(op.table, op.column.name), ...(fills ? [rowTypeKey(op.table)] : [])];
+      return {
+        creates: keys,
+        drops: fills ? [rowTypeKey(op.table)] : [],
+        needs: columnTypeKeys([op.column]),
+        held: [],
+      };
+    }
     case 'drop_column':
       return dropped(columnKeys(op.table, op.column.name), []);
     // Only a new type needs its type to exist: the other steps keep the column's own.
     case 'alter_column': {
       if (!REPLACES_COLUMN.has(op.change)) return NONE;
-      const keys = columnKeys(op.table, op.before.name);
+      const keys = [...columnKeys(op.table, op.before.name), rowTypeKey(op.table)];
       return { creates: keys, drops: keys, needs: columnTypeKeys([op.after]), held: [] };
     }
     case 'create_view':
@@ -136,11 +176,11 @@ function edgesOf(op: MigrationOperation, descendants: Descendants): OperationEdg
     case 'replace_view':
       return { ...NONE, needs: refKeys(op.after.depends_on), held: refKeys(op.before.depends_on) };
     case 'create_routine':
-      return created([`routine:${objectKey(op.routine)}`], refKeys(op.routine.depends_on));
+      return created([`routine:${objectKey(op.routine)}`], routineReads(op.routine));
     case 'drop_routine':
-      return dropped([`routine:${objectKey(op.routine)}`], refKeys(op.routine.depends_on));
+      return dropped([`routine:${objectKey(op.routine)}`], routineReads(op.routine));
     case 'replace_routine':
-      return { ...NONE, needs: refKeys(op.after.depends_on), held: refKeys(op.before.depends_on) };
+      return { ...NONE, needs: routineReads(op.after), held: routineReads(op.before) };
     case 'create_trigger':
       return created(
         [],
@@ -156,12 +196,14 @@ function edgesOf(op: MigrationOperation, descendants: Descendants): OperationEdg
     case 'drop_enum':
       return dropped(typeKeys(op.enum), []);
     // The type is swapped under its columns (a table dropped later still has its column moved):
-    // what reads them and steps aside is created again after it.
-    case 'recreate_enum':
-      return created(
-        [...typeKeys(op.enum), ...op.uses.flatMap((use) => columnKeys(use.table, use.column.name))],
-        [],
-      );
+    // what reads the columns (or holds their rows) goes before it, and comes back after it.
+    case 'recreate_enum': {
+      const columns = op.uses.flatMap((use) => [
+        ...columnKeys(use.table, use.column.name),
+        rowTypeKey(use.table),
+      ]);
+      return { creates: [...typeKeys(op.enum), ...columns], drops: columns, needs: [], held: [] };
+    }
     case 'create_type':
     case 'drop_type': {
       const reads = [op.type.base, ...op.type.attributes.map((a) => a.type)]
@@ -180,9 +222,19 @@ function edgesOf(op: MigrationOperation, descendants: Descendants): OperationEdg
   }
 }
 
-/** A binary min-heap of operation indexes: the earliest ready operation goes first. */
+/**
+ * A binary min-heap of operation indexes by rank, then index: the ready operation to place next.
+ */
 class ReadyQueue {
   private readonly items: number[] = [];
+  private readonly rank: number[];
+  constructor(rank: number[]) {
+    this.rank = rank;
+  }
+  private before(a: number, b: number): boolean {
+    const [ra, rb] = [this.rank[a]!, this.rank[b]!];
+    return ra < rb || (ra === rb && a < b);
+  }
   get size(): number {
     return this.items.length;
   }
@@ -192,7 +244,7 @@ class ReadyQueue {
     let i = items.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (items[parent]! <= value) break;
+      if (!this.before(value, items[parent]!)) break;
       items[i] = items[parent]!;
       i = parent;
     }
@@ -208,8 +260,8 @@ class ReadyQueue {
         const left = 2 * i + 1;
         if (left >= items.length) break;
         const right = left + 1;
-        const child = right < items.length && items[right]! < items[left]! ? right : left;
-        if (items[child]! >= last) break;
+        const child = right < items.length && this.before(items[right]!, items[left]!) ? right : left;
+        if (!this.before(items[child]!, last)) break;
         items[i] = items[child]!;
         i = child;
       }
@@ -219,8 +271,46 @@ class ReadyQueue {
   }
 }
 
+/**
+ * Each operation's rank: its index, or the rank of a later operation it must precede as the drop
+ * of a reader (a function going away before a column it read is retyped): such a drop is pulled up
+ * to where it is needed rather than the change waiting for it, so that the change stays among the
+ * steps around it. A creation is not pulled: what needs it waits for it.
+ */
+function pulledRanks(pulls: number[][], component: number[]): number[] {
+  const rank = pulls.map((_, at) => at);
+  const done = new Array<boolean>(pulls.length).fill(false);
+  const visit = (start: number) => {
+    // Iterative depth-first: a rank is known once those of the operations it precedes are.
+    const stack: [number, number][] = [[start, 0]];
+    done[start] = true;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      const [at, next] = frame;
+      const list = pulls[at]!;
+      if (next < list.length) {
+        frame[1] += 1;
+        const then = list[next]!;
+        if (component[then] === component[at]) continue;
+        if (!done[then]) {
+          done[then] = true;
+          stack.push([then, 0]);
+        }
+        continue;
+      }
+      stack.pop();
+      for (const then of list)
+        if (component[then] !== component[at]) rank[at] = Math.min(rank[at]!, rank[then]!);
+    }
+  };
+  for (let at = 0; at < pulls.length; at += 1) if (!done[at]) visit(at);
+  return rank;
+}
+
 interface Graph {
   successors: number[][];
+  /** The drops of readers that must come before a later operation (held edges), by operation. */
+  pulls: number[][];
   component: number[];
   creators: Map<string, number[]>;
   droppers: Map<string, number[]>;
@@ -252,19 +342,48 @@ function buildGraph(
   if (creators.size === 0 && droppers.size === 0) return null;
 
   const successors: number[][] = operations.map(() => []);
+  const pulls: number[][] = operations.map(() => []);
   const link = (first: number, then: number) => {
     if (first !== then) successors[first]!.push(then);
   };
+  // A backup stays right before its drop, wherever the drop is pulled.
+  const backups = new Map<string, number>();
+  operations.forEach((op, at) => {
+    if (op.kind === 'backup_table') backups.set(`table ${op.backup}`, at);
+    if (op.kind === 'backup_column') backups.set(`column ${op.backup}`, at);
+    const backup =
+      op.kind === 'drop_table' && op.backup !== null
+        ? backups.get(`table ${op.backup}`)
+        : op.kind === 'drop_column' && op.backup !== null
+          ? backups.get(`column ${op.backup.name}`)
+          : undefined;
+    if (backup !== undefined) {
+      link(backup, at);
+      pulls[backup]!.push(at);
+    }
+  });
+  // The steps of one column (default off, type, default on…) keep their order.
+  const lastStep = new Map<string, number>();
+  operations.forEach((op, at) => {
+    if (op.kind !== 'alter_column') return;
+    const column = columnNodeKey(op.table, op.before.name);
+    const previous = lastStep.get(column);
+    if (previous !== undefined) link(previous, at);
+    lastStep.set(column, at);
+  });
   edges.forEach((edge, at) => {
     for (const key of new Set(edge.needs)) for (const create of creators.get(key) ?? []) link(create, at);
     // What it read is dropped after it, when it goes for good: an object dropped and created again
     // (a view recreated, which a lenient engine's views over it are replaced around) is ordered by
     // its creation; a retyped column by both.
     for (const key of new Set(edge.held))
-      if (key.startsWith('col:') || !creators.has(key))
-        for (const drop of droppers.get(key) ?? []) link(at, drop);
+      if (/^(col|rowtype|rebuilt):/.test(key) || !creators.has(key))
+        for (const drop of droppers.get(key) ?? []) {
+          link(at, drop);
+          if (drop !== at) pulls[at]!.push(drop);
+        }
   });
-  return { successors, component: stronglyConnected(successors), creators, droppers };
+  return { successors, pulls, component: stronglyConnected(successors), creators, droppers };
 }
 
 /**
@@ -291,6 +410,7 @@ export function orderByDependencies(
     graph = buildGraph(ops, descendants, split.extra)!;
   }
   const { successors, component } = graph;
+  const rank = pulledRanks(graph.pulls, component);
   // A cycle keeps the given order among its members: its edges inside it are left out.
   const waiting = new Array<number>(ops.length).fill(0);
   successors.forEach((list, at) => {
@@ -298,7 +418,7 @@ export function orderByDependencies(
     for (const then of successors[at]!) waiting[then]! += 1;
   });
   const out: MigrationOperation[] = [];
-  const ready = new ReadyQueue();
+  const ready = new ReadyQueue(rank);
   waiting.forEach((count, at) => {
     if (count === 0) ready.push(at);
   });

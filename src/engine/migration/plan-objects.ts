@@ -21,7 +21,7 @@ import {
 } from '../schema/objects.ts';
 import { dependencyOrder } from './dependency-order.ts';
 import type { MigrationOperation } from './operations.ts';
-import { type Descendants, descendantsOf, relationKeys } from './plan-graph.ts';
+import { type Descendants, descendantsOf, heldRowTypes, relationKeys, rowTypeKey } from './plan-graph.ts';
 import { planPolicies } from './plan-policies.ts';
 import { planRoutineUses } from './plan-routine-uses.ts';
 import type { Phases } from './plan-tables.ts';
@@ -51,6 +51,13 @@ export function brokenByTables(p: Phases, descendants: Descendants = new Map()):
   }
   for (const op of [...p.columns, ...p.dropColumns]) {
     if (op.kind === 'drop_column') broken.add(changedColumn(op.table.schema, op.table.name, op.column.name));
+    // A SQL-standard body holding the table's row type must step aside (plan-graph.ts rowTypeKey).
+    if (
+      (op.kind === 'alter_column' && (op.change === 'type' || op.change === 'replace_generated')) ||
+      (op.kind === 'add_column' &&
+        (op.column.default !== null || op.column.identity !== null || op.column.generated !== null))
+    )
+      broken.add(rowTypeKey(op.table));
     if (
       op.kind === 'alter_column' &&
       (op.change === 'type' || op.change === 'replace_generated' || op.change === 'drop_expression')
@@ -59,7 +66,10 @@ export function brokenByTables(p: Phases, descendants: Descendants = new Map()):
   }
   for (const op of p.types)
     if (op.kind === 'recreate_enum') {
-      for (const use of op.uses) broken.add(changedColumn(use.table.schema, use.table.name, use.column.name));
+      for (const use of op.uses) {
+        broken.add(changedColumn(use.table.schema, use.table.name, use.column.name));
+        broken.add(rowTypeKey(use.table));
+      }
       // Routines taking or returning the type (or its array) hold the old one after the swap.
       broken.add(`type:${op.enum.schema}.${op.enum.name}`);
       broken.add(`type:${op.enum.schema}._${op.enum.name}`);
@@ -181,7 +191,7 @@ function planRoutines(
       p.routines.push({ kind: 'create_routine', routine });
       continue;
     }
-    if (hits(existing.depends_on, broken)) {
+    if (hits(existing.depends_on, broken) || heldRowTypes(existing).some((key) => broken.has(key))) {
       broken.add(routineRef(existing));
       stepAside.push({ kind: 'drop_routine', routine: existing });
       p.routines.push({ kind: 'create_routine', routine });

@@ -43,7 +43,7 @@ import { type MigrationOperation, ref } from './operations.ts';
 import { planComments } from './plan-comments.ts';
 import { dependantsOf, hasDependants } from './plan-dependants.ts';
 import { generatedStepAside } from './plan-generated.ts';
-import { columnNodeKey, descendantsOf, orderByDependencies } from './plan-graph.ts';
+import { columnNodeKey, descendantsOf, orderByDependencies, rowTypeKey } from './plan-graph.ts';
 import { planLineage } from './plan-lineage.ts';
 import { planObjects } from './plan-objects.ts';
 import { onlineOperations } from './plan-online.ts';
@@ -364,7 +364,7 @@ function withDependants(op: MigrationOperation, tgt: SchemaModel): MigrationOper
   const broken = new Set([
     `type:${op.enum.schema}.${op.enum.name}`,
     `type:${op.enum.schema}._${op.enum.name}`,
-    ...op.uses.map((use) => columnNodeKey(use.table, use.column.name)),
+    ...op.uses.flatMap((use) => [columnNodeKey(use.table, use.column.name), rowTypeKey(use.table)]),
   ]);
   const dependants = dependantsOf(tgt, broken);
   return hasDependants(dependants) ? { ...op, dependants } : op;
