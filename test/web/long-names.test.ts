@@ -100,6 +100,19 @@ describe.skipIf(!chromiumAvailable)(
       ]);
       for (const answer of made) expect(answer.status, JSON.stringify(answer.body)).toBe(201);
       for (const [index, key] of ['patch', 'scenario', 'config'].entries()) ids[key] = made[index]!.body.id;
+      // A run waits for its approval: counted on the home card, listed among the runs.
+      const policy = await owner.put(`/api/v1/projects/${projectId}/policy`, {
+        rules: [
+          {
+            operation: 'seed_run',
+            environments: ['development'],
+            required_approvals: 1,
+            allow_self_approval: false,
+          },
+        ],
+      });
+      expect(policy.status).toBe(200);
+      expect((await owner.post(`/api/v1/seed/scenarios/${ids.scenario}/run`)).status).toBe(202);
       ownerPage = await openPage(browser, web.base);
       await signIn(ownerPage.page, owner.user.email);
       await ownerPage.page.getByRole('heading', { name: 'Projects' }).waitFor();
@@ -126,20 +139,8 @@ describe.skipIf(!chromiumAvailable)(
       expect(logged).toEqual([]);
       await visitor.context.close();
 
-      // An approval waits: the card says so in words, not as a bare number.
+      // An approval waits (made before all): the card says so in words, not as a bare number.
       const { page } = ownerPage;
-      const policy = await owner.put(`/api/v1/projects/${projectId}/policy`, {
-        rules: [
-          {
-            operation: 'seed_run',
-            environments: ['development'],
-            required_approvals: 1,
-            allow_self_approval: false,
-          },
-        ],
-      });
-      expect(policy.status).toBe(200);
-      expect((await owner.post(`/api/v1/seed/scenarios/${ids.scenario}/run`)).status).toBe(202);
       await page.reload();
       const card = page.getByRole('listitem').filter({ hasText: names.project });
       await expect.poll(() => card.locator('.counts').textContent()).toBe('1 pending approval');
@@ -192,6 +193,12 @@ describe.skipIf(!chromiumAvailable)(
       await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
       const contentTop = await page.locator('main.page').evaluate((main) => main.getBoundingClientRect().top);
       expect(contentTop).toBeLessThan(180);
+      // The runs table fits the phone: nothing of it is hidden off to the side.
+      const hidden = await page
+        .locator('.table-scroll')
+        .first()
+        .evaluate((box) => box.scrollWidth - box.clientWidth);
+      expect(hidden).toBeLessThanOrEqual(0);
       // The sidebar's drift link keeps its accessible name: "Drift", then the open reports.
       await page.getByRole('link', { name: /^Drift/ }).waitFor();
       await page.setViewportSize({ width: 1280, height: 900 });

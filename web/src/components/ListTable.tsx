@@ -9,6 +9,7 @@ export function ListTable<Item>({
   empty,
   columns,
   row,
+  hideNarrow = [],
 }: {
   query: {
     isLoading: boolean;
@@ -25,6 +26,8 @@ export function ListTable<Item>({
   columns: ReactNode[];
   /** The `<tr>` of one item. */
   row: (item: Item) => ReactNode;
+  /** The columns (by index) left out on a phone, where the names need the room; their cells say `hide-narrow` too. */
+  hideNarrow?: number[];
 }) {
   return (
     <QueryState
@@ -40,8 +43,12 @@ export function ListTable<Item>({
           <thead>
             <tr>
               {columns.map((column, index) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: the header cells are a fixed list
-                <th key={index} scope="col">
+                <th
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the header cells are a fixed list
+                  key={index}
+                  scope="col"
+                  className={hideNarrow.includes(index) ? 'hide-narrow' : undefined}
+                >
                   {column}
                 </th>
               ))}

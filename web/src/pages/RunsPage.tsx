@@ -21,6 +21,7 @@ export function RunsPage() {
         label="Runs"
         empty="No runs yet."
         columns={['Kind', 'About', 'Status', 'Progress', 'Started']}
+        hideNarrow={[3, 4]}
         row={(run) => (
           <tr key={run.id}>
             <td>
@@ -39,10 +40,12 @@ export function RunsPage() {
             <td>
               <Status value={run.status} />
             </td>
-            <td>
+            <td className="hide-narrow">
               <ProgressBar progress={run.progress} />
             </td>
-            <td>{run.started_at ? new Date(run.started_at).toLocaleString() : '—'}</td>
+            <td className="hide-narrow">
+              {run.started_at ? new Date(run.started_at).toLocaleString() : '—'}
+            </td>
           </tr>
         )}
       />
