@@ -51,7 +51,7 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     await new Promise((resolve) => receiver.close(resolve));
   });
 
-  it('adds a webhook, shows its secret once, delivers a test event and redelivers it', async () => {
+  it('adds a webhook, shows its secret once, delivers a test event, redelivers it and deletes it', async () => {
     const { page, problems } = ownerPage;
     await page.getByRole('link', { name: 'Webhooks' }).click();
     const { port } = receiver.address() as AddressInfo;
@@ -69,6 +69,14 @@ describe.skipIf(!chromiumAvailable)('web application: webhooks, access requests,
     await expect.poll(() => received.length, { timeout: 20_000 }).toBe(2);
     await page.getByRole('button', { name: 'Done, hide it' }).click();
     expect(await page.getByTestId('webhook-secret').count()).toBe(0);
+
+    // Deleted from the page, after a dialog that says its deliveries go with it.
+    await hook.getByRole('button', { name: 'Delete…' }).click();
+    const dialog = page.getByRole('dialog');
+    expect(await dialog.textContent()).toMatch(/Its deliveries and their log go with it/);
+    await dialog.getByRole('button', { name: 'Delete webhook', exact: true }).click();
+    await page.getByText('No webhooks.', { exact: true }).waitFor();
+    expect((await owner.get(`/api/v1/projects/${projectId}/webhooks`)).body.items).toEqual([]);
     expect(problems).toEqual([]);
   });
 

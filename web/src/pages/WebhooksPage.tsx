@@ -6,6 +6,7 @@ import { useParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import type { components } from '../api/schema';
 import { Status } from '../components/Badge.tsx';
+import { DeleteAction } from '../components/DeleteAction.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { ScrollTable } from '../components/ScrollTable.tsx';
 import { SecretOnce } from '../components/SecretOnce.tsx';
@@ -148,6 +149,18 @@ function WebhookItem({ webhook }: { webhook: Webhook }) {
         <button type="button" className="secondary" aria-expanded={open} onClick={() => setOpen(!open)}>
           Deliveries
         </button>
+        <DeleteAction
+          noun="webhook"
+          name={webhook.url}
+          consequences={
+            <p>
+              Its deliveries and their log go with it, and no event of this project is sent there any more.
+              The audit log keeps its entries.
+            </p>
+          }
+          remove={() => call(api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhook.id } } }))}
+          onDeleted={() => queryClient.invalidateQueries({ queryKey: ['webhooks', webhook.project_id] })}
+        />
       </div>
       <ErrorText error={test.error ?? redeliver.error} />
       {open && (
