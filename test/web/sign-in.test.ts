@@ -1,6 +1,6 @@
 // The web application in Chromium: serving, sign-in with password and with the 2FA step (set up in
-// the profile page), the OAuth landing page /login/2fa, sign out, and an API key whose secret is
-// shown once and copied.
+// the profile page), signup from the sign-in page, the OAuth landing page /login/2fa, sign out, and
+// an API key whose secret is shown once and copied.
 import { Secret, TOTP } from 'otpauth';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,24 @@ describe.skipIf(!chromiumAvailable)('web application: signing in', () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await expect.poll(() => page.locator('.org').textContent()).toBe('Acme Data');
     expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+  });
+
+  it('signs up from the sign-in page: a new organization and its owner, signed in at once', async () => {
+    const { page, problems } = await openPage(browser, web.base, 390);
+    await page.goto('/login');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    const form = page.getByRole('form', { name: 'Sign up' });
+    await form.getByLabel('Your name').fill('Nora New');
+    await form.getByLabel('E-mail').fill('nora@signup.example');
+    await form.getByLabel(/^Password/).fill('a long enough password');
+    await form.getByLabel(/^Organization/).fill('Nora Analytics');
+    await captureBothWidths(page, 'signup');
+    await form.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    await page.getByText('No projects yet: create the first one below.').waitFor();
+    const me = await page.evaluate(async () => (await fetch('/api/v1/auth/me')).json());
+    expect(me).toMatchObject({ email: 'nora@signup.example', name: 'Nora New', org_role: 'owner' });
+    expect(problems).toEqual([]);
   });
 
   it('creates an API key and shows its secret once, with a copy button', async () => {

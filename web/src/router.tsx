@@ -1,6 +1,7 @@
 import { lazy } from 'react';
 import { createBrowserRouter } from 'react-router';
 import { LoginPage } from './auth/LoginPage.tsx';
+import { SignupPage } from './auth/SignupPage.tsx';
 import { TwoFactorPage } from './auth/TwoFactorPage.tsx';
 import { AccessRequestsPage } from './pages/AccessRequestsPage.tsx';
 import { AnonymizePage } from './pages/AnonymizePage.tsx';
@@ -33,6 +34,7 @@ const PatchPage = lazy(() => import('./pages/PatchPage.tsx').then((m) => ({ defa
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
   { path: '/login/2fa', element: <TwoFactorPage /> },
+  { path: '/signup', element: <SignupPage /> },
   {
     element: <Layout />,
     children: [

@@ -2,7 +2,7 @@
 // providers, and single sign-on by organization (SAML).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api, call } from '../api/client.ts';
 import { ErrorText } from '../components/ErrorText.tsx';
 import { safeNext } from './session.ts';
@@ -76,6 +76,11 @@ export function LoginPage() {
         </button>
         <ErrorText error={login.error} />
       </form>
+      {config.data?.signup_open && (
+        <p>
+          New here? <Link to="/signup">Create an account</Link>
+        </p>
+      )}
       {config.data && config.data.oauth_providers.length > 0 && (
         <nav className="card stack" aria-label="Sign in with a provider">
           {config.data.oauth_providers.map((provider) => (
