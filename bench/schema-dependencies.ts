@@ -28,6 +28,7 @@ const FUNCTIONS = 150;
 const TRIGGERS = 450;
 const TARGET_RATIO = 2;
 
+const parts = ['sourceMs', 'targetMs', 'planMs', 'lintMs'] as const;
 const log = (message: string) => console.error(`[schema-dependencies] ${message}`);
 const ms = (value: number) => (value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1));
 
@@ -64,7 +65,10 @@ function dependencyDdl(specs: TableSpec[], q: Quote, gone: Set<string>, changed:
 interface Run {
   dumpMs: number;
   compareMs: number;
+  sourceMs: number;
+  targetMs: number;
   planMs: number;
+  lintMs: number;
   migration: Migration;
   sourceHash: string;
 }
@@ -74,6 +78,7 @@ async function compareOnce(source: BenchDatabase, target: BenchDatabase): Promis
   const started = performance.now();
   const sourceHandle = await dialect.open(source.config);
   const sourceModel = await sourceHandle.introspect().finally(() => sourceHandle.close());
+  const sourceMs = performance.now() - started;
   const targetHandle = await dialect.open(target.config);
   const [targetModel, stats] = await (async () => {
     try {
@@ -84,14 +89,23 @@ async function compareOnce(source: BenchDatabase, target: BenchDatabase): Promis
   })();
   const planned = performance.now();
   const migration = planMigration(sourceModel, targetModel, migrationDialects.postgresql);
-  const planMs = performance.now() - planned;
+  const linted = performance.now();
   lintStatements(migration.statements, {
     dialect: 'postgresql',
     target: targetModel,
     stats,
     lock_timeout_ms: 5_000,
   });
-  return { compareMs: performance.now() - started, planMs, migration, sourceHash: schemaHash(sourceModel) };
+  const done = performance.now();
+  return {
+    compareMs: done - started,
+    sourceMs,
+    targetMs: planned - started - sourceMs,
+    planMs: linted - planned,
+    lintMs: done - linted,
+    migration,
+    sourceHash: schemaHash(sourceModel),
+  };
 }
 
 async function dumpOnce(target: BenchDatabase): Promise<number> {
@@ -163,9 +177,9 @@ async function bench(tables: number, runs: number): Promise<string> {
       '- Dump: `pg_dump --schema-only` of the target, spawned, read through a pipe. Compare: introspect the source, introspect the target and read its statistics, plan, lint (as `POST /migrations/compare`)',
       `- Runs: ${runs} after a warm-up, one after the other; target: the compare at most ${TARGET_RATIO}× the dump (median)`,
       '',
-      '|  | pg_dump | Compare | of which plan | Ratio | Result |',
-      '| --- | ---: | ---: | ---: | ---: | --- |',
-      `| median | ${ms(dump)} ms | ${ms(compare)} ms | ${ms(median(measured.map((r) => r.planMs)))} ms | ${ratio.toFixed(2)} | ${verdict} |`,
+      '|  | pg_dump | Compare | Introspect source | Introspect target + stats | Plan | Lint | Ratio | Result |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+      `| median | ${[dump, compare, ...parts.map((part) => median(measured.map((r) => r[part])))].map((v) => `${ms(v)} ms`).join(' | ')} | ${ratio.toFixed(2)} | ${verdict} |`,
       '',
       `- Plan: ${last.migration.statements.length} statements; check (not timed): applied to the target, its hash is then the source's: ${outcome ?? 'yes'}`,
       '',
