@@ -17,7 +17,13 @@ export function ConfigList<Config extends { id: string; name: string }>({
   deletion,
 }: {
   title: string;
-  list: { isLoading: boolean; error: unknown; data?: { items: Config[] } };
+  list: {
+    isLoading: boolean;
+    error: unknown;
+    data?: { items: Config[] };
+    refetch: () => unknown;
+    isFetching: boolean;
+  };
   empty: string;
   newForm: (onCreated: (id: string) => void) => ReactNode;
   summary: (config: Config) => ReactNode;
@@ -40,6 +46,8 @@ export function ConfigList<Config extends { id: string; name: string }>({
       <QueryState
         isLoading={list.isLoading}
         error={list.error}
+        onRetry={() => void list.refetch()}
+        retrying={list.isFetching}
         isEmpty={list.data?.items.length === 0}
         empty={empty}
       >

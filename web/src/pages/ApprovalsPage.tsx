@@ -32,6 +32,8 @@ export function ApprovalsPage() {
       <QueryState
         isLoading={approvals.isLoading}
         error={approvals.error}
+        onRetry={() => void approvals.refetch()}
+        retrying={approvals.isFetching}
         isEmpty={approvals.data?.items.length === 0}
         empty={`No ${status} approvals.`}
       >

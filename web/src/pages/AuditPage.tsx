@@ -94,6 +94,8 @@ export function AuditPage() {
       <QueryState
         isLoading={audit.isLoading}
         error={audit.error}
+        onRetry={() => void audit.refetch()}
+        retrying={audit.isFetching}
         isEmpty={audit.data?.items.length === 0}
         empty="No entries match."
       >

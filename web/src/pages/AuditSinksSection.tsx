@@ -96,6 +96,8 @@ export function AuditSinksSection() {
       <QueryState
         isLoading={sinks.isLoading}
         error={sinks.error}
+        onRetry={() => void sinks.refetch()}
+        retrying={sinks.isFetching}
         isEmpty={sinks.data?.items.length === 0}
         empty="The audit log is not exported."
       >

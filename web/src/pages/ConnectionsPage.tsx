@@ -29,6 +29,8 @@ export function ConnectionsPage() {
       <QueryState
         isLoading={connections.isLoading}
         error={connections.error}
+        onRetry={() => void connections.refetch()}
+        retrying={connections.isFetching}
         isEmpty={connections.data?.items.length === 0}
         empty="No connections yet."
       >

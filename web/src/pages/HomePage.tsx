@@ -31,6 +31,8 @@ export function HomePage() {
       <QueryState
         isLoading={projects.isLoading}
         error={projects.error}
+        onRetry={() => void projects.refetch()}
+        retrying={projects.isFetching}
         isEmpty={projects.data?.items.length === 0}
         empty="No projects yet: create the first one below."
       >

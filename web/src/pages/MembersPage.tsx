@@ -99,7 +99,12 @@ export function MembersPage() {
         </button>
         <ErrorText error={add.error ?? users.error} />
       </form>
-      <QueryState isLoading={members.isLoading} error={members.error}>
+      <QueryState
+        isLoading={members.isLoading}
+        error={members.error}
+        onRetry={() => void members.refetch()}
+        retrying={members.isFetching}
+      >
         <ScrollTable label="Members">
           <table className="table">
             <thead>

@@ -77,7 +77,12 @@ export function MigrationPage() {
   const reviewed = m ? warningsByStatement(m.statements, m.lint_warnings) : [];
 
   return (
-    <QueryState isLoading={migration.isLoading} error={migration.error}>
+    <QueryState
+      isLoading={migration.isLoading}
+      error={migration.error}
+      onRetry={() => void migration.refetch()}
+      retrying={migration.isFetching}
+    >
       {m && (
         <>
           <div className="page-head">

@@ -104,7 +104,12 @@ export function OrganizationPage() {
         </div>
         <ErrorText error={create.error} />
       </form>
-      <QueryState isLoading={users.isLoading} error={users.error}>
+      <QueryState
+        isLoading={users.isLoading}
+        error={users.error}
+        onRetry={() => void users.refetch()}
+        retrying={users.isFetching}
+      >
         <ScrollTable label="Users">
           <table className="table">
             <thead>

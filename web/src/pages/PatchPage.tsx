@@ -71,7 +71,12 @@ export function PatchPage() {
   const p = patch.data;
   const can = (action: PatchAction) => p?.allowed_actions.includes(action) ?? false;
   return (
-    <QueryState isLoading={patch.isLoading} error={patch.error}>
+    <QueryState
+      isLoading={patch.isLoading}
+      error={patch.error}
+      onRetry={() => void patch.refetch()}
+      retrying={patch.isFetching}
+    >
       {p && (
         <>
           <div className="page-head">

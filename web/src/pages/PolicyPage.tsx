@@ -44,7 +44,12 @@ export function PolicyPage() {
       <p className="muted">
         Protected connections always need another person's approval, whatever this policy says.
       </p>
-      <QueryState isLoading={policy.isLoading} error={policy.error}>
+      <QueryState
+        isLoading={policy.isLoading}
+        error={policy.error}
+        onRetry={() => void policy.refetch()}
+        retrying={policy.isFetching}
+      >
         <form
           className="stack"
           aria-label="Approval policy"

@@ -101,7 +101,12 @@ export function ProfilePage() {
       </section>
       <section className="card" aria-label="Sessions">
         <h2>Sessions</h2>
-        <QueryState isLoading={sessions.isLoading} error={sessions.error}>
+        <QueryState
+          isLoading={sessions.isLoading}
+          error={sessions.error}
+          onRetry={() => void sessions.refetch()}
+          retrying={sessions.isFetching}
+        >
           <ul className="list">
             {sessions.data?.items.map((s) => (
               <li key={s.id} className="row">

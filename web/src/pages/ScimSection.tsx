@@ -16,7 +16,12 @@ export function ScimSection() {
   return (
     <section className="card" aria-label="SCIM provisioning">
       <h2>SCIM provisioning</h2>
-      <QueryState isLoading={scim.isLoading} error={scim.error}>
+      <QueryState
+        isLoading={scim.isLoading}
+        error={scim.error}
+        onRetry={() => void scim.refetch()}
+        retrying={scim.isFetching}
+      >
         {scim.data && <ScimSettings config={scim.data} />}
       </QueryState>
     </section>

@@ -29,6 +29,8 @@ export function SnapshotsList({
     <QueryState
       isLoading={snapshots.isLoading}
       error={snapshots.error}
+      onRetry={() => void snapshots.refetch()}
+      retrying={snapshots.isFetching}
       isEmpty={page?.items.length === 0}
       empty="No snapshots yet."
     >

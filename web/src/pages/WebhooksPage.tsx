@@ -95,6 +95,8 @@ export function WebhooksPage() {
       <QueryState
         isLoading={webhooks.isLoading}
         error={webhooks.error}
+        onRetry={() => void webhooks.refetch()}
+        retrying={webhooks.isFetching}
         isEmpty={webhooks.data?.items.length === 0}
         empty="No webhooks."
       >
@@ -167,6 +169,8 @@ function WebhookItem({ webhook }: { webhook: Webhook }) {
         <QueryState
           isLoading={deliveries.isLoading}
           error={deliveries.error}
+          onRetry={() => void deliveries.refetch()}
+          retrying={deliveries.isFetching}
           isEmpty={deliveries.data?.items.length === 0}
           empty="No deliveries yet."
         >

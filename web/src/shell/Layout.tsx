@@ -7,6 +7,7 @@ import { api, call } from '../api/client.ts';
 import { useMe } from '../auth/session.ts';
 import { CountBadge } from '../components/Badge.tsx';
 import { ErrorText } from '../components/ErrorText.tsx';
+import { QueryState } from '../components/States.tsx';
 import { useProjects } from './projects.ts';
 import { RunsIndicator } from './RunsIndicator.tsx';
 
@@ -14,7 +15,17 @@ export function Layout() {
   const me = useMe();
   const location = useLocation();
   if (me.isLoading) return <p className="muted page">Loading…</p>;
-  if (me.error) return <ErrorText error={me.error} />;
+  if (me.error)
+    return (
+      <main className="page">
+        <QueryState
+          isLoading={false}
+          error={me.error}
+          onRetry={() => void me.refetch()}
+          retrying={me.isFetching}
+        />
+      </main>
+    );
   if (!me.data)
     return <Navigate to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   return <SignedInLayout name={me.data.name} />;
