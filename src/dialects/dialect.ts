@@ -97,6 +97,11 @@ export interface TransactionOptions {
 /** An open, bounded pool on one target database. Close it when done. */
 export interface TargetHandle {
   readonly dialect: DialectName;
+  /**
+   * The dialect this handle speaks: its SQL writer, capabilities, row format, DDL renderer and
+   * parser. Code that holds a handle reaches the dialect here, never by looking its name up.
+   */
+  readonly sql: MigrationDialect;
   readonly flavor: Flavor;
   readonly serverVersion: string;
   /** The schema in the neutral model, read in one consistent snapshot where the engine allows it. */

@@ -30,8 +30,23 @@ function linesMatching(files: string[], pattern: RegExp): string[] {
   );
 }
 
+/** The files whose text matches, each once. */
+function filesMatching(files: string[], pattern: RegExp): string[] {
+  return files.filter((file) => pattern.test(readFileSync(join(ROOT, file), 'utf8')));
+}
+
 describe('the shape of the code', () => {
   it('has no double cast in the modules: their types say what the values are', () => {
     expect(linesMatching(sources('src/modules'), /\bas unknown as\b/)).toEqual([]);
+  });
+
+  it('reaches a dialect through a handle or the connections service, never by its name', () => {
+    // The dialect maps are imported where a process builds its target access, and nowhere else in
+    // the modules: a handle answers `handle.sql`, the connections service `dialectOf(connection)`.
+    const importsMaps =
+      /import\s*\{[^}]*\b(dialects|migrationDialects)\b[^}]*\}\s*from\s*'[^']*dialects\/index\.ts'/;
+    expect(filesMatching(sources('src/modules'), importsMaps)).toEqual([
+      'src/modules/connections/target-access.ts',
+    ]);
   });
 });

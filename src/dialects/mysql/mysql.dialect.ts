@@ -153,6 +153,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
 
   return {
     dialect: 'mysql',
+    sql: mysqlDialect,
     flavor: knownFlavor,
     serverVersion,
     introspect(options: IntrospectOptions = {}): Promise<SchemaModel> {

@@ -131,6 +131,7 @@ async function open(config: TargetConfig): Promise<TargetHandle> {
 
   return {
     dialect: 'postgresql',
+    sql: postgresDialect,
     flavor: 'postgresql',
     serverVersion,
     async introspect(options: IntrospectOptions = {}): Promise<SchemaModel> {

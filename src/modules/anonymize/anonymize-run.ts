@@ -17,7 +17,6 @@ import { type Static, Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { MigrationDialect, RowSession, TableReload } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { migrationDialects } from '../../dialects/index.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { writeLocks } from '../../dialects/write-lock.ts';
 import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
@@ -89,7 +88,7 @@ export function createAnonymizeRun(deps: AnonymizeRunDeps) {
     });
 
     return connections.withTarget(connection, async (handle) => {
-      const dialect = migrationDialects[handle.dialect];
+      const dialect = handle.sql;
       let session: RowSession | undefined;
       let reader: RowSession | undefined;
       let pool: TransformPool | undefined;

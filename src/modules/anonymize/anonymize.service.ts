@@ -30,7 +30,7 @@ export function createAnonymizeService(deps: {
   db: Db;
   audit: AuditService;
   box: SecretBox;
-  connections: Pick<ConnectionsService, 'findById' | 'withTarget' | 'introspect'>;
+  connections: Pick<ConnectionsService, 'findById' | 'withTarget' | 'introspect' | 'dialectOf'>;
   gate: Pick<ApprovalGate, 'voidApprovals'>;
   runs: Pick<RunsService, 'start'>;
   now: () => Date;

@@ -50,7 +50,7 @@ function planOn(config: AnonymizeConfig, source: SchemaModel) {
 export function createBridgeAnonymizer(deps: {
   db: Db;
   box: SecretBox;
-  connections: Pick<ConnectionsService, 'withTarget'>;
+  connections: Pick<ConnectionsService, 'withTarget' | 'dialectOf'>;
 }) {
   const { db, box, connections } = deps;
   return {

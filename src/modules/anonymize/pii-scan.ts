@@ -19,7 +19,7 @@ export interface ScannedColumn {
 }
 
 export async function scanColumns(
-  connections: Pick<ConnectionsService, 'withTarget'>,
+  connections: Pick<ConnectionsService, 'withTarget' | 'dialectOf'>,
   connection: Connection,
   model: SchemaModel,
   config: Pick<AnonymizeConfig, 'rules' | 'propagated'>,

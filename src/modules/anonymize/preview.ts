@@ -20,7 +20,7 @@ export interface PreviewSample {
 }
 
 export async function previewRules(
-  connections: Pick<ConnectionsService, 'withTarget'>,
+  connections: Pick<ConnectionsService, 'withTarget' | 'dialectOf'>,
   connection: Connection,
   model: SchemaModel,
   rules: readonly ConfigRule[],

@@ -1,7 +1,6 @@
 // Bounded samples of a target's rows for the PII scan and the preview: one plain SELECT with a LIMIT
 // per table, identifiers quoted by the connection's dialect, in a transaction that is rolled back
 // (nothing is ever written). Values are turned into JSON (dates as ISO text, big integers as text).
-import { dialects } from '../../dialects/index.ts';
 import type { TableModel } from '../../engine/schema/model.ts';
 import type { Connection } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
@@ -13,12 +12,12 @@ export type Row = Record<string, unknown>;
 
 /** Reads up to `limit` rows of `columns` of each table, one statement per table. */
 export function sampleTables(
-  connections: Pick<ConnectionsService, 'withTarget'>,
+  connections: Pick<ConnectionsService, 'withTarget' | 'dialectOf'>,
   connection: Connection,
   reads: { table: TableModel; columns: string[]; notNull?: string }[],
   limit: number,
 ): Promise<Row[][]> {
-  const dialect = dialects[connection.dialect];
+  const dialect = connections.dialectOf(connection);
   const q = (name: string) => dialect.quoteIdent(name);
   const limited = Math.max(1, Math.min(limit, SAMPLE_LIMIT));
   return connections.withTarget(connection, (handle) =>

@@ -16,7 +16,6 @@ import { systemActor } from '../../core/actors.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { RowSession, TargetHandle } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { migrationDialects } from '../../dialects/index.ts';
 import { displayName, type PlannedTable, planCopy, resolveTables } from '../../engine/bridge/copy-plan.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
@@ -47,13 +46,13 @@ export interface BridgeRunDeps {
 
 /** The server and database a session reaches (RowFormat.identitySql). */
 export async function identityOf(session: RowSession, handle: TargetHandle): Promise<string> {
-  const { rows } = await session.query(migrationDialects[handle.dialect].rows.identitySql);
+  const { rows } = await session.query(handle.sql.rows.identitySql);
   return `${handle.dialect}:${String((rows[0] as { identity: unknown }).identity)}`;
 }
 
 /** How a session's server reads a filter's text (RowFormat.filterModeSql); '' where nothing changes it. */
 export async function filterModeOf(session: RowSession, handle: TargetHandle): Promise<string> {
-  const sql = migrationDialects[handle.dialect].rows.filterModeSql;
+  const sql = handle.sql.rows.filterModeSql;
   if (sql === null) return '';
   const { rows } = await session.query(sql);
   return String((rows[0] as { mode: unknown }).mode ?? '');
@@ -94,8 +93,8 @@ export function createBridgeRun(deps: BridgeRunDeps) {
     let after: SchemaModel | undefined;
     const outcome = await connections.withTarget(source, (srcHandle) =>
       connections.withTarget(target, async (tgtHandle) => {
-        const srcDialect = migrationDialects[srcHandle.dialect];
-        const tgtDialect = migrationDialects[tgtHandle.dialect];
+        const srcDialect = srcHandle.sql;
+        const tgtDialect = tgtHandle.sql;
         const sessions = await time('sessions', () =>
           Promise.allSettled([srcHandle.rowSession(), tgtHandle.rowSession()]),
         );

@@ -6,7 +6,12 @@ import { isIP } from 'node:net';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, forbidden, invalid } from '../../core/errors.ts';
 import { TARGET_ERROR_HEADER, TargetError } from '../../dialects/errors.ts';
-import { maskSecret, type TargetHandle, type TestResult } from '../../dialects/index.ts';
+import {
+  type MigrationDialect,
+  maskSecret,
+  type TargetHandle,
+  type TestResult,
+} from '../../dialects/index.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import { decide, isOrgAdmin } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
@@ -128,8 +133,9 @@ export function createConnectionsService(deps: {
   pools: ConnectionPools;
   guard: TargetGuard;
   now: () => Date;
+  dialectOf: (connection: Pick<Connection, 'dialect'>) => MigrationDialect;
 }) {
-  const { db, audit, box, pools, guard, now } = deps;
+  const { db, audit, box, pools, guard, now, dialectOf } = deps;
   const ownedTables = createOwnedTablesRegistry();
 
   /** The connection as handed out; `driftPending` is its drift badge (read with it, or apart). */
@@ -347,6 +353,12 @@ export function createConnectionsService(deps: {
       pools.evict(id);
       return viewOf(updated, await hasPendingDrift(db, id));
     },
+
+    /**
+     * The dialect of a connection's SQL, for work that needs no connection (parsing, planning,
+     * naming tables); with a handle, `handle.sql` is the same.
+     */
+    dialectOf,
 
     /** Where a module declares the tables it keeps in target databases (see owned-tables.ts). */
     addOwnedTables: ownedTables.add,

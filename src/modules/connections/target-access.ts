@@ -2,7 +2,7 @@
 // connection, and the connections service over them. The API and each job process build it once
 // and close it (its pools) when they stop.
 import type { TargetsConfig } from '../../config.ts';
-import { type TargetDialect, dialects as targetDialects } from '../../dialects/index.ts';
+import { migrationDialects, type TargetDialect, dialects as targetDialects } from '../../dialects/index.ts';
 import type { DialectName } from '../../engine/schema/model.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
@@ -45,6 +45,9 @@ export function createTargetAccess(deps: {
     pools,
     guard,
     now: deps.now,
+    // The one place a dialect is looked up by name: code holding a handle asks it (`handle.sql`),
+    // code working on a connection's SQL without connecting asks the connections service.
+    dialectOf: (connection) => migrationDialects[connection.dialect],
   });
   return { guard, pools, connections, close: () => pools.closeAll() };
 }

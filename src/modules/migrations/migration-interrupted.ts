@@ -10,7 +10,6 @@
 // becomes that exact report (API §8); the migration is `applied` (or `rolled_back`) when every
 // statement took effect, unchanged when none did, and `failed` in between: compare again and apply
 // what is left.
-import { dialects, migrationDialects } from '../../dialects/index.ts';
 import type { StatementFact } from '../../engine/migration/facts.ts';
 import { scopeModel, type TableScope } from '../../engine/migration/index.ts';
 import { statementEffect } from '../../engine/migration/statement-effect.ts';
@@ -37,7 +36,7 @@ const UNCHANGED_BY_ROLLBACK: MigrationState = { status: 'applied', failed_operat
 
 export function createMigrationInterrupted(deps: {
   db: Db;
-  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById' | 'dialectOf'>;
   now: () => Date;
 }) {
   const { db, connections, now } = deps;
@@ -70,7 +69,7 @@ export function createMigrationInterrupted(deps: {
   ): Promise<{ sql: string; facts: StatementFact[] | null }[]> {
     if (kind === 'apply')
       return migration.statements.map((s) => ({ sql: s.sql, facts: s.facts as StatementFact[] | null }));
-    const dialect = migrationDialects[target.dialect];
+    const dialect = connections.dialectOf(target);
     return Promise.all(
       (migration.rollback ?? []).map(async ({ sql }) => {
         const [parsed] = await dialect.parseSql(sql).catch(() => []);
@@ -132,7 +131,7 @@ export function createMigrationInterrupted(deps: {
     const migration = run.subject_id ? await findMigrationById(db, run.subject_id) : undefined;
     if (migration?.status !== RUNNING[kind]) return;
     const target = await connections.findById(migration.target_connection_id);
-    if (target && !dialects[target.dialect].capabilities.transactionalDdl)
+    if (target && !connections.dialectOf(target).capabilities.transactionalDdl)
       await settleJournaled(run, migration, target, kind);
     else await settleTransactional(migration, target, kind);
   }

@@ -7,7 +7,7 @@
 // target are recorded after each run (migration-backups.ts).
 
 import { conflict, notFound } from '../../core/errors.ts';
-import { type ApplyResult, dialects } from '../../dialects/index.ts';
+import type { ApplyResult } from '../../dialects/index.ts';
 import type { ExecutableStatement } from '../../engine/migration/index.ts';
 import { scopeModel, type TableScope } from '../../engine/migration/index.ts';
 import { diffSchemas, isEmptyDiff } from '../../engine/schema/diff.ts';
@@ -33,7 +33,7 @@ import { findMigrationById, moveStatus, updateMigration } from './migrations.rep
 
 export function createMigrationRunHandlers(deps: {
   db: Db;
-  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById' | 'dialectOf'>;
   now: () => Date;
   statementTimeoutMs: number;
 }): Required<Pick<RunHandlers, 'migration_apply' | 'migration_rollback'>> {
@@ -57,7 +57,7 @@ export function createMigrationRunHandlers(deps: {
     statements: ExecutableStatement[],
     context: RunContext,
   ): Promise<ApplyResult> {
-    const journaled = !dialects[target.dialect].capabilities.transactionalDdl;
+    const journaled = !connections.dialectOf(target).capabilities.transactionalDdl;
     const controller = new AbortController();
     let cancelled = false;
     let reports = Promise.resolve();
@@ -157,7 +157,7 @@ export function createMigrationRunHandlers(deps: {
       await updateMigration(db, migration.id, { ...failedBy(kind), updated_at: now() });
       throw error;
     }
-    const report = outcome(executable, result, dialects[target.dialect].capabilities.transactionalDdl);
+    const report = outcome(executable, result, connections.dialectOf(target).capabilities.transactionalDdl);
     const backup_tables = JSON.stringify(
       backupTablesAfter(kind, migration.backup_tables, statements, tookEffect(executable, report)),
     );

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { conflict, invalid, notFound } from '../../core/errors.ts';
-import { migrationDialects } from '../../dialects/index.ts';
 import {
   type AnalyzedSql,
   analyzeSql,
@@ -58,7 +57,7 @@ export type MigrationsService = ReturnType<typeof createMigrationsService>;
 export function createMigrationsService(deps: {
   db: Db;
   audit: AuditService;
-  connections: Pick<ConnectionsService, 'introspect' | 'withTarget' | 'findById'>;
+  connections: Pick<ConnectionsService, 'introspect' | 'withTarget' | 'findById' | 'dialectOf'>;
   runs: Pick<RunsService, 'start'>;
   gate: Pick<ApprovalGate, 'voidApprovals'>;
   now: () => Date;
@@ -104,7 +103,7 @@ export function createMigrationsService(deps: {
     const plan = (migration.plan as StoredPlan).migration;
     if (migration.generated_sql !== plan.sql)
       return (await analyze(migration, target, migration.generated_sql)).statements;
-    const dialect = migrationDialects[target.dialect];
+    const dialect = connections.dialectOf(target);
     return Promise.all(
       plan.statements.map(async ({ sql }) => {
         const pieces = await dialect.parseSql(sql);
@@ -117,7 +116,7 @@ export function createMigrationsService(deps: {
   /** Edited or stored SQL read as the migration's dialect reads it, planned statements recognised. */
   async function analyze(migration: SchemaMigration, target: Connection, sql: string): Promise<AnalyzedSql> {
     return analyzeSql(sql, {
-      dialect: migrationDialects[target.dialect],
+      dialect: connections.dialectOf(target),
       target: migration.target_model as SchemaModel,
       plan: (migration.plan as StoredPlan).migration,
     });
@@ -208,7 +207,7 @@ export function createMigrationsService(deps: {
         ...(body.include_tables && { include_tables: body.include_tables }),
         ...(body.exclude_tables && { exclude_tables: body.exclude_tables }),
       };
-      const dialect = migrationDialects[target.dialect];
+      const dialect = connections.dialectOf(target);
       const plan = planMigration(sourceModel, targetModel, dialect, {
         ...scope,
         backup_drops: body.backup_drops ?? false,

@@ -2,6 +2,7 @@
 // through the API, then passes as if run 29, 31 and 32 days later, reading the target's catalog to
 // see which backup tables are left; and a connection gone unreachable, which must not hold up the
 // patches of the others.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
@@ -9,6 +10,7 @@ import { type TargetEngine, targetEngines } from '../../../test/support/engines.
 import { waitForRun } from '../../../test/support/operations.ts';
 import { freePort, targetConfig } from '../../../test/support/targets.ts';
 import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
+import { dialects } from '../../dialects/index.ts';
 import type { Logger as JobsLogger } from '../module.ts';
 import { type BackupRetentionResult, createBackupRetention } from './backup-retention.ts';
 import { backupTable, imagesOf } from './patch-images.ts';
@@ -123,10 +125,12 @@ for (const engine of ENGINES) {
       (await engine.query(url, engine.backups(runId))).map((row) => String(row.name));
     const name = (runId: string, index: number, image: 'before' | 'after' = 'before') =>
       // The bare table name, as the catalog lists it.
-      backupTable(engine.dialect, runId, index, image).split('.').at(-1)!.replace(/["`]/g, '');
+      backupTable(dialects[engine.dialect], runId, index, image).split('.').at(-1)!.replace(/["`]/g, '');
     /** The images an UPDATE by primary key leaves (an after-image only on MySQL). */
     const updateImages = (runId: string, index: number) =>
-      imagesOf(engine.dialect, { kind: 'update', key: ['id'] }).map((image) => name(runId, index, image));
+      imagesOf(dialects[engine.dialect], { kind: 'update', key: ['id'] }).map((image) =>
+        name(runId, index, image),
+      );
     const people = async () =>
       (await engine.query(url, 'select id, name, score from people order by id'))
         .map((row) => `${row.id}:${row.name}:${row.score}`)
@@ -187,6 +191,7 @@ for (const engine of ENGINES) {
         audit: t.composition.audit,
         connections: {
           withTarget: connections.withTarget,
+          dialectOf: connections.dialectOf,
           async findById(id) {
             await rollbackStarts();
             return connections.findById(id);

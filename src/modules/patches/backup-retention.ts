@@ -11,7 +11,6 @@
 import { systemActor } from '../../core/actors.ts';
 import { AppError } from '../../core/errors.ts';
 import type { TargetHandle } from '../../dialects/dialect.ts';
-import type { DialectName } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Patch } from '../../store/tables.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -45,7 +44,7 @@ export interface BackupRetentionResult {
 
 export interface BackupRetentionDeps {
   db: Db;
-  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById' | 'dialectOf'>;
   logger: Logger;
   audit: AuditService;
   /** BACKUP_RETENTION_DAYS. */
@@ -64,8 +63,8 @@ export function createBackupRetention({
   now = () => new Date(),
   batchSize = BATCH_SIZE,
 }: BackupRetentionDeps) {
-  async function dropBackups(patch: Patch, dialect: DialectName, handle: Pick<TargetHandle, 'transaction'>) {
-    const tables = backupTablesOf(dialect, patch);
+  async function dropBackups(patch: Patch, handle: Pick<TargetHandle, 'transaction' | 'sql'>) {
+    const tables = backupTablesOf(handle.sql, patch);
     for (let i = 0; i < tables.length; i += TABLES_PER_DROP) {
       const names = tables.slice(i, i + TABLES_PER_DROP).join(', ');
       await handle.transaction((tx) => tx.query(`DROP TABLE IF EXISTS ${names}`), { commit: true });
@@ -87,7 +86,7 @@ export function createBackupRetention({
         // Read again: a rollback may have started since the list was read (its run needs the tables).
         const patch = await patchWithBackupsDue(db, patches[position]!.id, cutoff);
         if (!patch) continue;
-        await connections.withTarget(connection, (handle) => dropBackups(patch, connection.dialect, handle));
+        await connections.withTarget(connection, (handle) => dropBackups(patch, handle));
         const recorded = await db.transaction().execute(async (trx) => {
           const marked = await markBackupsDropped(trx, patch.id, now());
           if (!marked) return false;

@@ -9,7 +9,6 @@
 // would produce are null and named in `notes`.
 import type { TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { dialects } from '../../dialects/index.ts';
 import { PlanRefused, planDryRun, type StatementPlan } from '../../engine/patch/dry-run-plan.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
 import { introspectSafe } from './patch-safety.ts';
@@ -100,7 +99,7 @@ export async function dryRunPatch(
   const model = await introspectSafe(handle, statements);
   let plans: StatementPlan[];
   try {
-    plans = await planDryRun(handle.dialect, dialects[handle.dialect], model, statements);
+    plans = await planDryRun(handle.dialect, handle.sql, model, statements);
   } catch (error) {
     if (error instanceof PlanRefused) throw new PatchStatementFailed(error.index, error.message);
     throw error;

@@ -9,7 +9,6 @@ import { AppError, conflict, notFound } from '../../core/errors.ts';
 import { countOf } from '../../core/plural.ts';
 import type { TargetTransaction } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { dialects } from '../../dialects/index.ts';
 import { findTable, keyOnModel } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
@@ -87,8 +86,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
       !(await movePatchStatus(db, patch.id, ['draft', 'failed'], { status: 'executing', updated_at: now() }))
     )
       throw conflict(`The patch is ${patch.status} and cannot be executed`);
-    const dialect = connection.dialect;
-    const sql = dialects[dialect];
+    const sql = connections.dialectOf(connection);
     const fail = async (message: string, result: Record<string, unknown>): Promise<never> => {
       await updatePatch(db, patch.id, { status: 'failed', updated_at: now() });
       throw new RunFailed(message, result);
@@ -97,9 +95,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
 
     let statements: (StoredPatchStatement & { columns: string[] })[] = [];
     const images = () =>
-      statements.flatMap((s) =>
-        imagesOf(dialect, s).map((image) => backupTable(dialect, run.id, s.index, image)),
-      );
+      statements.flatMap((s) => imagesOf(sql, s).map((image) => backupTable(sql, run.id, s.index, image)));
     let affected: number[];
     let imaged: number[];
     let xid: string | null;
@@ -111,19 +107,19 @@ export function createPatchExecute(deps: PatchRunDeps) {
         const unsafe = await liveRefusal(handle, patch.statements, model);
         if (unsafe) throw new PatchNoLongerFits(unsafe.message);
         statements = refreshStatements(patch.statements, model, params.allow_irreversible === true);
-        const target = { dialect, flavor: handle.flavor, runId: run.id };
+        const target = { sql, flavor: handle.flavor, runId: run.id };
         // DDL may commit by itself (MySQL): the empty images are created before the data transaction.
         await handle.transaction(
           async (tx) => {
             // An earlier execution that was interrupted (its process killed) may have left images.
             for (const earlier of await unsuccessfulRunIds(db, 'patch_execute', patch.id, run.id))
-              await dropTables(tx, backupTablesOf(dialect, patch, earlier));
+              await dropTables(tx, backupTablesOf(sql, patch, earlier));
             if (images().length > 0) for (const setup of sql.ownTablesSetup()) await tx.query(setup);
             for (const s of statements)
-              for (const image of imagesOf(dialect, s))
+              for (const image of imagesOf(sql, s))
                 for (const create of createImageSql(
                   sql,
-                  backupTable(dialect, run.id, s.index, image),
+                  backupTable(sql, run.id, s.index, image),
                   s,
                   findTable(model, s.table)!,
                 ))
@@ -146,7 +142,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
                 await context.progress(s.index + 1, statements.length);
               }
               for (const s of statements)
-                if (needsFinishedAfterImage(dialect, s)) await finishAfterImage(tx, dialect, run.id, s);
+                if (needsFinishedAfterImage(sql, s)) await finishAfterImage(tx, sql, run.id, s);
               const total = counts.affected.reduce((a, b) => a + b, 0);
               if (expected !== undefined && total !== expected)
                 throw new ExpectedRowsMismatch(
@@ -191,7 +187,7 @@ export function createPatchExecute(deps: PatchRunDeps) {
       total_affected_rows: affected.reduce((a, b) => a + b, 0),
       backups: statements.map((s, i) => ({
         index: s.index,
-        tables: imagesOf(dialect, s).map((image) => backupTable(dialect, run.id, s.index, image)),
+        tables: imagesOf(sql, s).map((image) => backupTable(sql, run.id, s.index, image)),
         rows: imaged[i] ?? 0,
         reversible: s.reversible,
       })),

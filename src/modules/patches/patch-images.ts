@@ -13,8 +13,7 @@
 // takes it (PostgreSQL, one pass); MariaDB's INSERT … RETURNING gives the inserted keys, whose rows
 // are then copied. The rollback's SQL: patch-restore-plan.ts.
 import type { SqlWriter, TargetTransaction } from '../../dialects/dialect.ts';
-import { dialects } from '../../dialects/index.ts';
-import type { DialectName, Flavor, TableModel } from '../../engine/schema/model.ts';
+import type { Flavor, TableModel } from '../../engine/schema/model.ts';
 import type { Patch, StoredPatchStatement } from '../../store/tables.ts';
 
 /** Inserted MariaDB keys copied into the after-image per statement. */
@@ -23,14 +22,9 @@ const KEY_BATCH = 1_000;
 export type Image = 'before' | 'after';
 
 /** The quoted image table of statement `index` of run `runId`. */
-export function backupTable(
-  dialect: DialectName,
-  runId: string,
-  index: number,
-  image: Image = 'before',
-): string {
+export function backupTable(sql: SqlWriter, runId: string, index: number, image: Image = 'before'): string {
   const id = `${runId.replaceAll('-', '')}_${index}${image === 'after' ? '_after' : ''}`;
-  return dialects[dialect].ownTable(id);
+  return sql.ownTable(id);
 }
 
 /**
@@ -38,39 +32,32 @@ export function backupTable(
  * whatever its kind (INSERT and DELETE have no `after` today; IF EXISTS makes the extra names free).
  */
 export function backupTablesOf(
-  dialect: DialectName,
+  sql: SqlWriter,
   patch: Pick<Patch, 'execute_run_id' | 'statements'>,
   runId: string | null = patch.execute_run_id,
 ) {
   if (runId === null) return [];
   return patch.statements.flatMap((s) => [
-    backupTable(dialect, runId, s.index, 'before'),
-    backupTable(dialect, runId, s.index, 'after'),
+    backupTable(sql, runId, s.index, 'before'),
+    backupTable(sql, runId, s.index, 'after'),
   ]);
 }
 
 /** The images a statement keeps: no after-image without a key to compare by. */
-export function imagesOf(
-  dialect: DialectName,
-  statement: Pick<StoredPatchStatement, 'kind' | 'key'>,
-): Image[] {
+export function imagesOf(sql: SqlWriter, statement: Pick<StoredPatchStatement, 'kind' | 'key'>): Image[] {
   const keyed = statement.key !== null;
   if (statement.kind === 'delete') return ['before'];
   if (statement.kind === 'insert') return keyed ? ['after'] : [];
   // Without row versions, an updated row is told changed since by comparing it with the after-image.
-  return keyed && dialects[dialect].capabilities.rowVersions === null ? ['before', 'after'] : ['before'];
+  return keyed && sql.capabilities.rowVersions === null ? ['before', 'after'] : ['before'];
 }
 
 /** Whether the statement's after-image is brought up to date once the whole patch ran (finishAfterImage). */
 export function needsFinishedAfterImage(
-  dialect: DialectName,
+  sql: SqlWriter,
   statement: Pick<StoredPatchStatement, 'kind' | 'key'>,
 ): boolean {
-  return (
-    dialects[dialect].capabilities.rowVersions === null &&
-    statement.kind !== 'delete' &&
-    statement.key !== null
-  );
+  return sql.capabilities.rowVersions === null && statement.kind !== 'delete' && statement.key !== null;
 }
 
 /** The columns a statement's images hold and a rollback writes: the table's, less generated ones. */
@@ -94,16 +81,15 @@ export function createImageSql(
  */
 export async function runWithImages(
   tx: TargetTransaction,
-  target: { dialect: DialectName; flavor: Flavor; runId: string },
+  target: { sql: SqlWriter; flavor: Flavor; runId: string },
   statement: StoredPatchStatement & { columns: string[] },
 ): Promise<{ affected: number; imaged: number }> {
-  const { dialect, runId } = target;
-  const sql = dialects[dialect];
+  const { sql, runId } = target;
   const q = sql.quoteIdent;
   const returning = sql.returning(target.flavor);
   const list = statement.columns.map(q).join(', ');
-  const image = (which: Image) => backupTable(dialect, runId, statement.index, which);
-  const images = imagesOf(dialect, statement);
+  const image = (which: Image) => backupTable(sql, runId, statement.index, which);
+  const images = imagesOf(sql, statement);
   const copyWhere = (into: string) =>
     tx.query(
       `INSERT INTO ${into} (${list}) SELECT ${list} FROM ${statement.target_sql} WHERE ${statement.where_sql ?? '1 = 1'}`,
@@ -148,20 +134,19 @@ export async function runWithImages(
  */
 export async function finishAfterImage(
   tx: TargetTransaction,
-  dialect: DialectName,
+  sql: SqlWriter,
   runId: string,
   statement: StoredPatchStatement & { columns: string[] },
 ): Promise<void> {
-  const sql = dialects[dialect];
   const q = sql.quoteIdent;
   const key = statement.key ?? [];
   const keyEq = key.map((c) => `t.${q(c)} = b.${q(c)}`).join(' AND ');
-  const after = backupTable(dialect, runId, statement.index, 'after');
+  const after = backupTable(sql, runId, statement.index, 'after');
   if (statement.kind === 'update')
     await tx.query(
       `INSERT INTO ${after} (${statement.columns.map(q).join(', ')}) ` +
         `SELECT ${statement.columns.map((c) => `t.${q(c)}`).join(', ')} ` +
-        `FROM ${backupTable(dialect, runId, statement.index)} b JOIN ${statement.table_sql} t ON ${keyEq}`,
+        `FROM ${backupTable(sql, runId, statement.index)} b JOIN ${statement.table_sql} t ON ${keyEq}`,
     );
   const others = statement.columns.filter((c) => !key.includes(c));
   if (statement.kind === 'insert' && others.length > 0)

@@ -64,7 +64,7 @@ describe('settling a patch whose run was interrupted', () => {
 
       it('executed when the images hold rows: the commit happened', async () => {
         const { patchId, run } = await interrupted();
-        const image = backupTable(dialect(), run.id, 0);
+        const image = backupTable(dialects[dialect()], run.id, 0);
         for (const setup of dialects[dialect()].ownTablesSetup()) await engine.query(url, setup);
         await engine.query(url, `create table ${image} (id int, score int)`);
         await engine.query(url, `insert into ${image} values (1, 1)`);
@@ -76,7 +76,7 @@ describe('settling a patch whose run was interrupted', () => {
 
       it('failed when the images are empty or were never made: nothing was committed', async () => {
         const empty = await interrupted();
-        const image = backupTable(dialect(), empty.run.id, 0);
+        const image = backupTable(dialects[dialect()], empty.run.id, 0);
         await engine.query(url, `create table ${image} (id int, score int)`);
         await settle(empty.run);
         expect((await owner.get(`${API}/patches/${empty.patchId}`)).body.status).toBe('failed');

@@ -41,17 +41,17 @@ export function createPatchInterrupted(deps: Pick<PatchRunDeps, 'db' | 'connecti
     const runId = patch.execute_run_id;
     const connection = await connections.findById(patch.connection_id);
     if (!connection || runId === null) return false;
-    const dialect = connection.dialect;
+    const sql = connections.dialectOf(connection);
     return connections.withTarget(connection, async (handle) => {
       const model = await handle.introspect();
       const checks = patch.statements.map(
         (s) =>
-          planFor(dialect, model, runId, s, {
+          planFor(sql, model, runId, s, {
             xid: patch.execute_xid,
             force: false,
             laterDeletes: patch.statements
               .filter((d) => d.kind === 'delete' && d.index > s.index && d.table === s.table)
-              .map((d) => backupTable(dialect, runId, d.index)),
+              .map((d) => backupTable(sql, runId, d.index)),
           }).verify,
       );
       return handle.transaction(
@@ -71,7 +71,7 @@ export function createPatchInterrupted(deps: Pick<PatchRunDeps, 'db' | 'connecti
       const connection = await connections.findById(patch.connection_id);
       const applied =
         connection !== undefined &&
-        (await anyRows(connection, backupTablesOf(connection.dialect, patch, run.id)));
+        (await anyRows(connection, backupTablesOf(connections.dialectOf(connection), patch, run.id)));
       const at = now();
       await movePatchStatus(
         db,

@@ -1,8 +1,7 @@
 // The SQL that rolls back one executed statement of a patch from its images (patch-images.ts): the
 // query listing the rows changed since the patch, the restoring statements, and the check of the
 // restored rows. Pure: it only writes SQL.
-import { dialects } from '../../dialects/index.ts';
-import type { DialectName } from '../../engine/schema/model.ts';
+import type { SqlWriter } from '../../dialects/index.ts';
 import type { StoredPatchStatement } from '../../store/tables.ts';
 import { backupTable } from './patch-images.ts';
 
@@ -30,7 +29,7 @@ export interface RestorePlan {
  * after-image.
  */
 export function restorePlan(
-  dialect: DialectName,
+  sql: SqlWriter,
   runId: string,
   statement: StoredPatchStatement,
   options: {
@@ -46,7 +45,6 @@ export function restorePlan(
   const { columns, xid, force, laterDeletes, fixed = [] } = options;
   const key = statement.key;
   if (!key) throw new Error(`Statement ${statement.index + 1} has no key to be rolled back by`);
-  const sql = dialects[dialect];
   const versions = sql.capabilities.rowVersions;
   // Undefined without row versions; null when the patch's transaction is not one.
   const writtenByVersion = versions === null ? undefined : versions.writtenBy('t', xid ?? '');
@@ -58,8 +56,8 @@ export function restorePlan(
   const keyList = key.map((c) => `b.${q(c)}`).join(', ');
   const unchanged = `(${columns.map((c) => sql.sameValue(`t.${q(c)}`, `b.${q(c)}`)).join(' AND ')})`;
   const writtenByPatch = writtenByVersion ?? unchanged;
-  const after = backupTable(dialect, runId, statement.index, 'after');
-  const before = backupTable(dialect, runId, statement.index);
+  const after = backupTable(sql, runId, statement.index, 'after');
+  const before = backupTable(sql, runId, statement.index);
   const base = { index: statement.index, table: statement.table, tableSql: table };
 
   if (statement.kind === 'insert')

@@ -11,9 +11,9 @@
 import { AppError, conflict, notFound } from '../../core/errors.ts';
 import { countOf } from '../../core/plural.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { dialects } from '../../dialects/index.ts';
+import type { SqlWriter } from '../../dialects/index.ts';
 import { findTable } from '../../engine/patch/rollback-key.ts';
-import type { DialectName, SchemaModel } from '../../engine/schema/model.ts';
+import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
 import { runParams } from '../runs/run-kinds.ts';
 import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
@@ -50,8 +50,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
     const force = params.force === true;
     if (!(await movePatchStatus(db, patch.id, ['executed'], { status: 'executing', updated_at: now() })))
       throw conflict(`The patch is ${patch.status} and cannot be rolled back`);
-    const dialect = connection.dialect;
-    const sql = dialects[dialect];
+    const sql = connections.dialectOf(connection);
     const reversed = [...patch.statements].reverse();
     await context.progress(0, reversed.length);
     const back = async (message: string, result: Record<string, unknown>): Promise<never> => {
@@ -64,12 +63,12 @@ export function createPatchRollback(deps: PatchRunDeps) {
         const model = await handle.introspect();
         assertSchemaAsRequested(params, model);
         const plans = reversed.map((s) =>
-          planFor(dialect, model, executeRun, s, {
+          planFor(sql, model, executeRun, s, {
             xid: patch.execute_xid,
             force,
             laterDeletes: patch.statements
               .filter((d) => d.kind === 'delete' && d.index > s.index && d.table === s.table)
-              .map((d) => backupTable(dialect, executeRun, d.index)),
+              .map((d) => backupTable(sql, executeRun, d.index)),
           }),
         );
         return handle.transaction(
@@ -141,7 +140,7 @@ export function createPatchRollback(deps: PatchRunDeps) {
  * images hold that the table still has (a column added since is left as it is).
  */
 export function planFor(
-  dialect: DialectName,
+  sql: SqlWriter,
   model: SchemaModel,
   runId: string,
   statement: StoredPatchStatement,
@@ -156,7 +155,7 @@ export function planFor(
     throw new PatchNoLongerFits(
       `Statement ${statement.index + 1} cannot be rolled back: ${statement.irreversible_reason ?? 'it was executed without a rollback key'}`,
     );
-  if (dialects[dialect].capabilities.rowVersions !== null && options.xid === null)
+  if (sql.capabilities.rowVersions !== null && options.xid === null)
     throw new PatchNoLongerFits(
       'The patch was executed before dbops recorded its transaction: it cannot be rolled back',
     );
@@ -171,7 +170,7 @@ export function planFor(
     (u) => u.kind === 'trigger' && u.table === table.name && u.schema === table.schema,
   );
   const fixed = table.columns.filter((c) => c.identity === 'always').map((c) => c.name);
-  return { ...restorePlan(dialect, runId, statement, { ...options, columns, fixed }), hasTriggers };
+  return { ...restorePlan(sql, runId, statement, { ...options, columns, fixed }), hasTriggers };
 }
 
 interface RestoredStatement {

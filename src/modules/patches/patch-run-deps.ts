@@ -10,7 +10,7 @@ import type { SnapshotAfterPatch } from '../snapshots/snapshot-after-patch.ts';
 
 export interface PatchRunDeps {
   db: Db;
-  connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
+  connections: Pick<ConnectionsService, 'withTarget' | 'findById' | 'dialectOf'>;
   snapshotAfterPatch: SnapshotAfterPatch;
   now: () => Date;
   statementTimeoutMs: number;

@@ -10,7 +10,6 @@
 // changed in between. Messages name the statement by its number from 1.
 import { invalid } from '../../core/errors.ts';
 import type { TargetHandle } from '../../dialects/dialect.ts';
-import { dialects } from '../../dialects/index.ts';
 import {
   outsideCallReason,
   outsideCalls,
@@ -156,7 +155,7 @@ export function schemaCodeRefusal(statements: CheckedStatement[], model: SchemaM
 
 /** The connection's tables whose engine keeps no transaction, by name, with the engine. */
 export async function nonTransactionalTables(handle: TargetHandle): Promise<Map<string, string>> {
-  const sql = dialects[handle.dialect].capabilities.nonTransactionalTablesSql;
+  const sql = handle.sql.capabilities.nonTransactionalTablesSql;
   if (sql === null) return new Map();
   const { rows } = await handle.transaction((tx) => tx.query(sql), { commit: false, readOnly: true });
   return new Map(rows.map((row) => [String(row.table_name), String(row.engine)]));

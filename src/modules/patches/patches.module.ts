@@ -56,7 +56,7 @@ export function patchesModule(shared: Shared): Module {
     ownedTables: {
       of: async (db, connection) =>
         (await patchesWithBackupsOf(db, connection.id)).flatMap((patch) =>
-          backupTablesOf(connection.dialect, patch),
+          backupTablesOf(connections.dialectOf(connection), patch),
         ),
     },
     schedules: [

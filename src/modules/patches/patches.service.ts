@@ -5,7 +5,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { conflict, invalid, notFound } from '../../core/errors.ts';
-import { dialects } from '../../dialects/index.ts';
 import type { PatchStatement } from '../../engine/patch/parse-patch.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { Action } from '../../security/policy.ts';
@@ -60,7 +59,7 @@ export type PatchesService = ReturnType<typeof createPatchesService>;
 export function createPatchesService(deps: {
   db: Db;
   audit: AuditService;
-  connections: Pick<ConnectionsService, 'findById' | 'withTarget'>;
+  connections: Pick<ConnectionsService, 'findById' | 'withTarget' | 'dialectOf'>;
   statementTimeoutMs: number;
   gate: Pick<ApprovalGate, 'voidApprovals'>;
   runs: Pick<RunsService, 'start'>;
@@ -151,7 +150,7 @@ export function createPatchesService(deps: {
     // connection's database: a statement naming another one would change tables nobody imaged.
     const elsewhere = statements.find(
       (s) =>
-        !dialects[connection.dialect].capabilities.schemasInDatabase &&
+        !connections.dialectOf(connection).capabilities.schemasInDatabase &&
         s.table.includes('.') &&
         !s.table.startsWith(`${connection.database}.`),
     );

@@ -1,12 +1,14 @@
 // Data patches end to end on the real PostgreSQL and MariaDB test servers: saving DML parsed into
 // statements, refusing DDL, hidden statements and full-table changes with 422 naming the
 // statement, list, read, edit, delete, and who may do what.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';
 import { connectionBody } from '../../../test/support/connections.ts';
 import { targetEngines } from '../../../test/support/engines.ts';
 import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
+import { dialects } from '../../dialects/index.ts';
 import { backupTable } from './patch-images.ts';
 
 const API = '/api/v1';
@@ -183,7 +185,7 @@ describe('data patches', () => {
         expect(failed.error).toMatch(/not the 5 expected/);
         expect(await checksum()).toEqual(before);
         expect((await owner.get(`${API}/patches/${id}`)).body.status).toBe('failed');
-        const leftover = backupTable(engine.dialect, wrong.body.id, 0);
+        const leftover = backupTable(dialects[engine.dialect], wrong.body.id, 0);
         await expect(engine.query(url, `select count(*) as n from ${leftover}`)).rejects.toThrow();
         // What an execution killed with its process would leave: the next execution clears it.
         await engine.query(url, `create table ${leftover} (id int)`);
@@ -201,12 +203,12 @@ describe('data patches', () => {
         expect(names).toContain('Bobby');
         const saved = await engine.query(
           url,
-          `select id, name from ${backupTable(engine.dialect, right.body.id, 0)}`,
+          `select id, name from ${backupTable(dialects[engine.dialect], right.body.id, 0)}`,
         );
         expect(saved.map((r) => r.name)).toEqual(['Bob']);
         const deleted = await engine.query(
           url,
-          `select name from ${backupTable(engine.dialect, right.body.id, 1)}`,
+          `select name from ${backupTable(dialects[engine.dialect], right.body.id, 1)}`,
         );
         expect(deleted.map((r) => r.name)).toEqual(['Ada']);
         const after = await owner.get(`${API}/patches/${id}`);

@@ -3,7 +3,6 @@
 // records the transaction's id before it commits (RunContext.report); its kind's `interrupted`
 // hook asks here. Engines that keep no such record (MySQL) answer `unknown`.
 import type { SqlWriter, TargetHandle, TargetTransaction } from '../../dialects/dialect.ts';
-import { migrationDialects } from '../../dialects/index.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 
 export type TransactionOutcome = 'committed' | 'rolled_back' | 'unknown';
@@ -51,6 +50,6 @@ export async function outcomeOnConnection(
   const connection = connectionId ? await connections.findById(connectionId) : undefined;
   if (!connection || id === null) return 'unknown';
   return connections
-    .withTarget(connection, (handle) => transactionOutcome(handle, migrationDialects[handle.dialect], id))
+    .withTarget(connection, (handle) => transactionOutcome(handle, handle.sql, id))
     .catch((): TransactionOutcome => 'unknown');
 }

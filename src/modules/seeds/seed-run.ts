@@ -7,7 +7,6 @@
 import { type Static, Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.ts';
 import { TargetError } from '../../dialects/errors.ts';
-import { migrationDialects } from '../../dialects/index.ts';
 import { ValueRefused } from '../../engine/seed/definition.ts';
 import { planSeed } from '../../engine/seed/plan.ts';
 import { SeedImpossible } from '../../engine/seed/table-rows.ts';
@@ -42,7 +41,7 @@ export function createSeedRun(deps: {
     if (!connection) throw notFound('Connection');
     const empty = { tables: [], rows_total: 0 };
     return connections.withTarget(connection, async (handle) => {
-      const dialect = migrationDialects[handle.dialect];
+      const dialect = handle.sql;
       try {
         // Everything is read before the run's own session is taken: holding it while another read
         // takes a session of the same pool could wait on a session only another run can free.

@@ -3,7 +3,6 @@
 // every parent a reference draws from (read once, through the row pipeline, so their text is the
 // text the run writes), and the existing values of unique keys the run must not repeat.
 import type { TargetHandle } from '../../dialects/dialect.ts';
-import { migrationDialects } from '../../dialects/index.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { decodeRow } from '../../engine/rows/copy-text.ts';
 import { type SchemaModel, type TableModel, tableKey } from '../../engine/schema/model.ts';
@@ -26,7 +25,7 @@ async function readTexts(
   columns: string[],
   limit: number,
 ): Promise<(string | null)[][]> {
-  const dialect = migrationDialects[handle.dialect];
+  const dialect = handle.sql;
   const kinds = columns.map((c) =>
     dialect.rows.valueKind(table.columns.find((x) => x.name === c)?.type ?? 'text'),
   );
@@ -117,7 +116,7 @@ async function keyMaxima(
   plan: SeedPlan,
   populated: Set<string>,
 ): Promise<Map<string, Map<string, bigint>>> {
-  const q = (name: string) => migrationDialects[handle.dialect].quoteIdent(name);
+  const q = (name: string) => handle.sql.quoteIdent(name);
   const out = new Map<string, Map<string, bigint>>();
   const session = await handle.rowSession();
   try {
