@@ -6,7 +6,10 @@ export function ProgressBar({
   progress: { done: number; total: number | null; unit: string };
 }) {
   const percent = percentDone(progress);
-  const text = `${progress.done}${progress.total !== null ? ` of ${progress.total}` : ''} ${progress.unit}`;
+  // The unit comes plural ("rows", "statements"): one of one is "1 of 1 row".
+  const counted = progress.total ?? progress.done;
+  const unit = counted === 1 ? progress.unit.replace(/s$/, '') : progress.unit;
+  const text = `${progress.done}${progress.total !== null ? ` of ${progress.total}` : ''} ${unit}`;
   return (
     <div className="progress">
       <progress max={100} value={percent} aria-label={`Progress: ${text}`} />
