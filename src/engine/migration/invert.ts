@@ -39,7 +39,9 @@ function aroundDependants(
   change: MigrationOperation,
 ): MigrationOperation[] {
   if (!dependants) return [change];
+  const policies = dependants.policies ?? [];
   return [
+    ...policies.map(({ table, policy }): MigrationOperation => ({ kind: 'drop_policy', table, policy })),
     ...dependants.triggers.map((trigger): MigrationOperation => ({ kind: 'drop_trigger', trigger })),
     ...[...dependants.views].reverse().map((view): MigrationOperation => ({ kind: 'drop_view', view })),
     ...[...dependants.routines]
@@ -49,6 +51,7 @@ function aroundDependants(
     ...dependants.routines.map((routine): MigrationOperation => ({ kind: 'create_routine', routine })),
     ...dependants.views.map((view): MigrationOperation => ({ kind: 'create_view', view })),
     ...dependants.triggers.map((trigger): MigrationOperation => ({ kind: 'create_trigger', trigger })),
+    ...policies.map(({ table, policy }): MigrationOperation => ({ kind: 'create_policy', table, policy })),
   ];
 }
 

@@ -102,6 +102,8 @@ export interface Dependants {
   views: ViewModel[];
   routines: RoutineModel[];
   triggers: TriggerModel[];
+  /** Row-level security policies of the tables whose columns are swapped (absent: none). */
+  policies?: { table: TableRef; policy: PolicyModel }[];
 }
 
 export type MigrationOperation =

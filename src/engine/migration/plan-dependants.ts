@@ -12,7 +12,7 @@ import {
   type ViewModel,
 } from '../schema/objects.ts';
 import { dependencyOrder } from './dependency-order.ts';
-import type { Dependants } from './operations.ts';
+import { type Dependants, ref } from './operations.ts';
 import { columnNodeKey, heldRowTypes } from './plan-graph.ts';
 
 const reads = (refs: DependencyRef[], broken: Set<string>) =>
@@ -57,7 +57,14 @@ export function dependantsOf(model: SchemaModel, broken: Set<string>): Dependant
     (routine) => routine.depends_on.map(dependencyKey),
   );
   const triggers = (model.triggers ?? []).filter((trigger) => reads(trigger.depends_on, seen));
-  return { views: ordered, routines: routineList, triggers };
+  // A policy's expressions read its table's columns (the catalog does not say which).
+  const policies = model.tables.flatMap((table) =>
+    table.columns.some((column) => seen.has(columnNodeKey(table, column.name)))
+      ? (table.policies ?? []).map((policy) => ({ table: ref(table), policy }))
+      : [],
+  );
+  return { views: ordered, routines: routineList, triggers, ...(policies.length > 0 ? { policies } : {}) };
 }
 
-export const hasDependants = (d: Dependants) => d.views.length + d.routines.length + d.triggers.length > 0;
+export const hasDependants = (d: Dependants) =>
+  d.views.length + d.routines.length + d.triggers.length + (d.policies?.length ?? 0) > 0;
