@@ -40,6 +40,30 @@ export function dumpWaivers(engine: 'postgres' | 'mariadb', name: string): Set<s
   );
 }
 
+/**
+ * The steps of the schema histories of one engine (test/fixtures/schema/<engine>-history/<app>/
+ * vN.sql, one file per release): every release migrated to the next and back.
+ */
+export function schemaHistorySteps(
+  engine: 'postgres' | 'mariadb',
+): { name: string; target: string; source: string }[] {
+  const dir = join(fixturesDir, `${engine}-history`);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((app) => {
+    const releases = readdirSync(join(dir, app))
+      .filter((file) => /^v\d+\.sql$/.test(file))
+      .sort((a, b) => Number(a.slice(1, -4)) - Number(b.slice(1, -4)));
+    const read = (file: string) => readFileSync(join(dir, app, file), 'utf8');
+    return releases.slice(1).flatMap((file, i) => {
+      const from = releases[i]!;
+      return [
+        { name: `${app} ${from} → ${file}`, target: read(from), source: read(file) },
+        { name: `${app} ${file} → ${from}`, target: read(file), source: read(from) },
+      ];
+    });
+  });
+}
+
 export function readSchemaFixture(
   engine: 'postgres' | 'mariadb',
   name: string,
