@@ -14,11 +14,7 @@ import { mysqlDialect } from './mysql.dialect.ts';
 
 const mysqlUp = await mysqlAvailable();
 if (!mysqlUp)
-  reportSkipped(
-    'schema histories (src/dialects/mysql/mysql.schema-history.test.ts)',
-    'MySQL',
-    testMysqlUrl,
-  );
+  reportSkipped('schema histories (src/dialects/mysql/mysql.schema-history.test.ts)', 'MySQL', testMysqlUrl);
 
 it.skipIf(!mysqlUp).concurrent.each(schemaHistorySteps('mariadb'))(
   '$name',
