@@ -33,8 +33,9 @@ import { createEventsService, EVENT_DISPATCH_QUEUE } from './modules/events/even
 import { MODULES } from './modules/index.ts';
 import type { JobSender, Logger, Module, ModuleFactory, Shared } from './modules/module.ts';
 import { createOrgsService } from './modules/orgs/orgs.service.ts';
+import type { RunHandlers } from './modules/runs/run-handler.ts';
 import { createRunKinds } from './modules/runs/run-kinds.ts';
-import type { DrainReport, RunHandlers } from './modules/runs/runs.executor.ts';
+import type { DrainReport } from './modules/runs/runs.executor.ts';
 import { createRunsService } from './modules/runs/runs.service.ts';
 import { createSnapshotsService } from './modules/snapshots/snapshots.service.ts';
 import { logMixin } from './observability/log-context.ts';

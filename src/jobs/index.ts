@@ -4,8 +4,9 @@
 // default, `worker`). Idempotent across processes and restarts: each registers the same.
 import type { EventsService } from '../modules/events/events.service.ts';
 import type { Logger, Module } from '../modules/module.ts';
+import type { RunHandlers } from '../modules/runs/run-handler.ts';
 import type { RunKinds } from '../modules/runs/run-kinds.ts';
-import { createRunExecutor, type DrainReport, type RunHandlers } from '../modules/runs/runs.executor.ts';
+import { createRunExecutor, type DrainReport } from '../modules/runs/runs.executor.ts';
 import type { Db, Store } from '../store/db.ts';
 import type { Jobs } from './boss.ts';
 import { registerRunWorker } from './run-queue.ts';

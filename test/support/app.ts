@@ -21,7 +21,7 @@ import { type Jobs, type JobsTuning, RUN_QUEUE } from '../../src/jobs/index.ts';
 import type { Resolver } from '../../src/modules/connections/target-guard.ts';
 import { DRIFT_ALERT_JOB } from '../../src/modules/drift/drift.module.ts';
 import type { ModuleFactory } from '../../src/modules/module.ts';
-import type { RunHandlers } from '../../src/modules/runs/runs.executor.ts';
+import type { RunHandlers } from '../../src/modules/runs/run-handler.ts';
 import { insertUser } from '../../src/modules/users/users.repo.ts';
 import { createPasswordHasher } from '../../src/security/passwords.ts';
 import { openStore, type Store } from '../../src/store/db.ts';

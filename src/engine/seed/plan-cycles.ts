@@ -2,7 +2,7 @@
 // component of the scenario's reference graph is deferred (written empty, filled by an UPDATE once
 // every row exists); what stays must be acyclic, or the NOT NULL keys that close a cycle are refused.
 import type { DefinitionProblem } from './definition.ts';
-import type { PlannedTable } from './plan.ts';
+import type { PlannedTable } from './seed-plan.ts';
 
 /** Tarjan's strongly connected components of the scenario's reference graph. */
 function components(keys: string[], edges: Map<string, Set<string>>): string[][] {

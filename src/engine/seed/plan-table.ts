@@ -14,9 +14,9 @@ import { type SeedColumn, seedColumn } from './column-kind.ts';
 import type { DefinitionProblem, GeneratorSpec, SeedDefinition } from './definition.ts';
 import { inferGenerator } from './infer.ts';
 import { type ColumnLimits, readCheck, readPredicate } from './limits.ts';
-import type { PlannedReference, PlannedTable, Populated, UniqueKey } from './plan.ts';
 import { distinctCapacity, resolveExplicit } from './resolve.ts';
 import type { ResolvedColumn } from './resolved.ts';
+import type { PlannedReference, PlannedTable, Populated, UniqueKey } from './seed-plan.ts';
 
 /** A table of the scenario: where the definition lists it, the table, what it asks for. */
 export interface LocatedTable {

@@ -7,56 +7,12 @@
 // and everything resolve.ts refuses are problems (422 naming them).
 import { parentsFirst } from '../bridge/table-order.ts';
 import { findTable } from '../patch/rollback-key.ts';
-import type { ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts';
+import type { SchemaModel } from '../schema/model.ts';
 import { tableKey } from '../schema/model.ts';
-import type { SeedColumn } from './column-kind.ts';
 import type { DefinitionProblem, SeedDefinition } from './definition.ts';
-import type { PredicateTerm } from './limits.ts';
 import { deferCycles } from './plan-cycles.ts';
 import { type LocatedTable, type PlanContext, planTable, referencedKey } from './plan-table.ts';
-import type { ResolvedColumn } from './resolved.ts';
-
-export interface UniqueKey {
-  name: string;
-  columns: string[];
-  /** The rows a partial index covers; null: every row. */
-  predicate: PredicateTerm[] | null;
-}
-
-export interface PlannedReference {
-  fk: ForeignKeyModel;
-  /** The parent's tableKey. */
-  parent: string;
-  distribution: 'uniform' | 'zipf';
-  /** Written empty, filled by an UPDATE once every row exists (a self-reference or a broken cycle). */
-  deferred: boolean;
-  /** The parent is the table itself: a row points at an earlier row (a tree), the first at none. */
-  self: boolean;
-}
-
-export interface PlannedTable {
-  key: string;
-  table: TableModel;
-  rows: number;
-  /** The columns written, in the table's order, each with its generator. */
-  columns: ResolvedColumn[];
-  seedColumns: Map<string, SeedColumn>;
-  references: PlannedReference[];
-  uniqueKeys: UniqueKey[];
-  /** The primary key (what a cycle-closing UPDATE joins on). */
-  primaryKey: string[];
-}
-
-export interface SeedPlan {
-  locale: string;
-  /** In load order: parents first. */
-  tables: PlannedTable[];
-  /** Parents outside the scenario whose existing rows the references draw from. */
-  outsideParents: string[];
-}
-
-/** Whether a table holds rows (the planner is pure: the caller asks the database). */
-export type Populated = (key: string) => boolean;
+import type { Populated, SeedPlan } from './seed-plan.ts';
 
 export function planSeed(
   model: SchemaModel,

@@ -9,7 +9,7 @@
 import { encodeField, type RowBatch } from '../rows/copy-text.ts';
 import { index, streamKey, unit } from './hash.ts';
 import type { PredicateTerm } from './limits.ts';
-import type { PlannedReference, PlannedTable, UniqueKey } from './plan.ts';
+import type { PlannedReference, PlannedTable, UniqueKey } from './seed-plan.ts';
 import { type CompileContext, compileValue, type ValueFn } from './values.ts';
 
 /** How many times a row is drawn again before a unique key is declared impossible. */

@@ -16,7 +16,7 @@ import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
 import type { AnonymizeConfig, Connection } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { RunFailed } from '../runs/runs.executor.ts';
+import { RunFailed } from '../runs/run-handler.ts';
 import { findConfig, findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
 import { scanColumns } from './pii-scan.ts';

@@ -8,7 +8,7 @@ import { planMigration } from '../../engine/migration/migration.ts';
 import type { MigrationOperation } from '../../engine/migration/operations.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import type { SchemaModel, TableModel } from '../../engine/schema/model.ts';
-import { RunFailed } from '../runs/runs.executor.ts';
+import { RunFailed } from '../runs/run-handler.ts';
 
 /** Creates the missing tables; returns their names as the target now calls them. */
 export async function createMissingTables(input: {

@@ -16,7 +16,7 @@
 // table it reads grew since it last ran, and a parent pass is skipped when every kept row of the
 // child came from the child pass along that same key, whose rows' parents are kept by construction.
 //
-// Leaves read through (subset-leaves.ts): a table that no copied table references, with no filter,
+// Leaves read through (src/engine/bridge/subset-leaves.ts): a table that no copied table references, with no filter,
 // whose kept rows can only come from one parent's key table that the parent closure cannot grow,
 // gets no key table: its rows are read straight from the source as "the key is in that parent's key
 // table", and any parent pass from it uses the same condition. The leaves of a schema are usually
@@ -26,8 +26,8 @@ import { createHash } from 'node:crypto';
 import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
+import { type Edge, mayGrowInParentClosure } from '../../engine/bridge/subset-leaves.ts';
 import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
-import { mayGrowInParentClosure } from './subset-leaves.ts';
 
 /** The seed of a `percent` sample: the subset as asked, so the same request samples the same rows. */
 function sampleSeed(request: SubsetRequest): string {
@@ -41,12 +41,6 @@ export interface SubsetRequest {
   table: string;
   where?: string | undefined;
   percent?: number | undefined;
-}
-
-export interface Edge {
-  child: PlannedTable;
-  parent: PlannedTable;
-  fk: ForeignKeyModel;
 }
 
 export interface Subset {

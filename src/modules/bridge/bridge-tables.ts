@@ -13,7 +13,7 @@ import type { PlannedTable } from '../../engine/bridge/copy-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
 import type { Db } from '../../store/db.ts';
-import type { RunContext } from '../runs/runs.executor.ts';
+import type { RunContext } from '../runs/run-handler.ts';
 import { recordTableLoad } from './bridge.repo.ts';
 import type { InFlightAnonymization } from './bridge-anonymize.ts';
 import type { TargetLoader } from './bridge-load.ts';

@@ -12,6 +12,7 @@ import {
 import { outsideCalls, outsideCallsInBody } from '../../engine/outside-calls.ts';
 import type { DialectName } from '../../engine/schema/model.ts';
 import type { Connection, StoredRollbackStatement } from '../../store/tables.ts';
+import { lintErrors } from './migration-states.ts';
 import type { ApplyBody } from './migrations.schemas.ts';
 
 /** 422 naming each statement that is not schema, or that calls outside the database. */
@@ -29,10 +30,6 @@ export function requireSchemaOnly(
     `A migration carries schema only (${describeRefused(refused)}): change data with a patch`,
     'schema_only',
   );
-}
-
-export function lintErrors(warnings: unknown[]): LintWarning[] {
-  return (warnings as LintWarning[]).filter((warning) => warning.severity === 'error');
 }
 
 /** 409 while a lint warning of severity `error` stands: the SQL must be edited first. */

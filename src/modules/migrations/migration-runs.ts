@@ -16,7 +16,7 @@ import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
 import type { Connection, Run, SchemaMigration } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
-import { RunCancelled, type RunContext, RunFailed, type RunHandlers } from '../runs/runs.executor.ts';
+import { RunCancelled, type RunContext, RunFailed, type RunHandlers } from '../runs/run-handler.ts';
 import { backupTablesAfter } from './migration-backups.ts';
 import { APPLY_LOCK_TIMEOUT_MS } from './migration-content.ts';
 import { journalAt } from './migration-journal.ts';

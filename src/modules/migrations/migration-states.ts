@@ -10,6 +10,7 @@
 // A migration whose apply failed may be edited and applied again. One whose rollback failed may
 // only be rolled back again: its target holds (part of) the applied schema, so neither editing
 // the forward SQL nor applying it again means anything; `failed_operation` remembers which one.
+import type { LintWarning } from '../../engine/migration/index.ts';
 import type { MigrationStatus } from '../../store/tables.ts';
 
 export type MigrationOperation = 'apply' | 'rollback';
@@ -114,4 +115,9 @@ export function allowedActions(
     if (action === 'rollback') return migration.has_rollback;
     return true;
   });
+}
+
+/** The stored lint warnings of severity `error`: while one stands, the SQL must be edited before it is applied. */
+export function lintErrors(warnings: unknown[]): LintWarning[] {
+  return (warnings as LintWarning[]).filter((warning) => warning.severity === 'error');
 }

@@ -7,8 +7,7 @@ import type { Action } from '../../security/policy.ts';
 import type { Db } from '../../store/db.ts';
 import type { SchemaMigration } from '../../store/tables.ts';
 import { callerRights } from '../projects/projects.access.ts';
-import { lintErrors } from './migration-guards.ts';
-import { allowedActions, type MigrationAction } from './migration-states.ts';
+import { allowedActions, lintErrors, type MigrationAction } from './migration-states.ts';
 
 export type MigrationView = SchemaMigration & { allowed_actions: MigrationAction[] };
 

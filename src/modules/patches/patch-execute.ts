@@ -12,8 +12,8 @@ import { TargetError } from '../../dialects/errors.ts';
 import { findTable, keyOnModel } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
+import { type RunContext, RunFailed } from '../runs/run-handler.ts';
 import { runParams } from '../runs/run-kinds.ts';
-import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { unsuccessfulRunIds } from '../runs/runs.repo.ts';
 import {
   backupTable,

@@ -15,8 +15,8 @@ import type { SqlWriter } from '../../dialects/index.ts';
 import { findTable } from '../../engine/patch/rollback-key.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
 import type { Run, StoredPatchStatement } from '../../store/tables.ts';
+import { type RunContext, RunFailed } from '../runs/run-handler.ts';
 import { runParams } from '../runs/run-kinds.ts';
-import { type RunContext, RunFailed } from '../runs/runs.executor.ts';
 import { backupTable, writableColumns } from './patch-images.ts';
 import { type RestorePlan, restorePlan } from './patch-restore-plan.ts';
 import {

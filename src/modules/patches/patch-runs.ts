@@ -1,6 +1,6 @@
 // The run handlers of patches (API §9) for the job worker: `patch_execute` (patch-execute.ts) and
 // `patch_rollback` (patch-rollback.ts).
-import type { RunHandlers } from '../runs/runs.executor.ts';
+import type { RunHandlers } from '../runs/run-handler.ts';
 import { createPatchExecute } from './patch-execute.ts';
 import { createPatchRollback } from './patch-rollback.ts';
 import type { PatchRunDeps } from './patch-run-deps.ts';

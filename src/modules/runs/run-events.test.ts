@@ -5,7 +5,7 @@ import { actorOf } from '../../../test/support/actors.ts';
 import { type Client, createTestApp, type TestApp } from '../../../test/support/app.ts';
 import { recordQueuedRun, waitForRun } from '../../../test/support/operations.ts';
 import type { RunKind } from '../../store/tables.ts';
-import type { RunHandlers } from './runs.executor.ts';
+import type { RunHandlers } from './run-handler.ts';
 
 describe('events of a run end', () => {
   let t: TestApp;

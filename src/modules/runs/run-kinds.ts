@@ -7,7 +7,7 @@ import Value from 'typebox/value';
 import type { EventType, RunKind } from '../../core/vocabulary.ts';
 import type { Action } from '../../security/policy.ts';
 import type { Run } from '../../store/tables.ts';
-import type { RunHandler } from './runs.executor.ts';
+import type { RunHandler } from './run-handler.ts';
 
 /**
  * The connections a run touches, read from its parameters. Every access rule applies to each of

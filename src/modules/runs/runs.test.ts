@@ -4,7 +4,7 @@ import { recordQueuedRun } from '../../../test/support/operations.ts';
 import type { Actor } from '../../core/actors.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Run, RunKind } from '../../store/tables.ts';
-import type { RunHandlers } from './runs.executor.ts';
+import type { RunHandlers } from './run-handler.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

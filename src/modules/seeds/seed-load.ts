@@ -11,7 +11,7 @@ import type { MigrationDialect, RowSession } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
-import type { PlannedTable, SeedPlan } from '../../engine/seed/plan.ts';
+import type { PlannedTable, SeedPlan } from '../../engine/seed/seed-plan.ts';
 import { deferredRows, poolKey, tableProducer } from '../../engine/seed/table-rows.ts';
 import type { SeedInputs } from './seed-target.ts';
 

@@ -4,7 +4,7 @@
 // tables. Values are shown as JSON: numbers and booleans as such, the rest as the text written.
 import type { TargetHandle } from '../../dialects/dialect.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
-import type { PlannedTable, SeedPlan } from '../../engine/seed/plan.ts';
+import type { PlannedTable, SeedPlan } from '../../engine/seed/seed-plan.ts';
 import { deferredValues, poolKey, tableProducer } from '../../engine/seed/table-rows.ts';
 import { populatedTables, readSeedInputs } from './seed-target.ts';
 

@@ -6,7 +6,7 @@ import type { TargetHandle } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { decodeRow } from '../../engine/rows/copy-text.ts';
 import { type SchemaModel, type TableModel, tableKey } from '../../engine/schema/model.ts';
-import type { PlannedTable, SeedPlan } from '../../engine/seed/plan.ts';
+import type { PlannedTable, SeedPlan } from '../../engine/seed/seed-plan.ts';
 import { KeyPool, poolKey, type TableInputs } from '../../engine/seed/table-rows.ts';
 
 /** The keys (`schema.table`) of the tables that hold at least one row. */
