@@ -26,13 +26,19 @@ const PICTURES: Record<string, string> = {
 /** The suites whose pages are pictured. */
 const SUITES = ['test/web/operations.test.ts', 'test/web/admin.test.ts'];
 
-// The README shows only pictures this script makes.
-const shown = [
-  ...fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').matchAll(/docs\/screenshots\/([\w-]+)\.png/g),
-]
+// The docs show only pictures this script makes (the README and docs/*.md).
+const documents = [
+  path.join(ROOT, 'README.md'),
+  ...fs
+    .readdirSync(path.join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => path.join(ROOT, 'docs', name)),
+];
+const shown = documents
+  .flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/screenshots\/([\w-]+)\.png/g)])
   .map((match) => match[1]!)
   .filter((name) => !(name in PICTURES));
-if (shown.length > 0) fail(`README.md shows pictures this script does not make: ${shown.join(', ')}`);
+if (shown.length > 0) fail(`The docs show pictures this script does not make: ${shown.join(', ')}`);
 
 // Taken afresh: a picture left from an earlier run must not pass for a new one.
 for (const taken of Object.values(PICTURES)) fs.rmSync(path.join(TAKEN, `${taken}.png`), { force: true });

@@ -1,5 +1,5 @@
-// The README's walk-through, run as written: its ```sh walkthrough blocks, in order, in one bash,
-// against the real server started the way the README's unmarked block starts it (the embedded
+// The walk-through (docs/walkthrough.md), run as written: its ```sh walkthrough blocks, in order, in
+// one bash, against the real server started the way its unmarked block starts it (the embedded
 // store in a temporary DATA_DIR, the first administrator from ADMIN_EMAIL and ADMIN_PASSWORD), on a
 // free port. Install and test commands are not marked and not run. The run must succeed, never
 // print the password, and leave nothing in the folder it runs in.
@@ -44,8 +44,8 @@ function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv) {
   });
 }
 
-describe('the README walk-through', () => {
-  const blocks = walkthroughBlocks(fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8'));
+describe('the walk-through of docs/walkthrough.md', () => {
+  const blocks = walkthroughBlocks(fs.readFileSync(path.join(REPO_ROOT, 'docs', 'walkthrough.md'), 'utf8'));
   let server: ServerProcess;
   let work: string;
 
