@@ -44,6 +44,9 @@ function tracedHandle(handle: TargetHandle, trace: TraceStep[]): TargetHandle {
     get dialect() {
       return handle.dialect;
     },
+    get sql() {
+      return handle.sql;
+    },
     get flavor() {
       return handle.flavor;
     },

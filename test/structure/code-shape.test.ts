@@ -1,7 +1,7 @@
 // The shape the code keeps, held by test so that later work keeps it too. Each rule reads the
 // source as text: what it forbids is written the same way wherever it appears.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -35,6 +35,50 @@ function filesMatching(files: string[], pattern: RegExp): string[] {
   return files.filter((file) => pattern.test(readFileSync(join(ROOT, file), 'utf8')));
 }
 
+/** The relative imports of a file (type-only ones included), as repository paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*'(\.[^']+)'/gms)].map(
+    (m) => m[1]!,
+  );
+  return specifiers.map((specifier) => relative(ROOT, resolve(ROOT, dirname(file), specifier)));
+}
+
+/** The import cycles among `files`: each strongly connected group of two or more files (Tarjan). */
+function importCycles(files: string[]): string[][] {
+  const known = new Set(files);
+  const edges = new Map(files.map((file) => [file, importsOf(file).filter((target) => known.has(target))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  let next = 0;
+  const visit = (file: string) => {
+    index.set(file, next);
+    low.set(file, next++);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1) groups.push(group.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return groups;
+}
+
 describe('the shape of the code', () => {
   it('has no double cast in the modules: their types say what the values are', () => {
     expect(linesMatching(sources('src/modules'), /\bas unknown as\b/)).toEqual([]);
@@ -48,5 +92,45 @@ describe('the shape of the code', () => {
     expect(filesMatching(sources('src/modules'), importsMaps)).toEqual([
       'src/modules/connections/target-access.ts',
     ]);
+  });
+
+  it('does not branch on a dialect name in the modules: what differs is a capability of the dialect', () => {
+    expect(
+      linesMatching(
+        sources('src/modules'),
+        /[!=]==\s*'(mysql|postgresql|mariadb)'|case '(mysql|postgresql)'/,
+      ),
+    ).toEqual([]);
+  });
+
+  it('has no import cycle in src/, type-only imports included', () => {
+    expect(importCycles(sources('src', { tests: false }))).toEqual([]);
+  });
+
+  it('keeps the README short: the manual lives in docs/', () => {
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(300);
+  });
+
+  it('cites only paths that exist, in the README and docs/ (links and `src/…`, `test/…` paths)', () => {
+    const documents = [
+      'README.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ];
+    const missing = documents.flatMap((document) => {
+      const text = readFileSync(join(ROOT, document), 'utf8');
+      const links = [...text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !/^[a-z]+:/.test(target))
+        .map((target) => relative(ROOT, resolve(ROOT, dirname(document), target)));
+      const named = [...text.matchAll(/`((?:src|test|bench|scripts|deploy|web)\/[\w./-]+\.\w+)`/g)].map(
+        (m) => m[1]!,
+      );
+      return [...links, ...named]
+        .filter((path) => !existsSync(join(ROOT, path)))
+        .map((path) => `${document}: ${path}`);
+    });
+    expect(missing).toEqual([]);
   });
 });

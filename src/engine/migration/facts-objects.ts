@@ -1,7 +1,8 @@
 // The facts of operations on objects beyond tables (schemas, views, routines, triggers,
 // extensions): none of them touches rows, so lint sees them as schema objects named by kind.
-import type { StatementFact } from './facts.ts';
+
 import type { MigrationOperation } from './operations.ts';
+import type { StatementFact } from './statement-fact.ts';
 
 const named = (item: { schema: string | null; name: string }) =>
   item.schema === null ? item.name : `${item.schema}.${item.name}`;

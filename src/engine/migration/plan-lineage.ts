@@ -6,8 +6,7 @@
 import { describePartitioning } from '../schema/diff-lineage.ts';
 import { type TableModel, type TableRefModel, tableKey } from '../schema/model.ts';
 import { ref } from './operations.ts';
-import type { Phases } from './plan-tables.ts';
-import type { PlanNote } from './plan-types.ts';
+import type { Phases, PlanNote } from './plan-types.ts';
 
 const sameRef = (a: TableRefModel | null | undefined, b: TableRefModel | null | undefined) =>
   (a ?? null) === null ? (b ?? null) === null : b != null && a!.schema === b.schema && a!.name === b.name;

@@ -14,40 +14,15 @@ import { type SequenceOptions, type TableModel, tableKey } from '../schema/model
 import { type MigrationOperation, ref } from './operations.ts';
 import { columnChanged, columnSteps } from './plan-columns.ts';
 import { planLineage } from './plan-lineage.ts';
-import type { PlanNote } from './plan-types.ts';
+import type { Phases, PlanNote } from './plan-types.ts';
+
+export type { Phases };
 
 export interface PlanTableOptions {
   /** MySQL: the target database's default collation (what a table without options has). */
   default_collation?: string | undefined;
   backup_drops?: boolean | undefined;
   concurrent_indexes?: boolean | undefined;
-}
-
-/** The operations of a plan by phase, concatenated in this order (see plan.ts). */
-export interface Phases {
-  first: MigrationOperation[];
-  createSchemas: MigrationOperation[];
-  dropTriggers: MigrationOperation[];
-  dropViews: MigrationOperation[];
-  types: MigrationOperation[];
-  routines: MigrationOperation[];
-  dropForeignKeys: MigrationOperation[];
-  dropKeys: MigrationOperation[];
-  renames: MigrationOperation[];
-  createTables: MigrationOperation[];
-  columns: MigrationOperation[];
-  addKeys: MigrationOperation[];
-  indexes: MigrationOperation[];
-  addForeignKeys: MigrationOperation[];
-  createViews: MigrationOperation[];
-  createTriggers: MigrationOperation[];
-  late: MigrationOperation[];
-  dropColumns: MigrationOperation[];
-  dropTables: MigrationOperation[];
-  dropRoutines: MigrationOperation[];
-  dropTypes: MigrationOperation[];
-  dropExtensions: MigrationOperation[];
-  dropSchemas: MigrationOperation[];
 }
 
 interface NamedChanges<T> {

@@ -246,3 +246,30 @@ export function planExtensions(source: SchemaModel, target: SchemaModel): Migrat
   }
   return [...ops.values()];
 }
+
+/** The operations of a plan by phase, concatenated in this order (see plan.ts). */
+export interface Phases {
+  first: MigrationOperation[];
+  createSchemas: MigrationOperation[];
+  dropTriggers: MigrationOperation[];
+  dropViews: MigrationOperation[];
+  types: MigrationOperation[];
+  routines: MigrationOperation[];
+  dropForeignKeys: MigrationOperation[];
+  dropKeys: MigrationOperation[];
+  renames: MigrationOperation[];
+  createTables: MigrationOperation[];
+  columns: MigrationOperation[];
+  addKeys: MigrationOperation[];
+  indexes: MigrationOperation[];
+  addForeignKeys: MigrationOperation[];
+  createViews: MigrationOperation[];
+  createTriggers: MigrationOperation[];
+  late: MigrationOperation[];
+  dropColumns: MigrationOperation[];
+  dropTables: MigrationOperation[];
+  dropRoutines: MigrationOperation[];
+  dropTypes: MigrationOperation[];
+  dropExtensions: MigrationOperation[];
+  dropSchemas: MigrationOperation[];
+}

@@ -13,7 +13,10 @@
 // Fields added after the first model version are optional, so that a snapshot stored by an older
 // version still reads as a model (see version.ts for what the version number means).
 
+import type { IndexModel } from './index-model.ts';
 import type { SchemaObjectFields } from './objects.ts';
+
+export type { IndexModel };
 
 export type DialectName = 'postgresql' | 'mysql';
 
@@ -253,33 +256,6 @@ export interface ForeignKeyModel {
   match_full?: boolean;
   /** COMMENT ON it (PostgreSQL); absent when none. */
   comment?: string | null;
-}
-
-export interface IndexModel {
-  name: string;
-  /**
-   * Key parts in order, each a column name or an expression, followed by a non-default operator
-   * class, `DESC`, `NULLS FIRST|LAST` (PostgreSQL) or a prefix length `(10)` (MySQL).
-   */
-  columns: string[];
-  /** PostgreSQL INCLUDE columns. */
-  include: string[];
-  unique: boolean;
-  /** `btree`, `hash`, `gist`, `gin`, … (PostgreSQL); `btree`, `hash`, `fulltext`, `spatial` (MySQL). */
-  method: string;
-  /** The WHERE clause of a partial index (PostgreSQL). */
-  predicate: string | null;
-  /** PostgreSQL NULLS NOT DISTINCT (15+); absent when nulls are distinct. */
-  nulls_not_distinct?: boolean;
-  /** PostgreSQL storage parameters (`fillfactor=70`) as the catalog stores them; absent when none. */
-  options?: string[];
-  /** COMMENT ON it (PostgreSQL); absent when none. */
-  comment?: string | null;
-  /**
-   * MariaDB IGNORED / MySQL 8 INVISIBLE: kept up to date but not used by the optimizer (how an index
-   * is tried out before it is dropped); absent when it is used.
-   */
-  ignored?: boolean;
 }
 
 export interface EnumModel {

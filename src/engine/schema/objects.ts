@@ -8,7 +8,7 @@
 // and such a model reads as one without these objects (`schemaObjects`). `depends_on` lists come
 // from the catalog (pg_depend through pg_rewrite for views, tgfoid for triggers): they order plans
 // and are recorded, never compared.
-import type { IndexModel } from './model.ts';
+import type { IndexModel } from './index-model.ts';
 
 /** PostgreSQL schema (namespace). */
 export interface NamespaceModel {
