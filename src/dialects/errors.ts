@@ -16,6 +16,20 @@ export type TargetErrorCause =
   | 'connection_lost'
   | 'other';
 
+/** Every cause, as the 502's header and a connection test's `error.code` name it. */
+export const TARGET_ERROR_CAUSES = Object.freeze(
+  Object.keys({
+    authentication_failed: 0,
+    unknown_database: 0,
+    unreachable: 0,
+    timeout: 0,
+    tls: 0,
+    permission_denied: 0,
+    connection_lost: 0,
+    other: 0,
+  } satisfies Record<TargetErrorCause, 0>),
+) as readonly TargetErrorCause[];
+
 const SUMMARY: Record<TargetErrorCause, string> = {
   authentication_failed: 'Authentication failed',
   unknown_database: 'The database does not exist',

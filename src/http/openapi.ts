@@ -8,6 +8,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { TARGET_ERROR_CAUSES, TARGET_ERROR_HEADER } from '../dialects/errors.ts';
 import { SCIM_SECURITY_SCHEME } from '../modules/scim/scim.document.ts';
 import { BODY_ERRORS, DOCUMENTED_AS } from './schemas.ts';
 
@@ -183,6 +184,12 @@ const RATE_LIMIT_HEADERS = {
     schema: { type: 'integer' },
   },
 };
+/** What a 502 says of its cause, besides its message (a refused login must not be tried again). */
+const TARGET_CAUSE_HEADER = {
+  description:
+    'Why the target database failed: a client must not retry `authentication_failed` by itself (it trips lockouts)',
+  schema: { type: 'string', enum: [...TARGET_ERROR_CAUSES] },
+};
 const HEADER_REFS = Object.fromEntries(
   Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
 );
@@ -226,6 +233,9 @@ function withSharedResponses(doc: OpenApiDocument): OpenApiDocument {
         response.headers = { ...response.headers, ...HEADER_REFS };
       }
       operation.responses['429'] = { $ref: '#/components/responses/RateLimited' };
+      const unreachable = operation.responses['502'];
+      if (unreachable && !('$ref' in unreachable))
+        unreachable.headers = { ...unreachable.headers, [TARGET_ERROR_HEADER]: TARGET_CAUSE_HEADER };
       operation.responses['503'] ??= { $ref: '#/components/responses/Unavailable' };
     }
   }
