@@ -42,7 +42,10 @@ interface Operation {
 }
 
 /** The component a `#/components/schemas/…` reference names. */
-function component(doc: { components: { schemas: Record<string, { required?: string[]; oneOf?: unknown }> } }, ref: string) {
+function component(
+  doc: { components: { schemas: Record<string, { required?: string[]; oneOf?: unknown }> } },
+  ref: string,
+) {
   const found = doc.components.schemas[ref.replace('#/components/schemas/', '')];
   if (!found) throw new Error(`no component for ${ref}`);
   return found;

@@ -12,6 +12,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { TracingConfig } from '../config.ts';
 import { logMixin } from './log-context.ts';
 import { scrubStatement } from './statement-scrub.ts';
+import { targetInContext } from './target-context.ts';
 import { tracingStarted } from './trace-export.ts';
 
 /** Requests a trace has nothing to say about: probes every few seconds, and Prometheus's scrapes. */
@@ -27,6 +28,14 @@ const QUERY_TEXT = 'db.query.text';
 function nameRun(span: Span): void {
   const runId = logMixin().run_id;
   if (typeof runId === 'string') span.setAttribute('dbops.run.id', runId);
+}
+
+/** A statement made on a target connection names it (the store's statements have no connection). */
+function nameConnection(span: Span, reached?: { database?: string; port?: number }): void {
+  const target = targetInContext();
+  if (!target) return;
+  if (reached && (reached.database !== target.database || reached.port !== target.port)) return;
+  span.setAttribute('dbops.connection.id', target.id);
 }
 
 export function startTracing(config: TracingConfig): void {
@@ -51,12 +60,18 @@ export function startTracing(config: TracingConfig): void {
         requestHook: (span: Span, info) => {
           span.setAttribute(QUERY_TEXT, scrubStatement(info.query.text, 'postgresql'));
           nameRun(span);
+          // The store is PostgreSQL too: only a statement on the target's database and port is its.
+          nameConnection(span, info.connection);
         },
       }),
       new MySQL2Instrumentation({
         maskStatement: true,
         maskStatementHook: (text) => scrubStatement(text, 'mysql'),
-        responseHook: (span: Span) => nameRun(span),
+        responseHook: (span: Span) => {
+          nameRun(span);
+          // The store is never MySQL: every mysql2 statement is a target's.
+          nameConnection(span);
+        },
       }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],

@@ -228,6 +228,7 @@ describe.skipIf(!(await pgAvailable()))(
     });
 
     let executeRun = '';
+    let patchConnectionId = '';
     let target: TestPgDatabase;
     const ROWS = 1234;
 
@@ -235,9 +236,10 @@ describe.skipIf(!(await pgAvailable()))(
       target = await database();
       await query(target.url, `create table accounts (id int primary key, n int not null)`);
       await query(target.url, `insert into accounts select g, 0 from generate_series(1, ${ROWS}) g`);
+      patchConnectionId = await connectionTo(target, 'patched');
       const patch = await post('/api/v1/patches', {
         project_id: project,
-        connection_id: await connectionTo(target, 'patched'),
+        connection_id: patchConnectionId,
         title: 'bump every account',
         sql: "UPDATE accounts SET n = n + 7 WHERE id > 0 AND 'secret-literal' <> ''",
       });
@@ -348,6 +350,10 @@ describe.skipIf(!(await pgAvailable()))(
         String(s.attributes['db.query.text']).startsWith('UPDATE accounts'),
       );
       expect(update?.attributes['dbops.run.id']).toBe(executeRun);
+      // And the connection it was made on; the store's statements name none.
+      expect(update?.attributes['dbops.connection.id']).toBe(patchConnectionId);
+      const onStore = statements.filter((s) => s.attributes['db.namespace'] !== target.name);
+      expect(onStore.filter((s) => s.attributes['dbops.connection.id'] !== undefined)).toEqual([]);
       for (const span of receiver.spans) {
         const text = JSON.stringify(span.attributes);
         expect(text).not.toContain('secret-literal');

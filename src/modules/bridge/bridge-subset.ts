@@ -27,7 +27,7 @@ import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
 import { type Edge, mayGrowInParentClosure } from '../../engine/bridge/subset-leaves.ts';
-import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
+import type { TableModel } from '../../engine/schema/model.ts';
 
 /** The seed of a `percent` sample: the subset as asked, so the same request samples the same rows. */
 function sampleSeed(request: SubsetRequest): string {

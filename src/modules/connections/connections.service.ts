@@ -13,6 +13,7 @@ import {
   type TestResult,
 } from '../../dialects/index.ts';
 import type { SchemaModel } from '../../engine/schema/model.ts';
+import { withTargetContext } from '../../observability/target-context.ts';
 import { decide, isOrgAdmin } from '../../security/policy.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
@@ -219,8 +220,9 @@ export function createConnectionsService(deps: {
     work: (handle: TargetHandle) => Promise<T>,
   ): Promise<T> {
     const target = targetOf(connection);
+    const named = { id: connection.id, database: connection.database, port: connection.port };
     try {
-      return await pools.use(target, work);
+      return await pools.use(target, (handle) => withTargetContext(named, () => work(handle)));
     } catch (error) {
       if (error instanceof TargetError) throw unavailable(connection, error, target.endpoint.password);
       throw error;

@@ -3,12 +3,7 @@
 // apply for SQL stored before the rule), no stored lint error stands, and a run that destroys data
 // (apply or rollback) carries the double confirmation. Messages number statements from 1.
 import { conflict, invalid } from '../../core/errors.ts';
-import {
-  describeRefused,
-  type LintWarning,
-  refusedStatements,
-  type StatementClass,
-} from '../../engine/migration/index.ts';
+import { describeRefused, refusedStatements, type StatementClass } from '../../engine/migration/index.ts';
 import { outsideCalls, outsideCallsInBody } from '../../engine/outside-calls.ts';
 import type { DialectName } from '../../engine/schema/model.ts';
 import type { Connection, StoredRollbackStatement } from '../../store/tables.ts';

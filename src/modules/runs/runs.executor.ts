@@ -13,7 +13,7 @@ import { TargetError } from '../../dialects/errors.ts';
 import { withLogFields } from '../../observability/log-context.ts';
 import { recordRunEnd, rowsWritten } from '../../observability/run-metrics.ts';
 import type { Db } from '../../store/db.ts';
-import type { Run, RunKind } from '../../store/tables.ts';
+import type { Run } from '../../store/tables.ts';
 import type { EventsService } from '../events/events.service.ts';
 import { emitRunEnd, finishRunWithEvents, type RunOutcome } from './run-events.ts';
 import {
