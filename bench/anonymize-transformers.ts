@@ -2,7 +2,7 @@
 // run compiles it and called in a loop on one core (this process's main thread), next to three
 // references: a pass-through function, Node's createHmac alone (a keyed hash done the plain way;
 // the transformers' is noble's HMAC with its keyed state cloned per value), and faker reseeded per value (what other
-// tools do to be deterministic, and what issue 15 rules out). Updates the `anonymize-transformers`
+// tools do to be deterministic, and what this service rules out). Updates the `anonymize-transformers`
 // section of bench/results.md.
 //
 // Run alone: `npm exec -- node bench/anonymize-transformers.ts`. Environment: BENCH_VALUES (values

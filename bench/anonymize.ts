@@ -4,10 +4,10 @@
 // process), side by side with the physical limits measured in the same run:
 //   - In place (`anonymize_run`): ours vs a single server-side
 //     `UPDATE t SET email = md5(email), name = md5(name), phone = md5(phone)` by psql on the same
-//     rows. Target (issue 15): ours ≤ 2× its time.
+//     rows. Target: ours ≤ 2× its time.
 //   - Bridge PG→PG with the config (`anonymize_config_id`): ours vs the plain
 //     `psql -c "COPY t TO STDOUT" | psql -c "COPY t FROM STDIN"` pipe into the same emptied table.
-//     Target (issue 15): ours ≥ 0.4× its speed.
+//     Target: ours ≥ 0.4× its speed.
 // Ours is the run's own time (started_at → finished_at in the store, as the bridge bench times
 // runs). Before each in-place measure the table is refilled with the clear rows by the pipe.
 // A missed target is reported as missed and the exit code is 1.

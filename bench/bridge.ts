@@ -18,7 +18,7 @@
 // POST → end, which adds the queue's pick-up, is reported beside); its memory is the peak RSS of
 // this process sampled every 50 ms during the run, above its RSS just before; where its time went
 // (the run's phases, logged at debug level by bridge-phases.ts) is reported for the median run of
-// each copy, so a miss can be told to be the load or the work around it. Targets (issue 14):
+// each copy, so a miss can be told to be the load or the work around it. Targets:
 // PG→PG ≥ 0.95× the pipe; MariaDB→PG ≥ 2× pgloader and below its memory (without pgloader: not
 // measured, which counts as missed); subset under 2× the time of its rows alone; RSS growth under
 // 150 MB on the 5M-row copies. A missed target is reported as missed and the exit code is 1.

@@ -1,4 +1,4 @@
-// The events bench (issue 18): fan-out of the event outbox to webhooks, and what an event costs the
+// The events bench: fan-out of the event outbox to webhooks, and what an event costs the
 // change that emits it.
 //
 // 1. Fan-out: BENCH_EVENTS (default 10,000) events emitted into the outbox, three webhooks of the

@@ -1,4 +1,4 @@
-// The load bench (issue 21, item 7): the production shape of DESIGN §5 on loopback (2 API processes
+// The load bench: the production shape of docs/architecture.md on loopback (2 API processes
 // that take no jobs and 2 workers, real `node src/main.ts` children, on one PostgreSQL store and one
 // Redis for the rate-limit counters) under autocannon at BENCH_LOAD_CONNECTIONS (default 200)
 // connections for BENCH_LOAD_SECONDS (default 60) over a mix of routes run side by side: reads with
@@ -30,7 +30,7 @@ import { updateResults } from './results.ts';
 
 const PASSWORD = 'load bench password 123';
 const EMAIL = 'owner@load.example.com';
-/** The per-endpoint limit of `POST /auth/login` (API §4), per client address. */
+/** The per-endpoint limit of `POST /auth/login` (docs/contract.md §4), per client address. */
 const LOGIN_PER_MINUTE = 5;
 /** Enterprise limits of the bench's organization: far above anything 60 s on one machine can send. */
 const PER_MINUTE = 5_000_000;
@@ -290,7 +290,7 @@ function report(args: {
     `- Node ${process.version} on ${os.platform()} ${os.release()} (${os.arch()}); ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${fmt(os.totalmem() / 2 ** 30)} GiB RAM; the servers, PostgreSQL, Redis and the load generator share them`,
     "- Deployment: `node src/main.ts serve` ×2 (`JOBS_IN_SERVER=false`, `LOG_LEVEL=warn`) and `node src/main.ts worker` ×2 on one PostgreSQL store and one Redis, all on 127.0.0.1; each route's connections dealt between the two APIs",
     `- Load: one autocannon run per route, all at once, in one child process; pipelining 1, timeout ${TIMEOUT_SECONDS} s; ${fmt(total)} requests in all (${fmt(total / seconds)}/s)`,
-    `- Organization on Enterprise with ${fmt(PER_MINUTE)}/min and ${fmt(PER_HOUR)}/h, so only the sign-in route (${LOGIN_PER_MINUTE}/min per client address, API §4) may answer 429; the run touched ${windows} minute windows`,
+    `- Organization on Enterprise with ${fmt(PER_MINUTE)}/min and ${fmt(PER_HOUR)}/h, so only the sign-in route (${LOGIN_PER_MINUTE}/min per client address, docs/contract.md §4) may answer 429; the run touched ${windows} minute windows`,
     `- Load average (1 / 5 / 15 min) before: ${load(loadBefore)}, after: ${load(os.loadavg())}; anything else running on the machine takes cores from all of the above`,
     `- Edits are spread over ${EDITED_PROJECTS} projects (2 connections each). All ${EDITED_PROJECTS * 2} on one project (first run, 2026-11-25, load average 10–15): no error either, but reads' p99 2.7–3.3 s and the edits' 10.2 s (max 12 s), since every waiting edit holds one of its API's 10 store connections (pg_stat_activity sampled by hand: 12 connections waiting on the row lock, 4 on the audit chain's advisory lock)`,
     `- Result: ${verdict}`,

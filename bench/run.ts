@@ -8,7 +8,7 @@
 //
 // The API bench: requests per second and p99 latency of `GET /api/v1/projects` (API key, 20
 // projects) next to a bare Fastify route of the same process, on the embedded PGlite store and on
-// PostgreSQL, beside (b) a bare route that runs the same store queries. Targets: see issue 21 below.
+// PostgreSQL, beside (b) a bare route that runs the same store queries. Targets: see TARGET_OF_QUERIES below.
 // A third route, a static copy of the API's answer, and the server's CPU time per request show
 // where the difference goes. Prints a Markdown report and writes it to bench/results.md. Exits 1
 // when a response was not 2xx, a request failed, or the target is missed.
@@ -116,7 +116,7 @@ interface Row {
   /** (b): the API's store queries, through the same driver, on a bare route. */
   storeOnly: Measure;
   api: Measure;
-  /** The API route of a second service on a fresh store, without usage metering (issue 18). */
+  /** The API route of a second service on a fresh store, without usage metering. */
   unmetered?: Measure;
   ratio: number;
   ratioOfQueries: number;
@@ -285,7 +285,7 @@ function roundTripVerdict(r: Row, floor: number): string {
 }
 const pct = (n: number) => `${(n * 100).toFixed(1)} %`;
 
-/** The targets of issue 21 this row misses; empty when it meets them all. */
+/** The targets this row misses; empty when it meets them all. */
 function misses(row: Row): string[] {
   const missed: string[] = [];
   if (row.ratioOfQueries < TARGET_OF_QUERIES) missed.push(`below ${pct(TARGET_OF_QUERIES)} of (b)`);
@@ -324,7 +324,7 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
       `${warmupSeconds} s warm-up then ${seconds} s measured per route`,
     `- API route: API key (read scope) of the organization owner, ${PROJECTS} projects, default page (50)`,
     `- (a) a bare route; (b) a bare route running the API's store queries (compiled once) through the same driver, rows sent with JSON.stringify`,
-    `- Targets (issue 21): API ≥ ${pct(TARGET_OF_QUERIES)} of (b) on both stores; on PostgreSQL also ≥ ${pct(TARGET_OF_BARE_PG)} of (a) ` +
+    `- Targets: API ≥ ${pct(TARGET_OF_QUERIES)} of (b) on both stores; on PostgreSQL also ≥ ${pct(TARGET_OF_BARE_PG)} of (a) ` +
       `and p99 under ${TARGET_P99_PG_MS} ms; on the embedded store at least min(4 × ${EMBEDDED_BEFORE_RPS} req/s, ${pct(TARGET_OF_QUERIES)} of (b))`,
     `- Load average (1 / 5 / 15 min) before: ${load(loadBefore)}, after: ${load(os.loadavg())}; ` +
       'anything else running on the machine takes cores from the server, the store and the load generator',
@@ -405,7 +405,7 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
   }
   for (const r of rows) {
     if (!r.unmetered) continue;
-    // Metering is an in-memory count per request (issue 18: under 5 % of the API's throughput).
+    // Metering is an in-memory count per request (target: under 5 % of the API's throughput).
     const cost = 1 - r.api.rps / r.unmetered.rps;
     lines.push(
       `- ${r.store}, usage metering: ${fmt(r.api.rps)} req/s with it, ${fmt(r.unmetered.rps)} req/s without (a second service on a fresh store, measured after): ${cost > 0 ? `costs ${pct(cost)}` : 'no measurable cost'} (target < 5 %; runs minutes apart on a shared machine differ by more than that)`,

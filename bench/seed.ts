@@ -1,4 +1,4 @@
-// The seed bench (`npm run bench`, or BENCH_ONLY=seed; also `node bench/seed.ts`), issue 16:
+// The seed bench (`npm run bench`, or BENCH_ONLY=seed; also `node bench/seed.ts`):
 //   - Seeding 1,000,000 rows in all (customers 10 % : orders 30 % : items 60 %) with inferred
 //     generators, a self-reference (customers.referred_by) and a two-table cycle through a
 //     nullable key (customers.favorite_order_id → orders → customers), through the real service

@@ -93,7 +93,7 @@ export async function buildApp(composition: Composition, appOptions: BuildAppOpt
         limitRate: limiter.limitApiRequest,
       });
       // Unknown /api/v1 routes pass through the hooks above too: they are counted and carry the
-      // X-RateLimit-* headers like every /api/v1 response (API §4).
+      // X-RateLimit-* headers like every /api/v1 response (docs/contract.md §4).
       api.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
       for (const module of composition.modules) module.routes?.(api);
     },
@@ -122,7 +122,7 @@ function acceptOnlyJson(app: App): void {
     const tooDeep = bodyDepthError(body as string);
     if (tooDeep) return done(tooDeep);
     return parseJson(request, body as string, (error, value) => {
-      // A JSON `null` is a body that is not an object: 422, also where the body is optional (API §1),
+      // A JSON `null` is a body that is not an object: 422, also where the body is optional (docs/contract.md §1),
       // which the validator could not tell from no body at all (both reach it as null).
       if (!error && value === null)
         return done(

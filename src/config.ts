@@ -90,7 +90,7 @@ export function loadTracingConfig(env: Env = process.env): TracingConfig {
 
 /**
  * BILLING_MODE: `self_hosted` (the default) starts the install's own organization (ADMIN_EMAIL,
- * `create-admin`) on Enterprise; `saas` starts every organization on Starter (API §11.3).
+ * `create-admin`) on Enterprise; `saas` starts every organization on Starter (docs/contract.md §11.3).
  */
 export const BILLING_MODES = ['self_hosted', 'saas'] as const;
 export type BillingMode = (typeof BILLING_MODES)[number];

@@ -1,4 +1,4 @@
-// The error model of API §2, without a framework: services throw AppError with a code from a closed
+// The error model of docs/contract.md §2, without a framework: services throw AppError with a code from a closed
 // set; the HTTP layer (src/http/errors.ts) maps the code to a status through the table below, which
 // the compiler checks, and writes `{detail}`.
 

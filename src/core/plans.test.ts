@@ -12,7 +12,7 @@ import {
 } from './plans.ts';
 
 describe('plans', () => {
-  it('has the fixed limits of API §4', () => {
+  it('has the fixed limits of docs/contract.md §4', () => {
     expect(PLAN_IDS).toEqual(['starter', 'pro', 'enterprise']);
     expect(rateLimitsOf('starter')).toEqual({ perMinute: 60, perHour: 1_000 });
     expect(rateLimitsOf('pro')).toEqual({ perMinute: 300, perHour: 10_000 });
@@ -38,7 +38,7 @@ describe('plans', () => {
     expect(rateLimitsOf('starter', { perMinute: 1, perHour: 1 })).toEqual({ perMinute: 60, perHour: 1_000 });
   });
 
-  it('gates drift detection to Enterprise, with the 403 text of API §2', () => {
+  it('gates drift detection to Enterprise, with the 403 text of docs/contract.md §2', () => {
     expect(planHasFeature('enterprise', 'drift_detection')).toBe(true);
     expect(planHasFeature('pro', 'drift_detection')).toBe(false);
     expect(planHasFeature('starter', 'drift_detection')).toBe(false);

@@ -1,4 +1,4 @@
-// Billing plans: the one table of what each plan allows (API §4: rate limits; API §7: Enterprise-only
+// Billing plans: the one table of what each plan allows (docs/contract.md §4: rate limits; docs/contract.md §7: Enterprise-only
 // drift detection). Everything that depends on the plan reads it from here, so a new plan or feature
 // is one edit. The organization's plan travels on every request's principal (no extra query).
 
@@ -13,7 +13,7 @@ export interface RateLimits {
   perHour: number;
 }
 
-/** What a plan can gate. Only drift detection is gated so far (API §7, fixed: Enterprise only). */
+/** What a plan can gate. Only drift detection is gated so far (docs/contract.md §7, fixed: Enterprise only). */
 export type Feature = 'drift_detection';
 
 const FEATURE_NAMES: Record<Feature, string> = {
@@ -42,10 +42,10 @@ export const PLANS = {
 
 export { PLAN_IDS };
 
-/** Anonymous calls are counted per client IP with the Starter values (API §4). */
+/** Anonymous calls are counted per client IP with the Starter values (docs/contract.md §4). */
 export const ANONYMOUS_LIMITS: RateLimits = PLANS.starter.limits;
 
-/** SCIM calls are counted per organization, 300 a minute whatever the plan (API §4). */
+/** SCIM calls are counted per organization, 300 a minute whatever the plan (docs/contract.md §4). */
 export const SCIM_LIMITS = { perMinute: 300 } as const;
 
 /** An organization's own limits (Enterprise); a null field means the plan's default. */
@@ -71,7 +71,7 @@ export function planHasFeature(plan: Plan, feature: Feature): boolean {
   return (PLANS[plan].features as readonly Feature[]).includes(feature);
 }
 
-/** 403 `"Drift detection requires the Enterprise plan"` (API §2) unless the plan has the feature. */
+/** 403 `"Drift detection requires the Enterprise plan"` (docs/contract.md §2) unless the plan has the feature. */
 export function requireFeature(plan: Plan, feature: Feature): void {
   if (planHasFeature(plan, feature)) return;
   const lowest = PLAN_IDS.find((id) => planHasFeature(id, feature));

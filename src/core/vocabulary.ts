@@ -28,7 +28,7 @@ export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system', 'anonymous'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
-/** The operations an approval policy can list (API §5): each is also a run kind. */
+/** The operations an approval policy can list (docs/contract.md §5): each is also a run kind. */
 export const POLICY_OPERATIONS = [
   'patch_execute',
   'patch_rollback',
@@ -40,7 +40,7 @@ export const POLICY_OPERATIONS = [
 ] as const;
 export type PolicyOperation = (typeof POLICY_OPERATIONS)[number];
 
-/** Every kind of run (API §7); a module registers the handler of each kind it owns. */
+/** Every kind of run (docs/contract.md §7); a module registers the handler of each kind it owns. */
 export const RUN_KINDS = [...POLICY_OPERATIONS, 'drift_check'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
@@ -59,7 +59,7 @@ export const APPROVAL_KINDS = [...POLICY_OPERATIONS, 'access_request'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /**
- * What an approval or a run is about, as a person reads it (API §10): the resource, not the run kind
+ * What an approval or a run is about, as a person reads it (docs/contract.md §10): the resource, not the run kind
  * (a patch's execute and rollback are both about the patch).
  */
 export const SUBJECT_KINDS = [
@@ -100,7 +100,7 @@ export type DriftStatus = (typeof DRIFT_STATUSES)[number];
 export const DRIFT_SEVERITIES = ['critical', 'moderate', 'minor', 'cosmetic'] as const;
 export type DriftSeverity = (typeof DRIFT_SEVERITIES)[number];
 
-/** Domain events sent to webhooks (API §11.1): a closed set; `"*"` in a subscription means all. */
+/** Domain events sent to webhooks (docs/contract.md §11.1): a closed set; `"*"` in a subscription means all. */
 export const EVENT_TYPES = [
   'patch.executed',
   'patch.failed',
@@ -126,10 +126,10 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** Where audit entries can be exported (API §11.2). */
+/** Where audit entries can be exported (docs/contract.md §11.2). */
 export const AUDIT_SINK_TYPES = ['http', 'splunk_hec', 'datadog'] as const;
 export type AuditSinkType = (typeof AUDIT_SINK_TYPES)[number];
 
-/** An organization's subscription with the payment provider (API §11.3). */
+/** An organization's subscription with the payment provider (docs/contract.md §11.3). */
 export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];

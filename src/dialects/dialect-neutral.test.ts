@@ -1,4 +1,4 @@
-// DESIGN §2: modules use target databases through the dialect interface and never branch on an
+// docs/architecture.md: modules use target databases through the dialect interface and never branch on an
 // engine's name; a difference is a method or a capability of the dialect. This reads the modules'
 // sources and fails naming each comparison with an engine or flavour name that creeps back in.
 import { readdir, readFile } from 'node:fs/promises';

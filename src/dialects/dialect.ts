@@ -1,5 +1,5 @@
 // The TargetDialect interface: what the rest of the service may do with a target database, whatever
-// its engine. Modules use dialects only through it (DESIGN §2), never through `pg` or `mysql2`, and
+// its engine. Modules use dialects only through it (docs/architecture.md), never through `pg` or `mysql2`, and
 // never branch on a dialect's name: where the engines differ, the dialect says how (a method that
 // writes the SQL) or whether (a capability), as Kysely's adapters do.
 // Implementations: ./postgres (PostgreSQL) and ./mysql (MySQL 8, MariaDB 10.6+).
@@ -366,7 +366,7 @@ export interface SqlWriter {
   /** What RETURNING the server takes; it depends on the flavour (MariaDB has some, MySQL 8 none). */
   returning(flavor: Flavor): ReturningSupport;
   /**
-   * A table of this service's own in the target (DESIGN §4), quoted: PostgreSQL keeps them in the
+   * A table of this service's own in the target (docs/architecture.md), quoted: PostgreSQL keeps them in the
    * schema `dbops_backup`, MySQL beside the data with the prefix `_dbops_bak_`.
    */
   ownTable(name: string): string;

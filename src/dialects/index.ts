@@ -1,4 +1,4 @@
-// Target database dialects (DESIGN §2): connect, introspect and classify errors for PostgreSQL and
+// Target database dialects (docs/architecture.md): connect, introspect and classify errors for PostgreSQL and
 // MySQL/MariaDB behind one interface. Modules pick a dialect by the connection's `dialect` field.
 import type { DialectName } from '../engine/schema/model.ts';
 import type { MigrationDialect, TargetDialect } from './dialect.ts';

@@ -1,4 +1,4 @@
-// The row pipeline's shared pieces on the dialect side (DESIGN §2: one row pipeline for bridge,
+// The row pipeline's shared pieces on the dialect side (docs/architecture.md: one row pipeline for bridge,
 // anonymization and seeds). Each engine opens a RowSession on a connection of its own
 // (postgres/postgres.rows.ts: COPY through pg-copy-streams; mysql/mysql.rows.ts: a streaming
 // SELECT and LOAD DATA LOCAL INFILE from a stream); rows cross as batches of the neutral text

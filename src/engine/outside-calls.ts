@@ -1,4 +1,4 @@
-// What in a piece of SQL reaches outside the database (API §9: patches and migrations never do):
+// What in a piece of SQL reaches outside the database (docs/contract.md §9: patches and migrations never do):
 // server files, large objects, other servers, the operating system, the server's own
 // configuration and processes. Pure: the text is read through each engine's own lexer (PostgreSQL's
 // scanner from libpg-query; the MySQL client's lexing in mysql-sql-lexer.ts), never interpreted.

@@ -83,7 +83,7 @@ export function registerAuthentication(app: FastifyInstance, deps: AuthDeps): vo
     // A principal still to confirm carries the plan it was cached with, which a plan change made
     // since (by any process) has made stale; the request is counted once the route's read has
     // confirmed or refreshed it (./confirmed-read.ts), so a new plan counts from the very next
-    // request (API §11.3). Everything else is counted now.
+    // request (docs/contract.md §11.3). Everything else is counted now.
     if (identified?.unconfirmedEpoch != null)
       request.pendingRateLimits = () => deps.limitRate(request, reply);
     else await deps.limitRate(request, reply);
@@ -116,7 +116,7 @@ export async function settleRateLimits(request: FastifyRequest): Promise<void> {
 }
 
 /**
- * Every DELETE is an `admin`-scope action (API §3, fixed). Judged from the route table as routes are
+ * Every DELETE is an `admin`-scope action (docs/contract.md §3, fixed). Judged from the route table as routes are
  * registered: a DELETE route that declares no action, or one whose action needs less than `admin`,
  * stops the server from starting. So no DELETE can be added without the rule, and the policy table
  * (ACTIONS, which the services and the authorization matrix read too) stays the one place that
@@ -128,7 +128,7 @@ function requireAdminScopeOfDeletes(app: FastifyInstance): void {
     const action = route.config?.action;
     if (action === undefined || ACTIONS[action].scope !== 'admin')
       throw new Error(
-        `DELETE ${route.url} must declare an action that needs the admin scope (API §3); it declares ` +
+        `DELETE ${route.url} must declare an action that needs the admin scope (docs/contract.md §3); it declares ` +
           (action === undefined ? 'none' : `'${action}' (scope '${ACTIONS[action].scope}')`),
       );
   });

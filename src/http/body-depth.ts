@@ -1,4 +1,4 @@
-// The nesting bound of request bodies (API §1: at most 32 levels, 422 `too_deep`). It is judged on
+// The nesting bound of request bodies (docs/contract.md §1: at most 32 levels, 422 `too_deep`). It is judged on
 // the raw text, before JSON.parse and before anything walks the parsed value: one pass that counts
 // the brackets open outside strings, so its cost is linear in the body (at most 1 MiB) and it holds
 // no stack of its own. A body nested 50,000 levels is refused after reading 33 brackets of it,
@@ -37,7 +37,7 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
-/** The 422 of API §1 for a body nested deeper than the bound, or null when it is within it. */
+/** The 422 of docs/contract.md §1 for a body nested deeper than the bound, or null when it is within it. */
 export function bodyDepthError(text: string): AppError | null {
   if (!nestsDeeperThan(text, MAX_BODY_DEPTH)) return null;
   return new AppError('validation', [

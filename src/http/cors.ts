@@ -1,4 +1,4 @@
-// CORS for the web application on other origins (CORS_ORIGINS, API §3): those origins get
+// CORS for the web application on other origins (CORS_ORIGINS, docs/contract.md §3): those origins get
 // credentialed CORS with preflight; any other origin gets no CORS header at all. A plain origin list
 // is not enough with @fastify/cors: it would still send Allow-Credentials and Allow-Methods (and
 // answer the preflight) to an origin it does not allow. A function that returns `false` for them

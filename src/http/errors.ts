@@ -1,4 +1,4 @@
-// The error model of API §2 on the wire. Services throw AppError (src/core/errors.ts); the HTTP layer
+// The error model of docs/contract.md §2 on the wire. Services throw AppError (src/core/errors.ts); the HTTP layer
 // maps the code to a status through one table the compiler checks, and writes `{detail}`.
 // Framework errors (validation, JSON, body size, media type) are translated here to the same shapes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -11,7 +11,7 @@ import {
 } from '../store/errors.ts';
 import { validationItems } from './validation.ts';
 
-/** Seconds a client waits before retrying while the store is unavailable (API §2). */
+/** Seconds a client waits before retrying while the store is unavailable (docs/contract.md §2). */
 export const STORE_RETRY_AFTER_SECONDS = 5;
 
 function asAppError(error: FastifyError, request: FastifyRequest): AppError | undefined {

@@ -1,5 +1,5 @@
 // The routes outside /api/v1 that are part of the contract: /healthz (the process is up), /readyz
-// (the store answers and its migrations are applied; API §2: 503 with Retry-After otherwise). `GET /`
+// (the store answers and its migrations are applied; docs/contract.md §2: 503 with Retry-After otherwise). `GET /`
 // is the web application's (src/web/serve-web-app.ts).
 import { Type } from 'typebox';
 import type { App } from './types.ts';

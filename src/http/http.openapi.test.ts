@@ -98,7 +98,7 @@ describe('http: the OpenAPI description and the docs', () => {
             problems.push(`${where}: ${status} without a schema`);
         }
         if (!op.responses?.['422']) problems.push(`${where}: no 422 response`);
-        // A body past 1 MiB or of another media type is refused before the handler runs (API §1).
+        // A body past 1 MiB or of another media type is refused before the handler runs (docs/contract.md §1).
         if (op.requestBody !== undefined)
           for (const status of ['413', '415'])
             if (!op.responses?.[status]) problems.push(`${where}: takes a body but declares no ${status}`);

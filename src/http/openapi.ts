@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 description, generated from the route schemas (/openapi.json), and the
 // interactive docs (/docs). Security requirements are derived from each route's auth settings, so
 // the document says exactly which routes take a session (with the CSRF header when mutating) or a key.
-// Every /api/v1 operation also documents the rate-limit headers on each response, its 429 (API §4)
+// Every /api/v1 operation also documents the rate-limit headers on each response, its 429 (docs/contract.md §4)
 // and its 503 (the store unreachable).
 // Schemas with a `title` become named components (what client generators turn into type names), and
 // a request body with no required field is marked optional, as the validator treats none as `{}`.

@@ -1,4 +1,4 @@
-// Rate limits (API §4). Each request is counted against its caller's plan allowance (per user when
+// Rate limits (docs/contract.md §4). Each request is counted against its caller's plan allowance (per user when
 // authenticated, all sessions and keys of the user together; per client IP when anonymous or when
 // the credentials failed; per organization for SCIM), over a minute and an hour window together,
 // and against a stricter limit of the endpoint when the route declares one. Heavy operations and
@@ -7,7 +7,7 @@
 //
 // Why not @fastify/rate-limit: one checker counts one limit under one key, and its headers describe
 // that checker only (the reset as a delta by default); two windows need two checkers, and stacking
-// two of its hooks silently skips the second (reference-notes §7). There is no weight per request,
+// two of its hooks silently skips the second. There is no weight per request,
 // and a request refused by one checker has already been counted by another. The contract needs
 // several limits per request, consumed all or nothing with weights, and the headers of the most
 // restrictive one: a small limiter over an atomic multi-counter store (rate-limit-store.ts) says
@@ -37,7 +37,7 @@ declare module 'fastify' {
   }
 }
 
-/** The stricter per-endpoint limits of API §4 (fixed), for the routes' `config.rateLimit`. */
+/** The stricter per-endpoint limits of docs/contract.md §4 (fixed), for the routes' `config.rateLimit`. */
 export const ENDPOINT_LIMITS = {
   login: { perMinute: 5, per: 'ip' },
   loginTwoFactor: { perMinute: 5, per: 'ip' },
@@ -78,7 +78,7 @@ export function ipSubject(ip: string): RateSubject {
   return { key: `ip:${ip}`, limits: ANONYMOUS_LIMITS };
 }
 
-/** SCIM calls (API §4): per organization, whatever the plan. For the SCIM routes' own hook. */
+/** SCIM calls (docs/contract.md §4): per organization, whatever the plan. For the SCIM routes' own hook. */
 export function orgScimSubject(orgId: string): RateSubject {
   return { key: `scim:${orgId}`, limits: SCIM_LIMITS };
 }
@@ -202,7 +202,7 @@ function mostRestrictive(states: ChargeState[]): ChargeState {
   );
 }
 
-/** `page_size` > 100 (API §4, fixed); read before validation, so any form that parses as a number. */
+/** `page_size` > 100 (docs/contract.md §4, fixed); read before validation, so any form that parses as a number. */
 function isLargePage(request: FastifyRequest): boolean {
   const raw = (request.query as Record<string, unknown> | undefined)?.page_size;
   return [raw].flat().some((value) => Number(value) > LARGE_PAGE);

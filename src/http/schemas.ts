@@ -1,5 +1,5 @@
 // TypeBox building blocks shared by every module's schemas: ids, timestamps, names, the error
-// bodies of API §2 and the pagination envelope. One schema gives validation, type and OpenAPI.
+// bodies of docs/contract.md §2 and the pagination envelope. One schema gives validation, type and OpenAPI.
 // A schema with a `title` is a named component of /openapi.json (src/http/openapi.ts lifts it into
 // components.schemas and refers to it), so request and response bodies carry a title: generated
 // clients then read `Project`, not an anonymous inline type.
@@ -116,7 +116,7 @@ export const BODY_ERRORS = {
 /** 204: typed `void` so that handlers call `reply.code(204).send()`. */
 export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'No content' });
 
-/** The last page a list may ask for (API §1): a 20-digit page is no exact integer and reached the store as `1e+20`. */
+/** The last page a list may ask for (docs/contract.md §1): a 20-digit page is no exact integer and reached the store as `1e+20`. */
 export const MAX_PAGE = 1_000_000;
 
 export const PageQuery = OptionalDefaults(
@@ -137,7 +137,7 @@ export const PageQuery = OptionalDefaults(
 );
 export type PageQuery = Static<typeof PageQuery>;
 
-/** The one paged list envelope of API §1, named after its item: `Page(ProjectSchema)` is `ProjectPage`. */
+/** The one paged list envelope of docs/contract.md §1, named after its item: `Page(ProjectSchema)` is `ProjectPage`. */
 export function Page<T extends TSchema>(item: T) {
   const name = (item as { title?: string }).title;
   if (name === undefined) throw new Error('A paged list needs a named item schema (give it a title)');

@@ -1,4 +1,4 @@
-// The store going away and coming back (API §2): /readyz and every request answer 503 with
+// The store going away and coming back (docs/contract.md §2): /readyz and every request answer 503 with
 // `{detail}` and Retry-After while the store is unreachable, and the same process serves again
 // once it is back, without a restart. The store is reached through a TCP forwarder the test cuts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Request validation with Ajv, and the translation of its errors to the 422 shape of API §2:
+// Request validation with Ajv, and the translation of its errors to the 422 shape of docs/contract.md §2:
 // `{loc: ["body", "name"], msg, type}`. Bodies are validated strictly (no type coercion: `"name": 123`
 // is an error, not "123"); query strings, path and headers are text on the wire and are coerced.
 // Unknown body fields are rejected, never silently dropped.

@@ -258,7 +258,7 @@ describe('jobs on PGlite (in memory)', () => {
   });
 
   // PGlite is one connection: were a Kysely transaction a plain BEGIN … COMMIT on it, a send from
-  // elsewhere would run inside it and vanish with its rollback (DESIGN §1, traps).
+  // elsewhere would run inside it and vanish with its rollback (docs/architecture.md).
   it('a send issued during a Kysely transaction waits for it, and survives its rollback', async () => {
     const { store, jobs } = await started();
     const probe = 'gateway_probe';

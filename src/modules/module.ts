@@ -54,7 +54,7 @@ export interface Shared {
   box: SecretBox;
   passwords: PasswordHasher;
   audit: AuditService;
-  /** The event outbox: `emit(trx, event)` in the transaction of the change (API §11.1). */
+  /** The event outbox: `emit(trx, event)` in the transaction of the change (docs/contract.md §11.1). */
   events: EventsService;
   /** Connections and the one pool set of this process to the target databases. */
   connections: ConnectionsService;
@@ -140,7 +140,7 @@ export interface Module {
   runKinds?: RunKindRegistration[];
   schedules?: Schedule[];
   queues?: QueueWorker[];
-  /** The domain events it emits (API §11.1), fanned out to webhooks. */
+  /** The domain events it emits (docs/contract.md §11.1), fanned out to webhooks. */
   events?: readonly EventType[];
   /** Which of its audited changes are those events (src/modules/events/events.service.ts). */
   eventSources?: EventSource[];

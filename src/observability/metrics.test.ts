@@ -31,7 +31,7 @@ describe('the request-path metrics', () => {
       status: '401',
     });
     const statuses: number[] = [];
-    // Sign-in allows 5 attempts a minute per client address (API §4).
+    // Sign-in allows 5 attempts a minute per client address (docs/contract.md §4).
     for (let i = 0; i < 7; i++) {
       const answer = await t.app.inject({
         method: 'POST',

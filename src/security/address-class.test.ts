@@ -1,5 +1,5 @@
 // The one address classifier of connections, webhooks and audit sinks: every range, and every IPv6
-// form that carries an IPv4 address judged by the address it carries (API §11.1).
+// form that carries an IPv4 address judged by the address it carries (docs/contract.md §11.1).
 import { describe, expect, it } from 'vitest';
 import { addressKind, carriedIPv4 } from './address-class.ts';
 

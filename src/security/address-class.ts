@@ -1,5 +1,5 @@
 // What kind of address an IP literal is, for every guard that decides where the service may open a
-// socket on a user's behalf: database connections, webhooks and audit export sinks (API §11.1). One
+// socket on a user's behalf: database connections, webhooks and audit export sinks (docs/contract.md §11.1). One
 // classifier, pure, so that the three cannot disagree.
 //
 // An IPv6 address can carry an IPv4 one that a gateway or the host's own stack turns back into IPv4

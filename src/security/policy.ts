@@ -15,19 +15,19 @@ type ActionRule = { scope: Scope } & ({ orgRole: OrgRole } | { projectRole: Proj
 
 /**
  * Every action of the API. `read` covers GET, `write` POST/PUT/PATCH on operational resources, and
- * `admin` DELETE, policies and members, API keys and organization settings (API §3). The action of
+ * `admin` DELETE, policies and members, API keys and organization settings (docs/contract.md §3). The action of
  * a DELETE route must need `admin`: src/http/auth.ts refuses to register one that does not.
  */
 export const ACTIONS = {
   'self.read': { scope: 'read', orgRole: 'member' },
   'self.update': { scope: 'write', orgRole: 'member' },
-  // A DELETE, so the admin scope of a key (API §3), even on one's own sessions.
+  // A DELETE, so the admin scope of a key (docs/contract.md §3), even on one's own sessions.
   'self.sessions.revoke': { scope: 'admin', orgRole: 'member' },
   'org.read': { scope: 'read', orgRole: 'member' },
   'org.update': { scope: 'admin', orgRole: 'admin' },
   'scim.read': { scope: 'read', orgRole: 'admin' },
   'scim.manage': { scope: 'admin', orgRole: 'admin' },
-  // SAML single sign-on settings: organization settings, the admins' (the admin scope, API §3).
+  // SAML single sign-on settings: organization settings, the admins' (the admin scope, docs/contract.md §3).
   'saml.read': { scope: 'read', orgRole: 'admin' },
   'saml.manage': { scope: 'admin', orgRole: 'admin' },
   'users.read': { scope: 'read', orgRole: 'member' },
@@ -109,7 +109,7 @@ export const ACTIONS = {
   // admin's revocation (the service tells the two apart).
   'access_request.create': { scope: 'write', projectRole: 'viewer' },
   'access_request.revoke': { scope: 'write', projectRole: 'viewer' },
-  // Webhooks: where the project's events go is the project admins' call (API §3: webhooks need the
+  // Webhooks: where the project's events go is the project admins' call (docs/contract.md §3: webhooks need the
   // admin scope); their URLs and delivery logs can carry tokens, so reading them is theirs too.
   'webhook.read': { scope: 'read', projectRole: 'admin' },
   'webhook.manage': { scope: 'admin', projectRole: 'admin' },

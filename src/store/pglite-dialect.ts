@@ -4,7 +4,7 @@
 // `PGlite.transaction()`, which holds PGlite's transaction lock until it ends: queries issued from
 // elsewhere (through Kysely or through pg-boss's PGlite adapter) wait instead of joining it.
 // The price: code inside a transaction must use its `trx`, never the outer `db`, or it waits on
-// itself. That is the rule everywhere anyway (DESIGN §3.6).
+// itself. That is the rule everywhere anyway (docs/architecture.md).
 // Data statements run as named prepared statements (./pglite-prepared.ts), parsed once per instance.
 import type { PGlite, Transaction } from '@electric-sql/pglite';
 import {

@@ -1,4 +1,4 @@
-// Serves the web application at `/` (API §13): the built files of web/dist, index.html for every
+// Serves the web application at `/` (docs/contract.md §13): the built files of web/dist, index.html for every
 // other GET outside the service's own paths (so the app's links can be bookmarked), year-long caching
 // for the content-hashed assets, and a Content-Security-Policy that allows only this origin.
 // An unknown path under /api/, /scim/, /docs and the health and OpenAPI paths stays a JSON 404.

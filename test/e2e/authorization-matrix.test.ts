@@ -1,4 +1,4 @@
-// The authorization matrix (issue 21, item 5): generated from the route table of the real app, every
+// The authorization matrix: generated from the route table of the real app, every
 // route that declares an action is called by every kind of caller (nobody, a revoked key, each
 // organization role, each project role, just-in-time grants, keys of each scope, a key that may not
 // exceed its owner, the owner of another organization) and must answer what src/security/policy.ts

@@ -1,4 +1,4 @@
-// Crash safety of the data operations (issue 21, item 3), as crash-safety.test.ts does it for patch
+// Crash safety of the data operations, as crash-safety.test.ts does it for patch
 // execute, migration apply and bridge copy: the worker is killed with SIGKILL at random points of a
 // patch rollback, a seed run and an in-place anonymization on PostgreSQL. Each time the next worker
 // fails the run at once, the target is as before the run or as after it (per table where the run

@@ -1,4 +1,4 @@
-// Crash safety of MySQL migrations (issue 21): the worker process is killed with SIGKILL at random
+// Crash safety of MySQL migrations: the worker process is killed with SIGKILL at random
 // points while it applies a migration of several slow ALTERs (tables with rows) to MariaDB, whose
 // DDL commits statement by statement. After each kill, the next worker fails the run at once and
 // settles it from the run's journal (migration-journal.ts) and the target (the statement in flight

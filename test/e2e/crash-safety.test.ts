@@ -1,4 +1,4 @@
-// Crash safety (issue 21): the worker process is killed with SIGKILL at random points while it
+// Crash safety: the worker process is killed with SIGKILL at random points while it
 // executes a patch, or applies a migration, on PostgreSQL, again and again. Each time the next
 // worker fails the run at once (the dead worker's lock is free: src/jobs/worker-liveness.ts), the
 // target is untouched or fully changed (one transaction), the subject can be run again, and in

@@ -1,4 +1,4 @@
-// The embedded default end to end (DESIGN §6): the real process on PGlite in a temporary DATA_DIR,
+// The embedded default end to end (docs/architecture.md): the real process on PGlite in a temporary DATA_DIR,
 // driven over real HTTP, with the CLI beside it. One process owns the store at a time; a second one
 // must stop at once with one clear line, and nothing may be lost or corrupted across restarts.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Production shape (issue 21, DESIGN §5): 2 API processes that take no jobs (JOBS_IN_SERVER=false)
+// Production shape (docs/architecture.md): 2 API processes that take no jobs (JOBS_IN_SERVER=false)
 // and 2 workers, real child processes on loopback, against one PostgreSQL store and one Redis. What
 // one process does, the others see at once: the rate limit is one count, a revoked key or session
 // is refused by the other API, an approval given on one API releases a run asked on the other, each
@@ -103,7 +103,7 @@ describe('2 API processes and 2 workers on one PostgreSQL and one Redis', async 
         await cli(['create-admin', '--email', `limited-${tag}@example.com`, '--org', 'Limited'], {
           ADMIN_PASSWORD: PASSWORD,
         });
-        // `create-admin` starts an organization on Enterprise (API §11.3): the limited one is Starter.
+        // `create-admin` starts an organization on Enterprise (docs/contract.md §11.3): the limited one is Starter.
         await cli(['set-plan', '--org', 'Limited', '--plan', 'starter']);
       })(),
       (async () => {

@@ -1,8 +1,8 @@
-// Fuzzing from the contract (issue 21): every operation of the service's own /openapi.json is called
+// Fuzzing from the contract: every operation of the service's own /openapi.json is called
 // with requests derived from its declared parameters and body (valid, boundary and invalid values,
 // undeclared fields, bodies of the wrong type), as each kind of caller: a session, keys of each
 // scope, the owner of another organization, nobody. No answer may be a 5xx (502 is allowed: a
-// target on the loopback that does not answer), and every 4xx keeps the error model of API §2.
+// target on the loopback that does not answer), and every 4xx keeps the error model of docs/contract.md §2.
 // Then every operation gets hostile bodies (deep, wide, huge, naming what objects inherit,
 // test/support/hostile-bodies.ts): still no 5xx, no answer slower than 10 s, no polluted prototype.
 // Each run prints its figures: requests, 5xx, the slowest answer.
@@ -27,7 +27,7 @@ async function timed(send: () => Promise<Response>): Promise<{ response: Respons
   return { response, ms: performance.now() - started };
 }
 
-/** What is wrong with an answer, or null: the error model of API §2. */
+/** What is wrong with an answer, or null: the error model of docs/contract.md §2. */
 function contractBreach(response: Response): string | null {
   const { status, body } = response;
   if (status >= 500 && status !== 502) return `status ${status}`;

@@ -1,7 +1,7 @@
 // Finding 5 of the attack: the address guard let through IPv6 forms that carry a refused IPv4
 // address. The metadata address as `::a9fe:a9fe` (IPv4-compatible) and `64:ff9b::a9fe:a9fe` (NAT64)
 // was a valid connection host; `http://[::127.0.0.1]/` and `http://[64:ff9b::7f00:1]/` were valid
-// webhook URLs. API §11.1 judges every such form by the IPv4 address it carries, at save and again
+// webhook URLs. docs/contract.md §11.1 judges every such form by the IPv4 address it carries, at save and again
 // at connect, for connections, webhooks and audit sinks alike (one classifier). Targets are never
 // reached: the dialects refuse any non-loopback connect, and the refused names resolve through a
 // fake resolver.

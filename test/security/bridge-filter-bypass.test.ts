@@ -1,7 +1,7 @@
 // Issue 31, finding 7: a bridge filter could leave its parentheses. `id > 0) OR (true` was accepted
 // (checked wrapped as `WHERE (<filter>)`) and embedded as `(filter) AND <subset>`, so the subset's
 // condition was bypassed and rows outside the subset were copied. A filter must now parse alone as
-// one complete expression and is written into the copy from its parsed form (API §9.3); MySQL
+// one complete expression and is written into the copy from its parsed form (docs/contract.md §9.3); MySQL
 // filters are read as the server reads them, which also takes columns named by non-reserved
 // keywords (`status`, `orders.status`), refused before with a parse error. On real PostgreSQL and
 // MariaDB.
@@ -23,7 +23,7 @@ const DATA = `
   insert into orders values (1, 1, 'paid'), (2, 1, 'open'), (3, 2, 'paid');
 `;
 
-describe.skipIf(!up)('bridge filters stay one expression (issue 31, finding 7)', () => {
+describe.skipIf(!up)('bridge filters stay one expression', () => {
   const suite = bridgeSuite({ org: 'Filter bypass org', project: 'Filter bypass' }, async ({ database }) => {
     await database('pg_source', engines.postgresql, schema('text') + DATA);
     await database('pg_target', engines.postgresql, schema('text'));

@@ -1,5 +1,5 @@
 // Issue 31, finding 1: a body nested 50,000 levels deep sent to the public signup route answered 500
-// after about 8 s (a recursive body walker overflowed the stack) while /healthz waited as long. API §1:
+// after about 8 s (a recursive body walker overflowed the stack) while /healthz waited as long. docs/contract.md §1:
 // at most 32 levels, 422 `too_deep` on `body`, answered before any other work, on every route. Checked
 // on a listening server over real HTTP, with /healthz timed while the deep bodies are in flight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ const TOO_DEEP = {
   ],
 };
 
-describe('deep bodies (issue 31, finding 1)', () => {
+describe('deep bodies', () => {
   let t: TestApp;
   let owner: Client;
   let base: string;

@@ -1,5 +1,5 @@
 // Issue 31, finding 3: `DELETE /patches/{id}` and `DELETE /seed/scenarios/{id}` answered 204 to a key
-// with the `write` scope; API §3 (fixed) makes every DELETE an `admin`-scope action. The rule is
+// with the `write` scope; docs/contract.md §3 (fixed) makes every DELETE an `admin`-scope action. The rule is
 // derived from the route table: a DELETE route whose action needs less cannot be registered.
 import Fastify, { type FastifyContextConfig } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { queryPostgres } from '../support/target-query.ts';
 
 const API = '/api/v1';
 
-describe('every DELETE needs the admin scope (issue 31, finding 3)', () => {
+describe('every DELETE needs the admin scope', () => {
   let t: TestApp;
   let target: TestPgDatabase;
   let owner: Client;

@@ -1,5 +1,5 @@
 // Finding 8 of the attack: the install's own organization started on Starter, so drift (a core
-// feature of a self-hosted install) answered 403 until the operator ran `set-plan`. API §11.3: the
+// feature of a self-hosted install) answered 403 until the operator ran `set-plan`. docs/contract.md §11.3: the
 // organization made by ADMIN_EMAIL on the first start or by `create-admin` starts on Enterprise,
 // organizations made by signup on Starter, and BILLING_MODE=saas starts every one on Starter.
 import { afterEach, describe, expect, it } from 'vitest';

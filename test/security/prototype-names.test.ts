@@ -9,7 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.ts';
 const INHERITED = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
 const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
-describe('caller text never reaches what objects inherit (issue 31, finding 4)', () => {
+describe('caller text never reaches what objects inherit', () => {
   let t: TestApp;
   let token: string;
   let userId: string;

@@ -1,6 +1,6 @@
 // Finding 6 of the attack: anyone could sign up, set `idp_sso_url` to `http://evil.example/phish`,
 // and hand out the service's own `/auth/saml/{org_id}/login` link, which redirected there: an open
-// redirect under the service's name. API §12.1: the SSO URL must be https:// (http:// only for a
+// redirect under the service's name. docs/contract.md §12.1: the SSO URL must be https:// (http:// only for a
 // loopback host), also when read from `idp_metadata_xml`; a configuration stored before the rule is
 // refused at login with 409 until it is corrected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // Finding 10 of the attack: after `PUT /admin/scim/group-mappings` dropped the mapping of a group to a
-// project role, the group's SCIM members kept that project role. API §12: a user's roles are
+// project role, the group's SCIM members kept that project role. docs/contract.md §12: a user's roles are
 // recomputed whenever the mappings change, at once. SCIM takes back only what it gave: a project
 // role an admin gave by hand stays (and is what the user returns to where a mapping had raised it).
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 // Issue 31, finding 2: seed generators ran anything faker has. `{kind: "faker", method:
 // "string.alpha", args: [{length: 3000000}]}` was saved and its preview took 33 s and 30 MB while
-// /healthz waited; `method: "person.constructor"` answered 500. API §9.1 now names an allow-list of
+// /healthz waited; `method: "person.constructor"` answered 500. docs/contract.md §9.1 now names an allow-list of
 // faker data modules and bounds the arguments (422 naming the column); each generated value is at
 // most 64 KiB and a preview at most 1,000 rows and 1 MiB. On a real PostgreSQL target.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ const API = '/api/v1';
 const engines = await targetEngines('seed generator bounds (test/security/seed-generator-bounds.test.ts)');
 const WIDE_COLUMNS = 20;
 
-describe.skipIf(!engines.postgresql.up)('seed generators are bounded (issue 31, finding 2)', () => {
+describe.skipIf(!engines.postgresql.up)('seed generators are bounded', () => {
   let t: TestApp;
   let owner: Client;
   let projectId: string;

@@ -133,4 +133,17 @@ describe('the shape of the code', () => {
     });
     expect(missing).toEqual([]);
   });
+
+  it('cites no document outside the repository: a comment points into it or says what it means', () => {
+    // Written with character classes so that this line does not cite what it forbids.
+    const outside = /\bA[P]I §|\bDESIG[N] §|\b(A[P]I|DESIG[N])\.md\b|reference[ -]note[s]|\biss[u]e \d+/;
+    const files = [
+      ...sources('src', { tests: true }),
+      ...sources('test', { tests: true }),
+      ...sources('bench', { tests: true }),
+      ...sources('scripts', { tests: true }),
+      ...sources('web/src', { tests: true }),
+    ];
+    expect(linesMatching(files, outside)).toEqual([]);
+  });
 });

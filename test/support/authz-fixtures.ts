@@ -84,7 +84,7 @@ export async function buildWorld(t: TestApp, targetUrl: string, otherTargetUrl: 
     [scopedOther, 'viewer'],
   ] as const)
     await addMember(projectId, client.user.id, role);
-  // Viewers raised to developer by approved just-in-time grants (API §10), on the whole project or
+  // Viewers raised to developer by approved just-in-time grants (docs/contract.md §10), on the whole project or
   // on one connection only: developers there while the grant lasts.
   const grant = async (client: Client, connectionId?: string) => {
     const asked = await created(

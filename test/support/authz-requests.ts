@@ -341,7 +341,7 @@ function routeExpectation(
     if (role === null) return deny(404, 'a project the caller has no role in');
     if ('projectRole' in rule && !projectRoleAtLeast(role, rule.projectRole))
       return deny(403, `${action} needs the project ${rule.projectRole} role`);
-    // A grant ends early by its holder's revocation or a project admin's (API §10), not another member's.
+    // A grant ends early by its holder's revocation or a project admin's (docs/contract.md §10), not another member's.
     if (
       action === 'access_request.revoke' &&
       role !== 'admin' &&

@@ -1,7 +1,7 @@
 // The harness of the kill -9 tests (test/e2e/crash-safety*.test.ts): a PostgreSQL store, one API
 // process that works no jobs and one worker process, started as a user starts them; throw-away
 // target databases; and the loop that starts a run, kills the worker with SIGKILL at a random point
-// of it, starts another and checks what the interrupted run left (issue 21, item 3).
+// of it, starts another and checks what the interrupted run left.
 import pg from 'pg';
 import { expect, vi } from 'vitest';
 import { createTestPgDatabase, type TestPgDatabase } from './databases.ts';

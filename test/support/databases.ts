@@ -1,4 +1,4 @@
-// Real database servers for tests (DESIGN §6). A test that needs PostgreSQL gets a throw-away
+// Real database servers for tests (docs/architecture.md). A test that needs PostgreSQL gets a throw-away
 // database of its own on the server at TEST_PG_URL and drops it afterwards, so test files never see
 // one another's data and run in parallel. An unreachable server skips those tests with one loud
 // line, or fails the run when REQUIRE_DATABASES=1 (what CI sets).

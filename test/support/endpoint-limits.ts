@@ -1,4 +1,4 @@
-// The stricter per-endpoint limits of API §4 (5 calls a minute per user for the bridge and
+// The stricter per-endpoint limits of docs/contract.md §4 (5 calls a minute per user for the bridge and
 // anonymization runs): checked on an app of their own whose rate limits are counted, since the test
 // harness counts none by default.
 import { randomUUID } from 'node:crypto';

@@ -4,7 +4,7 @@
 // as keys at every level and as the values of every text field (a transformer, a method, a column).
 // Built from a body the operation's schema describes, so that they get as far into it as they can.
 
-/** Objects and arrays inside one another, far past the 32 levels API §1 allows. */
+/** Objects and arrays inside one another, far past the 32 levels docs/contract.md §1 allows. */
 export const DEEP_LEVELS = 50_000;
 /** Keys of the wide object and items of the wide arrays. */
 export const WIDE = 50_000;

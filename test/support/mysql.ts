@@ -1,4 +1,4 @@
-// A real MySQL/MariaDB server for tests (DESIGN §6), as databases.ts is for PostgreSQL: each test
+// A real MySQL/MariaDB server for tests (docs/architecture.md), as databases.ts is for PostgreSQL: each test
 // file that needs one gets a throw-away database on the server at TEST_MYSQL_URL and drops it
 // afterwards. An unreachable server skips those tests with one loud line (reportSkipped), or fails
 // the run when REQUIRE_DATABASES=1.

@@ -16,7 +16,7 @@ const run = promisify(execFile);
 export async function dumpSchema(url: string, dialect: DialectName): Promise<string> {
   const parsed = new URL(url);
   if (dialect === 'postgresql') {
-    // This service's backups of dropped data are not schema (DESIGN §4).
+    // This service's backups of dropped data are not schema (docs/architecture.md).
     const args = ['--schema-only', '--no-owner', '--no-privileges', '--exclude-schema=dbops_backup', url];
     const { stdout } = await run('pg_dump', args, {
       maxBuffer: 64 * 1024 * 1024,

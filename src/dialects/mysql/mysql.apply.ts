@@ -1,6 +1,6 @@
 // Applying migration statements on MySQL/MariaDB, and the table statistics lint needs.
 //
-// Apply (API §8): statement by statement. DDL commits by itself on these engines (a CREATE TABLE
+// Apply (docs/contract.md §8): statement by statement. DDL commits by itself on these engines (a CREATE TABLE
 // survives a ROLLBACK), so a transaction would promise what the server does not keep: on failure the
 // result says exactly which statements took effect and which did not, and nothing is rolled back.
 // The connection is discarded afterwards, so no session setting outlives the apply.

@@ -1,4 +1,4 @@
-// The class of a MySQL/MariaDB statement for the schema-only rule of migrations (API §8), read from
+// The class of a MySQL/MariaDB statement for the schema-only rule of migrations (docs/contract.md §8), read from
 // its leading keywords through the project's lexer (mysql.sql-lexer.ts): node-sql-parser cannot
 // read triggers, routines or partition clauses, which are definitions all the same. Definitions
 // of the schema's objects and `SET [SESSION]` of the lock bounds are allowed; anything else is
@@ -13,13 +13,13 @@ import {
 } from '../../engine/migration/statement-class.ts';
 import { type Lexeme, lexMysql } from './mysql.sql-lexer.ts';
 
-/** The objects a migration defines (API §6 kinds as MySQL and MariaDB have them). */
+/** The objects a migration defines (docs/contract.md §6 kinds as MySQL and MariaDB have them). */
 const SCHEMA_OBJECTS = new Set(['TABLE', 'VIEW', 'INDEX', 'TRIGGER', 'PROCEDURE', 'FUNCTION', 'SEQUENCE']);
 
 /** Objects whose definition is code run later. */
 const ROUTINES = new Set(['TRIGGER', 'PROCEDURE', 'FUNCTION']);
 
-/** Objects that are created like schema objects but are not the schema's (API §8). */
+/** Objects that are created like schema objects but are not the schema's (docs/contract.md §8). */
 const OTHER_OBJECTS: Record<string, string> = {
   EVENT: 'EVENT',
   SERVER: 'SERVER',
@@ -33,7 +33,7 @@ const OTHER_OBJECTS: Record<string, string> = {
   PACKAGE: 'routine package',
 };
 
-/** The settings a migration may bound its locks with (API §8). */
+/** The settings a migration may bound its locks with (docs/contract.md §8). */
 const LOCK_SETTINGS = new Set(['lock_wait_timeout', 'innodb_lock_wait_timeout', 'max_statement_time']);
 
 const DATA_CHANGES = new Set(['INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'TRUNCATE']);

@@ -249,7 +249,7 @@ describe.skipIf(!mysqlUp)('MySQL/MariaDB: out-of-band changes', () => {
       'alter table book alter column loan_days set default 21',
       [['book', 'column_default_changed', 'loan_days', 'minor']],
     ],
-    // InnoDB adds an index for buddy_id with the key: not reported (reference notes §1).
+    // InnoDB adds an index for buddy_id with the key: not reported (InnoDB's own, not a change).
     [
       'add foreign key',
       'alter table librarian add constraint fk_librarian_buddy foreign key (buddy_id) references librarian (librarian_id)',

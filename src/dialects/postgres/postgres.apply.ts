@@ -1,6 +1,6 @@
 // Applying migration statements on PostgreSQL, and the table statistics lint needs.
 //
-// Apply (API §8: one transaction): every transactional statement runs in one transaction with
+// Apply (docs/contract.md §8: one transaction): every transactional statement runs in one transaction with
 // `SET LOCAL lock_timeout` and `statement_timeout`, so a failure leaves the target as it was. The
 // statements that cannot run in a transaction (ALTER TYPE … ADD VALUE, which a later statement may
 // need committed; CREATE/DROP INDEX CONCURRENTLY) run on their own: those placed before the first
@@ -125,7 +125,7 @@ export async function applyPostgres(
         await client.query(statements[index]!.sql);
       } catch (error) {
         fail(index, error);
-        // A failed CREATE INDEX CONCURRENTLY leaves an invalid index that would block a retry (API §8).
+        // A failed CREATE INDEX CONCURRENTLY leaves an invalid index that would block a retry (docs/contract.md §8).
         const left = (await invalidIndexes(client)).filter((name) => !invalidBefore.includes(name));
         for (const name of left) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
         result.dropped_invalid_indexes = left;
@@ -183,7 +183,7 @@ export async function applyPostgres(
   }
 }
 
-// reltuples is -1 until the table is first analysed and can be stale (reference notes §1); the
+// reltuples is -1 until the table is first analysed and can be stale; the
 // statistics collector's live-tuple count follows inserts sooner. The larger of the two is taken.
 const STATS_SQL = `
   select n.nspname as schema, c.relname as name,
@@ -196,7 +196,7 @@ const STATS_SQL = `
 
 /**
  * Row estimates and sizes of the given tables (all when `tables` is omitted). Where the estimate is
- * 0 or unknown the table itself is asked whether it has a row (`EXISTS`, reference notes §1).
+ * 0 or unknown the table itself is asked whether it has a row (`EXISTS`).
  */
 export async function postgresTableStats(client: pg.PoolClient, tables?: TableRef[]): Promise<TableStats[]> {
   const rows =

@@ -203,7 +203,7 @@ export interface ConstraintRow {
 }
 
 // Indexes that back a constraint belong to it; invalid ones are failed CREATE INDEX CONCURRENTLY
-// leftovers (reference notes §2). Each key part is printed by the server, then decorated with a
+// leftovers (their names: src/engine/schema/filter.ts). Each key part is printed by the server, then decorated with a
 // non-default operator class and the sort options from indoption (bit 1 DESC, bit 2 NULLS FIRST).
 export const INDEXES_SQL = indexesOf(TABLES_RELATIONS);
 

@@ -1,4 +1,4 @@
-// An online plan on a real PostgreSQL (API §8 `online: true`): on tables with rows, checks and
+// An online plan on a real PostgreSQL (docs/contract.md §8 `online: true`): on tables with rows, checks and
 // foreign keys are added NOT VALID in the transaction and validated after it, NOT NULL goes
 // through a validated check, indexes are built CONCURRENTLY after it; the result is the source's
 // schema, and the rollback gives the target's hash back.

@@ -1,4 +1,4 @@
-// The class of a PostgreSQL statement for the schema-only rule of migrations (API §8), read from
+// The class of a PostgreSQL statement for the schema-only rule of migrations (docs/contract.md §8), read from
 // the node libpg-query parsed it into: an allow-list of definition statements, the `SET LOCAL`s
 // that bound locks, and a named class for everything else. A definition that carries a data
 // change inside it (a data-modifying WITH in CREATE TABLE … AS, GRANT inside CREATE SCHEMA) takes
@@ -12,7 +12,7 @@ import {
 
 type Node = Record<string, unknown>;
 
-/** Statements that define the schema's objects (API §6 kinds, their comments and indexes). */
+/** Statements that define the schema's objects (docs/contract.md §6 kinds, their comments and indexes). */
 const DEFINITIONS = new Set([
   'CreateStmt',
   'AlterTableStmt',
@@ -46,7 +46,7 @@ const DEFINITIONS = new Set([
   'AlterStatsStmt',
 ]);
 
-/** Objects that are not the schema's own even when created or dropped like one (API §8). */
+/** Objects that are not the schema's own even when created or dropped like one (docs/contract.md §8). */
 const OUTSIDE_OBJECTS: Record<string, string> = {
   OBJECT_FOREIGN_TABLE: 'FOREIGN TABLE',
   OBJECT_FOREIGN_SERVER: 'SERVER',
@@ -99,7 +99,7 @@ const REFUSED: Record<string, string> = {
   VariableShowStmt: 'query (SHOW)',
 };
 
-/** The settings a migration may bound its locks with, as `SET LOCAL` (API §8). */
+/** The settings a migration may bound its locks with, as `SET LOCAL` (docs/contract.md §8). */
 const LOCAL_SETTINGS = new Set(['lock_timeout', 'statement_timeout', 'check_function_bodies']);
 
 const DATA_CHANGES: Record<string, string> = {
@@ -182,7 +182,7 @@ export function postgresStatementClass(node: Node, sql: string): StatementClass 
     if (commands.some((command) => command.AlterTableCmd?.subtype === 'AT_ChangeOwner'))
       return refused('role statement (OWNER TO)');
   }
-  // A routine's body is its definition (API §8): what it would do when called is not run now.
+  // A routine's body is its definition (docs/contract.md §8): what it would do when called is not run now.
   if (type === 'CreateFunctionStmt') return ROUTINE_DEFINITION;
   const inner = carried(fields);
   return inner ? refused(inner) : DEFINITION;

@@ -303,7 +303,7 @@ describe.skipIf(!pgUp)('PostgreSQL: defaults after ALTER COLUMN TYPE', () => {
         "alter table notes alter column body type text; create table fresh (body text default 'bar');",
       );
       const after = await target.handle.introspect();
-      // The trap of reference notes §1: the old cast survives the ALTER.
+      // The trap of a retype: the old cast survives the ALTER in the column's default.
       expect(column(after, 'public.notes', 'body').default).toBe("'bar'::character varying");
       expect(column(after, 'public.fresh', 'body').default).toBe("'bar'::text");
       expect(column(after, 'public.notes', 'body').default_normalized).toBe(

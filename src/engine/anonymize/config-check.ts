@@ -1,4 +1,4 @@
-// A config's rules checked against a connection's live schema (API §9.2), when the config is saved
+// A config's rules checked against a connection's live schema (docs/contract.md §9.2), when the config is saved
 // and again when a run starts: every table and column exists and may be written, each table has a
 // key to write rows back by, each transformer fits its column, and keys that other tables reference
 // take their rule along every foreign key into columns that can hold the transformed values.

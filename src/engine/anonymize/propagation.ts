@@ -1,4 +1,4 @@
-// Foreign-key propagation (API §9.2): a rule on a key column that other tables reference is applied
+// Foreign-key propagation (docs/contract.md §9.2): a rule on a key column that other tables reference is applied
 // to every referencing column too, through the schema's foreign keys and recursively (a referencing
 // column may itself be referenced), so anonymised keys still join and the foreign keys stay valid.
 import type { SchemaModel, TableModel } from '../schema/model.ts';

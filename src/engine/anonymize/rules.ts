@@ -1,4 +1,4 @@
-// The closed set of transformers (API §9.2) and the check of a transformer against the column it is
+// The closed set of transformers (docs/contract.md §9.2) and the check of a transformer against the column it is
 // for: the kind exists, its options are within range, and it fits the column's type, nullability
 // and length. What passes here compiles (compile.ts) without further checks.
 import type { ColumnFamily, ColumnShape } from './column-type.ts';
@@ -38,7 +38,7 @@ export interface RuleProblem {
   type: ProblemType;
 }
 
-/** Options every transformer takes (API §9.2). */
+/** Options every transformer takes (docs/contract.md §9.2). */
 export const COMMON_OPTIONS = ['deterministic', 'keep_null', 'unique'] as const;
 
 const OPTIONS: Record<TransformerKind, readonly string[]> = {

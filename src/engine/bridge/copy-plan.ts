@@ -1,4 +1,4 @@
-// What a bridge run copies (API §9.3), decided from the source's and the target's schemas before
+// What a bridge run copies (docs/contract.md §9.3), decided from the source's and the target's schemas before
 // anything is written: which tables (named, or every source table the target has), matched to which
 // target table, which columns (by name; source columns the target lacks are skipped and named;
 // target columns it generates itself are left to it), the kinds of their values at both ends, and

@@ -1,4 +1,4 @@
-// `filters` of a bridge run and a subset's `where` (API §9.3): per table, one boolean SQL expression
+// `filters` of a bridge run and a subset's `where` (docs/contract.md §9.3): per table, one boolean SQL expression
 // over that table's columns, parsed by the source engine's real parser (libpg-query for PostgreSQL,
 // node-sql-parser for MySQL) and accepted only when every node is on an allow-list: the table's
 // columns, literals, comparison, boolean and arithmetic operators, IN, BETWEEN, LIKE, IS [NOT]
@@ -254,7 +254,7 @@ function checkPostgres(filter: string, table: FilterTable): string {
   return sql;
 }
 
-/** How the source server reads a filter's text: its sql_mode (API §9.3). */
+/** How the source server reads a filter's text: its sql_mode (docs/contract.md §9.3). */
 interface MysqlReading {
   /** Backslash starts an escape in a string (off under NO_BACKSLASH_ESCAPES). */
   backslashEscapes: boolean;

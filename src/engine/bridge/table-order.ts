@@ -1,4 +1,4 @@
-// The order a copy loads its tables in (API §9.3): parents before the tables that reference them,
+// The order a copy loads its tables in (docs/contract.md §9.3): parents before the tables that reference them,
 // so that even a target whose keys stay checked sees every referenced row first. Cycles (and
 // self-references) cannot be ordered; their tables keep the order they came in, after what they
 // depend on outside the cycle, and the load relies on keys being off for them. Pure.

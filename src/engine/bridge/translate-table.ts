@@ -1,4 +1,4 @@
-// create_tables across engines (API §9.3): a source table's model rewritten as the target engine
+// create_tables across engines (docs/contract.md §9.3): a source table's model rewritten as the target engine
 // would hold it, for the migration planner and the target's DDL renderer to create. Between two
 // engines of one kind the model is kept as it is. Across engines: types through the target's
 // mapping (RowFormat.columnType, documented in the README); defaults, checks, exclusion

@@ -3,7 +3,7 @@
 // back, a column's type, default or nullability goes back to what the target has, and a dropped
 // constraint or index is added back from the target's definition. A dropped table or column, a data
 // change, or anything the facts do not describe fully has no rollback (null): the whole edited
-// migration then has none, as API §8 wants.
+// migration then has none, as docs/contract.md §8 wants.
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts';
 import type { StatementFact } from './facts.ts';
 import type { Inverse } from './invert.ts';

@@ -1,4 +1,4 @@
-// What a migration drops, for the double confirmation of API §8: a statement that drops a table or a
+// What a migration drops, for the double confirmation of docs/contract.md §8: a statement that drops a table or a
 // column needs `confirm_irreversible` and the target connection's name. Read from the statements'
 // facts, so it works the same for planned and edited SQL (a statement that does not parse is not
 // known to drop anything: lint reports it as an error).

@@ -1,4 +1,4 @@
-// Edited migration SQL (API §8, PATCH /migrations/{id}): the text re-parsed into statements by the
+// Edited migration SQL (docs/contract.md §8, PATCH /migrations/{id}): the text re-parsed into statements by the
 // dialect's parser, each annotated like a planned statement, with its rollback regenerated where it
 // can be. A statement left as the planner wrote it (the same statement whatever its spacing,
 // comments or keyword case) keeps the planned annotations and rollback, which are exact (the plan

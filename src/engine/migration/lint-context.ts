@@ -1,5 +1,5 @@
 // What lint knows about the target beyond the statements: its schema (foreign keys, current column
-// types) and its tables' statistics, which decide "populated" and "large" (API §8: from the target's
+// types) and its tables' statistics, which decide "populated" and "large" (docs/contract.md §8: from the target's
 // real statistics; thresholds configurable, default large = 1,000,000 rows or 1 GiB).
 import { type DialectName, type SchemaModel, type TableModel, tableKey } from '../schema/model.ts';
 import type { TableRef } from './operations.ts';

@@ -1,4 +1,4 @@
-// Lint of migration statements (API §8, reference notes §4): each warning names its rule, a
+// Lint of migration statements (docs/contract.md §8): each warning names its rule, a
 // severity, the statement, the object, and says how to do the change safely. Rules look at the
 // statements' facts (facts.ts), the target's schema and its table statistics (lint-context.ts).
 //

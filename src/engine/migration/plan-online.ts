@@ -1,4 +1,4 @@
-// An online plan (API §8, `online: true`, PostgreSQL): what would hold a long lock on an existing
+// An online plan (docs/contract.md §8, `online: true`, PostgreSQL): what would hold a long lock on an existing
 // table is split so that the transaction only takes short locks, and the long part runs after it,
 // outside any transaction (as pg-schema-diff plans it):
 // - a check or foreign key is added NOT VALID in the transaction and validated after it

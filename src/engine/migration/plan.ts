@@ -2,7 +2,7 @@
 // the ordered operations that make the target match the source. Pure: models in, operations out;
 // the dialect renders them (DdlRenderer) and invert.ts derives their rollback.
 //
-// Order (reference notes §4), each phase after what it depends on:
+// Order, each phase after what it depends on:
 //  1. enum values added (PostgreSQL: ADD VALUE cannot be used in the transaction that adds it, so it
 //     runs before the others, outside it)
 //  2. schemas created (before anything is created in them)
@@ -60,7 +60,7 @@ export interface PlanOptions extends TableScope {
   /** Names the backup objects; required with `backup_drops`. */
   plan_id?: string | undefined;
   /**
-   * PostgreSQL (API §8 `online`): checks and foreign keys of existing tables added NOT VALID and
+   * PostgreSQL (docs/contract.md §8 `online`): checks and foreign keys of existing tables added NOT VALID and
    * validated after the transaction, NOT NULL through a validated check, indexes CONCURRENTLY.
    */
   online?: boolean | undefined;

@@ -1,4 +1,4 @@
-// `include_tables` / `exclude_tables` of a compare (API §8): which tables a migration may touch.
+// `include_tables` / `exclude_tables` of a compare (docs/contract.md §8): which tables a migration may touch.
 // A pattern is `table` (any schema), `schema.table`, and may hold `*` for any run of characters.
 // Enums and sequences follow the tables: one used only by tables out of scope is out of scope too,
 // as the engine's shadow-object filter does it. Triggers follow their table, and views follow the

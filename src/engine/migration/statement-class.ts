@@ -1,5 +1,5 @@
 // What kind of statement a migration statement is, for the rule that a migration carries schema only
-// (API §8): definitions (CREATE / ALTER / DROP / COMMENT of the schema's objects, a routine's body
+// (docs/contract.md §8): definitions (CREATE / ALTER / DROP / COMMENT of the schema's objects, a routine's body
 // being part of its definition) and the few settings that bound locks are allowed; data changes,
 // COPY, routine calls, privileges, roles and everything else are patches' business or nobody's.
 // The dialect's parser names the class of each statement it reads (postgres.sql-class.ts,

@@ -1,5 +1,5 @@
 // Whether the live schema shows the effect of one migration statement: the classification of the
-// statement a MySQL apply was running when its process died (API §8: the run reports which
+// statement a MySQL apply was running when its process died (docs/contract.md §8: the run reports which
 // statements were applied). The statements before it took effect and those after it never started
 // (the run's journal says so), and DDL is atomic on MySQL 8 and MariaDB 10.6+, so the schema is
 // either just before or just after it. Two kinds of evidence, from the most direct:

@@ -1,4 +1,4 @@
-// A patch's dry-run as reads only (API §9): for each statement, SELECTs that count the rows it
+// A patch's dry-run as reads only (docs/contract.md §9): for each statement, SELECTs that count the rows it
 // would change, sample them before and after, and look for the constraint violations a read can
 // see (NOT NULL, CHECK, unique and primary keys, foreign keys), run in a read-only transaction so that nothing
 // the statements or the routines they call could do is kept.

@@ -1,4 +1,4 @@
-// Patch SQL (API §9): split and parsed by the engines' real parsers (libpg-query for PostgreSQL,
+// Patch SQL (docs/contract.md §9): split and parsed by the engines' real parsers (libpg-query for PostgreSQL,
 // node-sql-parser for MySQL), never by regular expressions. Only plain DML is accepted: UPDATE,
 // DELETE and INSERT on one table each. DDL, SELECT, CTEs (which may hide a data-modifying
 // statement), RETURNING (execute adds its own to record the rows), anything else, and an UPDATE or

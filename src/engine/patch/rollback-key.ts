@@ -1,4 +1,4 @@
-// Whether a patch statement can be rolled back, and by which key (API §9). A rollback finds the
+// Whether a patch statement can be rolled back, and by which key (docs/contract.md §9). A rollback finds the
 // rows a statement changed again by a key: the primary key, or else a unique key whose columns are
 // all NOT NULL (a nullable unique key lets several rows share NULL). An UPDATE that assigns a key
 // column is found by another key it leaves alone; an INSERT is recorded through RETURNING, which

@@ -1,4 +1,4 @@
-// The neutral row format of the row pipeline (DESIGN §2): the text format that PostgreSQL's
+// The neutral row format of the row pipeline (docs/architecture.md): the text format that PostgreSQL's
 // `COPY … FROM STDIN` and MySQL's `LOAD DATA LOCAL INFILE … FIELDS TERMINATED BY '\t' ESCAPED BY
 // '\\'` both read. One row a line, fields separated by a tab, `\N` for NULL (so NULL and the empty
 // string stay distinct), and backslash escapes for backslash, tab, newline and carriage return. A

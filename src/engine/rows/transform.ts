@@ -1,4 +1,4 @@
-// The per-row transform hook of the row pipeline: where anonymization plugs in (API §9.2), between
+// The per-row transform hook of the row pipeline: where anonymization plugs in (docs/contract.md §9.2), between
 // a row stream out of one target and a row stream into another. A transform sees each row decoded
 // (text or null per field, in the stream's column order) and returns the row to write. Without a
 // transform nothing is decoded: batches pass as bytes. Pure.

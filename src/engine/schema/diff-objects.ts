@@ -1,5 +1,5 @@
 // The diff of the objects beyond tables (objects.ts), for the additive `objects_added`,
-// `objects_removed` and `objects_modified` fields of a drift report (API §6): dropping one is
+// `objects_removed` and `objects_modified` fields of a drift report (docs/contract.md §6): dropping one is
 // critical, changing one moderate (a comment alone: minor, as a table's), adding one minor. Objects
 // are matched by kind and key (functions by name and argument types, triggers within their table);
 // a section is compared only when both models have it, so an old snapshot reports none of them.

@@ -66,7 +66,7 @@ describe('diffSchemas', () => {
     expect(diff.tables_modified).toEqual([]);
   });
 
-  it('applies the fixed severities of API §6', () => {
+  it('applies the fixed severities of docs/contract.md §6', () => {
     expect(changesOf(diffTable((t) => t.columns.pop()))).toEqual([
       ['column_removed', 'customer_id', 'critical'],
     ]);
@@ -132,7 +132,7 @@ describe('diffSchemas', () => {
     expect(diff.tables_modified[0]!.changes[0]!.to).toBe('GENERATED ALWAYS AS IDENTITY');
   });
 
-  it('grades constraints per reference notes §3', () => {
+  it('grades constraints as severity.ts documents', () => {
     const diff = diffTable((t) => {
       t.primary_key = {
         name: 'orders_pkey',

@@ -1,4 +1,4 @@
-// The diff of two schema models, as API §6's DriftReport `diff`: tables added, removed, and
+// The diff of two schema models, as docs/contract.md §6's DriftReport `diff`: tables added, removed, and
 // modified with their changes, each with a kind and a severity (the table of kinds is in
 // severity.ts). Pure: compares models, asks no server.
 //
@@ -106,7 +106,7 @@ export function diffSchemas(from: SchemaModel, to: SchemaModel): SchemaDiff {
 
 /**
  * The report's highest severity and its counts. Cosmetic changes are not counted: the summary has
- * the three levels of API §6, and a cosmetic change alone never warrants an alert.
+ * the three levels of docs/contract.md §6, and a cosmetic change alone never warrants an alert.
  */
 export function summarizeDiff(diff: SchemaDiff): { severity: Severity | null; summary: DiffSummary } {
   const summary: DiffSummary = { critical: 0, moderate: 0, minor: 0 };
@@ -202,7 +202,7 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
 
   let indexChanges = diffNamed(from.indexes, to.indexes, describeIndex, 'index');
   if (mysql) {
-    // InnoDB creates an index for every new foreign key that has none: not drift (reference notes §1).
+    // InnoDB creates an index for every new foreign key that has none: not drift.
     const existing = new Set(from.foreign_keys.map((key) => key.name));
     const newKeyColumns = new Set(
       to.foreign_keys.filter((key) => !existing.has(key.name)).map((key) => JSON.stringify(key.columns)),

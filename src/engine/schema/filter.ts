@@ -1,5 +1,5 @@
 // Objects that introspection must not report: the shadow and temporary objects of online schema
-// change tools (reference notes §2) and this service's own backups (DESIGN §4). Reporting them would
+// change tools (gh-ost, pt-online-schema-change, pg_repack, pgroll) and this service's own backups (docs/architecture.md). Reporting them would
 // raise drift alerts for every gh-ost run and make a migration plan drop a tool's work in progress.
 // The list is data, so a deployment can extend it; patterns are regular-expression sources.
 import type { ColumnRef, SchemaModel, TableModel } from './model.ts';

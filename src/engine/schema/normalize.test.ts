@@ -12,7 +12,7 @@ const maria = (raw: string | null, type: string) => normalizeDefault(raw, { flav
 const mysql8 = (raw: string | null, type: string, expression = false) =>
   normalizeDefault(raw, { flavor: 'mysql', type, expression });
 
-describe('PostgreSQL defaults (reference notes §1 table)', () => {
+describe('PostgreSQL defaults, as the catalog prints them', () => {
   it.each([
     ["'foo'::text", 'text', "'foo'"],
     ["'bar'::character varying", 'character varying(10)', "'bar'"],

@@ -1,5 +1,5 @@
 // Normalisation of column defaults and type names, so that what a server prints differently for the
-// same thing compares equal (reference notes §1). PostgreSQL keeps the cast of the type the column
+// same thing compares equal. PostgreSQL keeps the cast of the type the column
 // had when the default was set (`'bar'::character varying` survives ALTER … TYPE text); MariaDB
 // quotes string defaults and writes `current_timestamp()`; MySQL 8 leaves strings unquoted. The
 // normal form: literals without casts, numbers in canonical decimal form, booleans as true/false,

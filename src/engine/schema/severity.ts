@@ -1,39 +1,40 @@
-// Every kind of change the diff reports, and its severity. Fixed by API §6: table or column dropped
+// Every kind of change the diff reports, and its severity. Fixed by docs/contract.md §6: table or column dropped
 // is critical, column type altered is moderate, column or index added is minor. The rest follows
-// reference notes §3, and where the notes are silent, the choice and its reason are below.
+// the grading schema-diff tools share (a change that can break writes or reads is moderate, an
+// addition or a relaxation minor); each choice and its reason are below.
 //
 // | kind                           | severity | why                                                     |
 // |--------------------------------|----------|---------------------------------------------------------|
-// | table_added                    | minor    | notes §3                                                |
+// | table_added                    | minor    | convention                                              |
 // | table_removed                  | critical | fixed: data is gone                                     |
-// | table_comment_changed          | minor    | notes §3 (comment changed)                              |
+// | table_comment_changed          | minor    | a comment changes no behaviour                          |
 // | column_added                   | minor    | fixed                                                   |
 // | column_removed                 | critical | fixed: data is gone                                     |
 // | column_type_changed            | moderate | fixed                                                   |
-// | column_not_null_added          | moderate | notes §3: writes that passed now fail                   |
-// | column_not_null_dropped        | minor    | notes §3: nullability relaxed                           |
-// | column_default_changed         | minor    | notes §3                                                |
+// | column_not_null_added          | moderate | writes that passed now fail                             |
+// | column_not_null_dropped        | minor    | nullability relaxed                                     |
+// | column_default_changed         | minor    | convention                                              |
 // | column_default_reformatted     | cosmetic | same default, printed differently (not in the summary)  |
 // | column_identity_changed        | moderate | decides which INSERTs succeed (ALWAYS refuses values)   |
 // | column_auto_increment_changed  | moderate | same, MySQL                                             |
 // | column_generated_changed       | moderate | values are computed, or no longer, or differently       |
 // | column_on_update_changed       | minor    | a default applied on UPDATE (MySQL)                     |
 // | column_collation_changed       | moderate | changes ordering, equality and the indexes built on it  |
-// | column_comment_changed         | minor    | notes §3                                                |
-// | primary_key_added/removed/changed | moderate | notes §3                                             |
-// | unique_constraint_added/removed/changed | moderate | notes §3                                       |
-// | check_constraint_added/changed | moderate | notes §3 (added); a changed rule is a new rule          |
+// | column_comment_changed         | minor    | convention                                              |
+// | primary_key_added/removed/changed | moderate | convention                                              |
+// | unique_constraint_added/removed/changed | moderate | convention                                              |
+// | check_constraint_added/changed | moderate | added: a changed rule is a new rule                     |
 // | check_constraint_removed       | moderate | an integrity rule gone, like a foreign key dropped      |
 // | exclusion_constraint_*         | moderate | as unique and check constraints                         |
-// | foreign_key_added              | minor    | notes §3                                                |
-// | foreign_key_removed/changed    | moderate | notes §3 (dropped); other actions or targets change it  |
-// | index_added, index_removed     | minor    | fixed (added), notes §3 (dropped)                       |
+// | foreign_key_added              | minor    | convention                                              |
+// | foreign_key_removed/changed    | moderate | dropped: other actions or targets change it             |
+// | index_added, index_removed     | minor    | fixed (added), convention (dropped)                     |
 // | index_changed                  | minor    | an index dropped and another added                      |
-// | constraint_renamed, index_renamed | minor | same definition under another name                      |
+// | constraint_renamed, index_renamed | minor    | same definition under another name                      |
 // | enum_values_added              | minor    | new values only: every stored value stays valid         |
 // | enum_values_changed            | moderate | values removed or reordered: stored values or ORDER BY  |
 // | sequence_changed               | minor    | bounds, step, cycling or ownership of a column's serial |
-// | column_identity_options_changed | minor   | an identity's bounds, step or cycling, as a sequence's  |
+// | column_identity_options_changed | minor    | an identity's bounds, step or cycling, as a sequence's  |
 // | constraint_validity_changed    | minor    | the rule is the same; only old rows are (not) checked   |
 // | column_visibility_changed      | minor    | SELECT * shows or hides it (MySQL INVISIBLE)            |
 // | table_options_changed          | minor    | storage engine, default collation or row format (MySQL) |

@@ -3,7 +3,7 @@
 // procedures, triggers, extensions, partitioning, inheritance, constraint validity, identity
 // options), a baseline taken by an older version lacks them, and comparing it with a newer snapshot
 // would report every such object as added. So a baseline whose `model_version` is older than this
-// one (or absent: version 1) is re-taken, never compared (API §6). Version 3: enums and sequences
+// one (or absent: version 1) is re-taken, never compared (docs/contract.md §6). Version 3: enums and sequences
 // that no column uses are managed (compared and planned), and tables, indexes, foreign keys and
 // columns carry the options of hardening (storage parameters, NULLS NOT DISTINCT, MATCH FULL…).
 // Version 4: CHECK expressions hash in their normal form (normalize-expressions.ts: the casts a

@@ -1,4 +1,4 @@
-// A seed scenario's definition (API §9.1) as the API takes it: the tables to fill, how many rows
+// A seed scenario's definition (docs/contract.md §9.1) as the API takes it: the tables to fill, how many rows
 // each, and a generator for the columns that should not be inferred. Pure types and limits.
 
 /** The generator kinds (a closed set). */
@@ -67,7 +67,7 @@ export interface DefinitionProblem {
   type: string;
 }
 
-/** The most bytes (UTF-8) one generated value may take (API §9.1). */
+/** The most bytes (UTF-8) one generated value may take (docs/contract.md §9.1). */
 export const MAX_VALUE_BYTES = 64 * 1024;
 
 /** Whether a value's text is over MAX_VALUE_BYTES (counted in bytes only when its length could be). */

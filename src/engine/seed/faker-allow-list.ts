@@ -1,4 +1,4 @@
-// The faker methods a seed generator may call (API §9.1), declared as data: each allowed data module
+// The faker methods a seed generator may call (docs/contract.md §9.1), declared as data: each allowed data module
 // of the library and its generating methods, nothing else (no constructor, no `helpers`, no
 // module's internals), and the bounds every call's `args` must keep so that one value stays cheap:
 // JSON only; strings ≤ 1,000 characters, numbers ≤ 10^9 in size, lengths and counts ≤ 10,000, at

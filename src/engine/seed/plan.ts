@@ -1,4 +1,4 @@
-// The seed planner (API §9.1), pure: a definition checked against the schema model and turned into
+// The seed planner (docs/contract.md §9.1), pure: a definition checked against the schema model and turned into
 // the tables to fill in foreign-key order, each column's generator (given or inferred), the keys
 // the service writes, the unique keys to keep, and where a cycle of foreign keys is broken.
 // Self-references and cycles are broken at nullable foreign keys: those are written empty and

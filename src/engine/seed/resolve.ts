@@ -1,4 +1,4 @@
-// One column's generator checked against the column (API §9.1: "a generator that does not fit the
+// One column's generator checked against the column (docs/contract.md §9.1: "a generator that does not fit the
 // column's type answers 422 naming it"): the kind fits the family, its options are complete and in
 // range (min ≤ max, from ≤ to, weights as many as values), the values it can produce fit the
 // column (type, length, enum labels, NOT NULL) and its CHECKs (a `choice` whose values break one,

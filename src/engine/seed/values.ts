@@ -16,7 +16,7 @@ import type { FakeValue, Resolved } from './resolved.ts';
 /** The text of `row`'s value; `values` holds the row's other columns (templates read them). */
 export type ValueFn = (row: number, attempt: number, values: (string | null)[]) => string | null;
 
-/** Rows a faker instance is reseeded for, once (issue 16: per value measured 16k rows/s). */
+/** Rows a faker instance is reseeded for, once (reseeding per value measured 16k rows/s). */
 export const FAKER_BLOCK = 1000;
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
@@ -376,7 +376,7 @@ function firstAbove(cumulative: readonly number[], u: number): number {
   return low;
 }
 
-/** A value function whose values over MAX_VALUE_BYTES stop the preview or run, naming the column (API §9.1). */
+/** A value function whose values over MAX_VALUE_BYTES stop the preview or run, naming the column (docs/contract.md §9.1). */
 function bounded(table: string, column: string, fn: ValueFn): ValueFn {
   return (row, attempt, values) => {
     const text = fn(row, attempt, values);

@@ -1,4 +1,4 @@
-// The access requests' domain events (API §11.1), read from the audited changes that are them:
+// The access requests' domain events (docs/contract.md §11.1), read from the audited changes that are them:
 // created, decided (granted or rejected), expired undecided. `data` is the request as
 // `GET /access-requests/{id}` answers it, read in the change's transaction.
 import type { Db } from '../../store/db.ts';

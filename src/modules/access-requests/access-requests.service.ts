@@ -1,4 +1,4 @@
-// Just-in-time access (API §10): a member of a project asks for a stronger role on it (or on one of
+// Just-in-time access (docs/contract.md §10): a member of a project asks for a stronger role on it (or on one of
 // its connections) for a while, with a reason. The request creates an approval (kind access_request,
 // one approver, never the requester) that project admins decide through the approvals API; granted,
 // the role counts in every authorization until `expires_at` (src/modules/projects/projects.access.ts).

@@ -1,4 +1,4 @@
-// The run handler of `anonymize_run` (API §9.2): anonymises the config's connection in place. Each
+// The run handler of `anonymize_run` (docs/contract.md §9.2): anonymises the config's connection in place. Each
 // table group of the run plan (engine/anonymize/run-plan.ts) is rewritten in one transaction of the
 // target: its tables are locked against writes (dialects/write-lock.ts), then, table by table, streamed out through the row
 // pipeline, transformed batch by batch on worker threads (transform-pool.ts: per-row rules, then

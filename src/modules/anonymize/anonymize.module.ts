@@ -1,4 +1,4 @@
-// Anonymization (API §9.2): configs with their sealed key, the PII scan and the preview, the
+// Anonymization (docs/contract.md §9.2): configs with their sealed key, the PII scan and the preview, the
 // in-place run (`anonymize_run`, anonymize-run.ts) and the bridge's hook (bridge-transforms.ts).
 import type { Module, Shared } from '../module.ts';
 import { connectionParam } from '../runs/run-kinds.ts';

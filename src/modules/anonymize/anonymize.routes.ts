@@ -1,4 +1,4 @@
-// Anonymization (API §9.2): configs (create, list, read, edit, delete), the PII scan and the preview.
+// Anonymization (docs/contract.md §9.2): configs (create, list, read, edit, delete), the PII scan and the preview.
 import { actorOf } from '../../http/context.ts';
 import { ENDPOINT_LIMITS } from '../../http/rate-limit.ts';
 import { errors, IdParams, NoContent, Page } from '../../http/schemas.ts';

@@ -1,4 +1,4 @@
-// Anonymization (API §9.2): request bodies, the config resource, the PII scan and the preview.
+// Anonymization (docs/contract.md §9.2): request bodies, the config resource, the PII scan and the preview.
 import { type Static, Type } from 'typebox';
 import { FAKE_KINDS } from '../../engine/anonymize/fake.ts';
 import { PII_CATEGORIES } from '../../engine/anonymize/pii.ts';

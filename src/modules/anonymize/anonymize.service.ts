@@ -1,4 +1,4 @@
-// Anonymization configs (API §9.2): rules for one connection of a project, checked against its live
+// Anonymization configs (docs/contract.md §9.2): rules for one connection of a project, checked against its live
 // schema when saved (engine/anonymize/config-check.ts), with the key of the deterministic
 // transformers sealed and write-only; listed, read, edited (a change of rules or key voids the
 // approvals bound to them) and deleted. The PII scan and the preview read bounded samples.

@@ -1,4 +1,4 @@
-// What the bridge (API §9.3, `anonymize_config_id`) needs of a config: checked when a copy is asked
+// What the bridge (docs/contract.md §9.3, `anonymize_config_id`) needs of a config: checked when a copy is asked
 // for (a config of the bridge's project, its rules against the source's schema, strict mode's PII
 // scan of the source), then compiled with the config's key when the run starts into per-table batch
 // transforms that the bridge's row pipeline applies in flight, so nothing un-anonymised reaches the

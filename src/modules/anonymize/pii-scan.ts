@@ -1,4 +1,4 @@
-// The PII scan (API §9.2): every column whose name looks personal, and every text or JSON column
+// The PII scan (docs/contract.md §9.2): every column whose name looks personal, and every text or JSON column
 // whose sampled values do (at most SAMPLE_LIMIT rows a table, one SELECT a table), with whether a
 // rule of the config covers it, its own or one taken through a foreign key. Only categories leave:
 // never a sampled value.

@@ -1,4 +1,4 @@
-// The preview (API §9.2): for each rule, a few rows of its column as they are and as the run would
+// The preview (docs/contract.md §9.2): for each rule, a few rows of its column as they are and as the run would
 // write them, with the config's key; nothing is written. Shuffle permutes within the sample, by the
 // rows' keys, as the bridge does within a batch.
 import { columnShape } from '../../engine/anonymize/column-type.ts';

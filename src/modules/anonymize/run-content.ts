@@ -1,4 +1,4 @@
-// What an approval of an anonymization run is bound to (issue 15, API §10): the rules as stored
+// What an approval of an anonymization run is bound to (docs/contract.md §10): the rules as stored
 // (with what they propagate to), the id of the key (so replacing the key voids the approval without
 // the key itself ever entering a hash anyone can see), and the target's schema hash. Editing any of
 // them makes a new content hash, so an approval given for the old content no longer releases a run.

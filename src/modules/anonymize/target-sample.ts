@@ -5,7 +5,7 @@ import type { TableModel } from '../../engine/schema/model.ts';
 import type { Connection } from '../../store/tables.ts';
 import type { ConnectionsService } from '../connections/connections.service.ts';
 
-/** The most rows a sample reads of one table (API §9.2: at most 1,000 per column). */
+/** The most rows a sample reads of one table (docs/contract.md §9.2: at most 1,000 per column). */
 export const SAMPLE_LIMIT = 1000;
 
 export type Row = Record<string, unknown>;

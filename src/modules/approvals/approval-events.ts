@@ -1,4 +1,4 @@
-// The approvals' domain events (API §11.1), read from the audited changes that are them: a request
+// The approvals' domain events (docs/contract.md §11.1), read from the audited changes that are them: a request
 // for approval, and whatever ends it: granted, rejected, cancelled or expired (a chat channel that
 // showed the request needs to know it is no longer pending; `data.status` says which). `data` is
 // the approval as `GET /approvals/{id}` answers it, read in the change's transaction.

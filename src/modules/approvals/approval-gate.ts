@@ -1,11 +1,11 @@
 // The approval gate: the one check every operation makes before it runs (patch execute and rollback,
-// migration apply and rollback, seed, anonymize and bridge runs). The project policy (API §5) says
+// migration apply and rollback, seed, anonymize and bridge runs). The project policy (docs/contract.md §5) says
 // whether the operation on that environment needs approval; if it does, the operation runs only
 // with an approved approval bound to its exact content (a hash of the SQL text and the target
 // schema hash, computed by the caller). Editing the content voids the approvals of the old one.
 //
 // Every operation names the connection it writes to (`writesTo`) and those it reads rows out of
-// (`readsRowsOf`): a protected one (API §6) needs an approval by someone other than the requester
+// (`readsRowsOf`): a protected one (docs/contract.md §6) needs an approval by someone other than the requester
 // whatever the policy says, so an operation gets that protection by declaring what it touches,
 // never by a check of its own (approval-rule.ts). Its run kind's registration says it again
 // (`touches`), so that a run still waiting when a connection becomes protected is not released on
@@ -34,7 +34,7 @@ export const APPROVAL_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface GateInput {
   projectId: string;
-  /** The policy operation (API §5): patch_execute, migration_apply, … */
+  /** The policy operation (docs/contract.md §5): patch_execute, migration_apply, … */
   operation: PolicyOperation;
   /** The connection the operation writes to: its environment picks the policy rule, its protection tightens it. */
   writesTo: WriteTarget;

@@ -1,5 +1,5 @@
 // The last check before a granted approval releases a run: a connection it writes to, or reads rows
-// out of, may have become protected (API §6) while the run waited, under an approval asked on the
+// out of, may have become protected (docs/contract.md §6) while the run waited, under an approval asked on the
 // terms of then (its requester allowed to approve it). Such a run needs an approval by someone
 // other than the requester, so it is not released: it is cancelled with the reason, and asking
 // again goes through the gate on today's terms. Which connections a run touches is what its kind's

@@ -1,5 +1,5 @@
 // What an operation needs before it runs: the project policy's rule for the operation on the
-// environment it writes to, tightened when that connection is protected (API §6). Protection is a
+// environment it writes to, tightened when that connection is protected (docs/contract.md §6). Protection is a
 // floor, not a rule of its own: at least one approval, never by the requester; a policy may ask
 // for more approvals, never fewer. Pure, so the gate and its tests share one reading.
 import type { Approval, Connection, PolicyOperation, PolicyRule } from '../../store/tables.ts';

@@ -1,4 +1,4 @@
-// Approvals as a person reads them (API §10): with their decisions, who asks (`requester`), and
+// Approvals as a person reads them (docs/contract.md §10): with their decisions, who asks (`requester`), and
 // whether the reader may decide now (`can_decide`), so an inbox shows an Approve button only where
 // pressing it can work. A handful of queries for any number of approvals: decisions, requesters,
 // and the reader's rights once per project.

@@ -6,7 +6,7 @@ import { SubjectSchema, toSubjectResponse } from '../runs/subject.schemas.ts';
 
 export { APPROVAL_KINDS, APPROVAL_STATUSES, DECISIONS };
 
-// The fixed fields of the contract (API §10), and what a person needs to decide: `subject`,
+// The fixed fields of the contract (docs/contract.md §10), and what a person needs to decide: `subject`,
 // `requester`, `can_decide`.
 export const ApprovalSchema = Type.Object(
   {

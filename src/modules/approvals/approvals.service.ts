@@ -1,4 +1,4 @@
-// Approvals (API §10): listing, reading and deciding. Project admins decide (organization owners and
+// Approvals (docs/contract.md §10): listing, reading and deciding. Project admins decide (organization owners and
 // admins act as project admins everywhere); `required_approvals` distinct approvers grant, one
 // rejection rejects. The requester may approve their own request only where the policy rule allowed
 // it when the approval was created; anyone who may decide may reject, the requester included (a

@@ -1,4 +1,4 @@
-// A protected connection (API §6) on the real test servers: with a project policy that asks for no
+// A protected connection (docs/contract.md §6) on the real test servers: with a project policy that asks for no
 // approval at all, every run writing to it (patch execute and rollback, migration apply) waits for
 // an approval by someone other than the requester, and runs once granted. The same writes to an
 // unprotected twin run at once, so the protection, not the policy, is what holds them. Protecting a

@@ -1,4 +1,4 @@
-// Audit export (API §11.2): sinks an organization admin configures, and the pass that streams each
+// Audit export (docs/contract.md §11.2): sinks an organization admin configures, and the pass that streams each
 // organization's audit chain to its sinks, in seq order and at least once, every minute.
 import { createTargetGuard } from '../connections/target-guard.ts';
 import type { Module, Shared } from '../module.ts';

@@ -1,4 +1,4 @@
-// What each kind of sink receives for a batch of entries (API §11.2), as the receivers expect it:
+// What each kind of sink receives for a batch of entries (docs/contract.md §11.2), as the receivers expect it:
 // http: a JSON array, signed like a webhook with the sink's own secret; Splunk HEC: one
 // `{"event": …, "time": …}` object per line with `Authorization: Splunk <token>`; Datadog logs
 // intake (v2): a JSON array of logs with `DD-API-KEY`. Entries are written as `GET /audit` answers.

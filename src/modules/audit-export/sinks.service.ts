@@ -1,4 +1,4 @@
-// Audit export sinks of an organization (API §11.2): CRUD by organization admins, credentials sealed
+// Audit export sinks of an organization (docs/contract.md §11.2): CRUD by organization admins, credentials sealed
 // and write-only, an http sink's signing secret shown once, the lag and the last error visible, and
 // a test that sends one synthetic entry right away. Every change is audited in its transaction.
 import { randomUUID } from 'node:crypto';

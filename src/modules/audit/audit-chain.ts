@@ -1,4 +1,4 @@
-// The audit log as a hash chain per organization (API §11.2): entry n carries `prev_hash` = the hash
+// The audit log as a hash chain per organization (docs/contract.md §11.2): entry n carries `prev_hash` = the hash
 // of entry n-1 and `hash` = SHA-256 over its canonical JSON, so changing, removing or inserting an
 // entry breaks every link after it. The fields a purge redacts (actor_label, target_label, ip,
 // user_agent) are left out of the hashed form: removing personal data keeps the chain valid, while

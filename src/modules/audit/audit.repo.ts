@@ -82,7 +82,7 @@ export function auditQuery(db: Executor, orgId: string, filter: AuditFilter) {
 
 /** Purging a user keeps their audit entries but replaces the label that named them. */
 export async function redactAuditLabels(db: Executor, userId: string, label: string): Promise<void> {
-  // The network identifiers of their requests are personal data too (API §11.2); none of these
+  // The network identifiers of their requests are personal data too (docs/contract.md §11.2); none of these
   // fields is in the hashed form, so the chain stays valid.
   await db
     .updateTable('audit_log')

@@ -71,7 +71,7 @@ export function createAuditService({
       else await executor.transaction().execute(write);
     },
 
-    /** Walks the organization's chain (API §11.2): whole, or where it first breaks. */
+    /** Walks the organization's chain (docs/contract.md §11.2): whole, or where it first breaks. */
     async verify(actor: Actor) {
       const orgId = actor.principal.orgId;
       let previous = { seq: 0, hash: GENESIS };

@@ -85,7 +85,7 @@ export function createAuthService(deps: {
 
   /**
    * An organization with enforced SAML signs its users in through its identity provider only; its
-   * owners keep password and OAuth as the way back in when the identity provider fails (API §12.1).
+   * owners keep password and OAuth as the way back in when the identity provider fails (docs/contract.md §12.1).
    * Checked after the first factor, so the refusal tells nothing to someone without the password.
    */
   async function refuseWhenSsoEnforced(

@@ -414,7 +414,7 @@ describe('auth', () => {
     expect(malformed.body).toEqual({
       detail: [{ loc: ['path', 'id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }],
     });
-    // DELETE needs the admin scope of a key (API §3), whatever it deletes.
+    // DELETE needs the admin scope of a key (docs/contract.md §3), whatever it deletes.
     const target = await browser(member.user.email);
     const targetId = await currentSessionId(target);
     const writeKey = await t.keyClient(member, ['write']);

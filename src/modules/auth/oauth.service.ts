@@ -1,4 +1,4 @@
-// Sign-in through an external provider (API §3). `start` sends the browser to the provider with a
+// Sign-in through an external provider (docs/contract.md §3). `start` sends the browser to the provider with a
 // fresh state, PKCE verifier and (OIDC) nonce, sealed into a short-lived cookie rather than a store
 // row, so any process can take the callback. `finish` checks that cookie against the callback,
 // redeems the code for the provider's profile, finds or links or creates the user, and hands over to

@@ -1,4 +1,4 @@
-// Self-service signup: a new organization on the Starter plan (API §11.3, whatever BILLING_MODE)
+// Self-service signup: a new organization on the Starter plan (docs/contract.md §11.3, whatever BILLING_MODE)
 // with the new user as its owner, signed in at once. Refused while SIGNUP=closed.
 
 import type { AnonymousActor } from '../../core/actors.ts';

@@ -173,7 +173,7 @@ export function registerBillingRoutes(
 
   app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
-    // The raw text is what the signature covers; the nesting bound of every body (API §1) still
+    // The raw text is what the signature covers; the nesting bound of every body (docs/contract.md §1) still
     // applies before the signature is checked.
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
       done(bodyDepthError(body as string), body),

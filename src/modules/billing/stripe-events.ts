@@ -1,4 +1,4 @@
-// Applies Stripe's events to subscriptions and plans (API §11.3). The signature is checked with the
+// Applies Stripe's events to subscriptions and plans (docs/contract.md §11.3). The signature is checked with the
 // `stripe` package's own `constructEvent` (HMAC over the raw body, 300 s tolerance); each event id is
 // recorded in the transaction that applies it, so a replay (Stripe retries, or an attacker resending
 // a signed body) changes nothing twice. An event for an unknown organization is recorded, logged and

@@ -1,4 +1,4 @@
-// Usage metering without a store write per request (API §11.3): counts are added up in this
+// Usage metering without a store write per request (docs/contract.md §11.3): counts are added up in this
 // process's memory and flushed to `billing_usage` every 10 s (and when the process closes) as one
 // upsert per counter that moved. A process killed without closing loses at most its last 10 s of
 // API request counts; the runs, rows and drift checks of `GET /billing/usage` are read from the

@@ -1,4 +1,4 @@
-// A bridge run with an anonymization config (API §9.3 `anonymize_config_id`) on the real PostgreSQL
+// A bridge run with an anonymization config (docs/contract.md §9.3 `anonymize_config_id`) on the real PostgreSQL
 // and MariaDB test servers, PostgreSQL → PostgreSQL and MariaDB → PostgreSQL: no clear value of a
 // masked column reaches the target, a transformed key still joins (its rule taken along the foreign
 // key), the same key gives the same rows in every run and from either engine, and the refusals:

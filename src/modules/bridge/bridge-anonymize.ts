@@ -1,4 +1,4 @@
-// What the bridge needs of anonymization (API §9.3 `anonymize_config_id`), as a small interface the
+// What the bridge needs of anonymization (docs/contract.md §9.3 `anonymize_config_id`), as a small interface the
 // bridge owns: the anonymization module implements it (modules/anonymize/bridge-transforms.ts) and
 // bridge.module.ts hands it in, so the bridge's service and run never read configs or compile
 // transformers themselves.

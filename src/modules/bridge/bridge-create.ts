@@ -1,4 +1,4 @@
-// create_tables (API §9.3): the copied tables the target lacks are created from the source's schema
+// create_tables (docs/contract.md §9.3): the copied tables the target lacks are created from the source's schema
 // before the load, through the migration planner and the target's own DDL renderer (the same path
 // as a schema migration), with the types mapped between the engines (engine/bridge/translate-table.ts).
 import type { MigrationDialect, TargetHandle } from '../../dialects/dialect.ts';

@@ -80,7 +80,7 @@ describe.skipIf(!engines.postgresql.up)('bridge runs that fail or are refused', 
       await lock.query('commit');
       const run = await finished(started.body.id);
       expect(run.status).toBe('cancelled');
-      // The cancelled run names what it finished and what it did not (API §9.3), for a rerun to complete.
+      // The cancelled run names what it finished and what it did not (docs/contract.md §9.3), for a rerun to complete.
       expect(run.result).toMatchObject({
         tables: [],
         rows_total: 0,

@@ -1,4 +1,4 @@
-// A bridge run into a MariaDB server whose `local_infile` is off (issue 14): the rows arrive as
+// A bridge run into a MariaDB server whose `local_infile` is off: the rows arrive as
 // multi-row INSERT batches instead of LOAD DATA LOCAL, the copy is complete (checksums equal, keys
 // checked), and the run's result says `insert_batches`. The server setting is global: it is turned
 // off only for the run and restored whatever happens, so that other suites see it as it was.

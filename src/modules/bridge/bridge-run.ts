@@ -1,4 +1,4 @@
-// The run handler of `bridge_run` (API §9.3), for the job worker. It opens a row session on each
+// The run handler of `bridge_run` (docs/contract.md §9.3), for the job worker. It opens a row session on each
 // side, refuses a source and target that are one database (compared by the servers' identity, not
 // the connection records), plans the copy on both schemas as they are now (create_tables first),
 // computes the subset, then loads each table parents first, skipping those the previous failed or
@@ -137,7 +137,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
               {},
             );
           // The conditions were parsed as the source read them then: under another sql_mode the same
-          // text may mean something else (API §9.3). A run queued before they were stored parsed has none.
+          // text may mean something else (docs/contract.md §9.3). A run queued before they were stored parsed has none.
           const conditions = params.filters !== undefined || params.subset?.where !== undefined;
           if (
             conditions &&
@@ -327,7 +327,7 @@ export function createBridgeRun(deps: BridgeRunDeps) {
         } catch (error) {
           if (error instanceof RunFailed)
             throw new RunFailed(error.message, { ...result(), ...error.result });
-          // A cancelled run says what it finished too (API §9.3), so that running it again completes it.
+          // A cancelled run says what it finished too (docs/contract.md §9.3), so that running it again completes it.
           if (error instanceof RunCancelled) throw new RunCancelled(result());
           if (error instanceof ForeignKeyRightsMissing)
             throw new RunFailed(`${error.message}; nothing was written`, result());

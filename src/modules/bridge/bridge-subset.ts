@@ -1,4 +1,4 @@
-// `subset` of a bridge run (API §9.3), computed on the source, set-based: one key table per copied
+// `subset` of a bridge run (docs/contract.md §9.3), computed on the source, set-based: one key table per copied
 // table collects the primary keys of the rows to copy, each pass one INSERT … SELECT joining a
 // table to the key table of its neighbour. First the start rows (`where`, then `percent` of them at
 // random); then, until nothing new is found, the rows of the copied tables that reference a kept
@@ -9,7 +9,7 @@
 // Key tables (RowFormat.subsetKeyTables): PostgreSQL's are temporary (no WAL, and the server drops
 // them with the session even if this process dies); MySQL cannot name a temporary table twice in
 // one statement, and each pass reads the table it adds to, so there they are plain tables of this
-// service's own (DESIGN §4: `_dbops_bak_`), named after the run, dropped after it.
+// service's own (docs/architecture.md: `_dbops_bak_`), named after the run, dropped after it.
 //
 // Passes that cannot find anything are not run (on a chain of N tables this is the difference
 // between ~N and ~3N scans of the big tables): a pass along an edge runs again only when the key

@@ -1,4 +1,4 @@
-// Bridge (API §9.3): copies between two connections of a project, through the one row pipeline.
+// Bridge (docs/contract.md §9.3): copies between two connections of a project, through the one row pipeline.
 // The anonymization module's adapter is handed in here as the bridge's own small interface
 // (bridge-anonymize.ts): the service and the run know nothing of how configs are kept.
 import { createBridgeAnonymizer } from '../anonymize/bridge-transforms.ts';

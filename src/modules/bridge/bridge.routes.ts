@@ -1,4 +1,4 @@
-// Bridge (API §9.3): POST /projects/{pid}/bridge/run, a copy between two connections as a run.
+// Bridge (docs/contract.md §9.3): POST /projects/{pid}/bridge/run, a copy between two connections as a run.
 import { actorOf } from '../../http/context.ts';
 import { ENDPOINT_LIMITS } from '../../http/rate-limit.ts';
 import { errors } from '../../http/schemas.ts';

@@ -1,4 +1,4 @@
-// Bridge (API §9.3): the body of POST /projects/{pid}/bridge/run. The answer is a run (runs.schemas.ts).
+// Bridge (docs/contract.md §9.3): the body of POST /projects/{pid}/bridge/run. The answer is a run (runs.schemas.ts).
 import { type Static, Type } from 'typebox';
 import { MAX_FILTER_LENGTH } from '../../engine/bridge/filter-check.ts';
 import { Nullable, StringEnum, Uuid } from '../../http/schemas.ts';

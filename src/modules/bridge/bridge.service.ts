@@ -1,4 +1,4 @@
-// Bridge (API §9.3): a copy from one connection of a project to another, checked when asked for
+// Bridge (docs/contract.md §9.3): a copy from one connection of a project to another, checked when asked for
 // (both connections in the project and distinct, not one database behind two records, the tables,
 // filters and subset valid against the source's schema, no other copy writing into the target),
 // then gated and created as a `bridge_run` in one transaction with its audit entry. The approval is
@@ -163,7 +163,7 @@ export function createBridgeService(deps: {
         );
       const checked = problemsOf(body, from.model, to.model, from.filterMode);
       if (checked.items.length > 0) throw new AppError('validation', checked.items);
-      // A config of any connection of the project (API §9.3), checked against the source as it is.
+      // A config of any connection of the project (docs/contract.md §9.3), checked against the source as it is.
       const anonymize =
         body.anonymize_config_id != null
           ? {

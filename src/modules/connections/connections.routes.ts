@@ -1,4 +1,4 @@
-// Connections (API §6): CRUD, a connection test and the live schema. Answers are built from the
+// Connections (docs/contract.md §6): CRUD, a connection test and the live schema. Answers are built from the
 // declared schemas, which never include the password.
 import { actorOf } from '../../http/context.ts';
 import { errors, IdParams, NoContent, Page, pageOf } from '../../http/schemas.ts';
@@ -144,7 +144,7 @@ export function registerConnectionsRoutes(
   app.get(
     '/connections/:id/schema',
     {
-      // A live introspection costs what a snapshot costs (API §4: heavy).
+      // A live introspection costs what a snapshot costs (docs/contract.md §4: heavy).
       config: { action: 'connection.read', heavy: true },
       schema: {
         operationId: 'getConnectionSchema',

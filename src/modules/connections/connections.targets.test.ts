@@ -128,7 +128,7 @@ describe('connections', () => {
         referenced_columns: ['id'],
       });
       expect(orders.columns.find((c: { name: string }) => c.name === 'total').type).toBe('numeric(12,2)');
-      // A heavy operation: it counts 10 against the plan allowance (API §4).
+      // A heavy operation: it counts 10 against the plan allowance (docs/contract.md §4).
       expect(Number(schema.headers['x-ratelimit-remaining'])).toBe(
         Number(schema.headers['x-ratelimit-limit']) - 10,
       );

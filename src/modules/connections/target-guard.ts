@@ -37,7 +37,7 @@ export interface GuardPolicy {
   /** BLOCK_PRIVATE_TARGETS: refuse private and loopback addresses too. */
   blockPrivate: boolean;
   /**
-   * Whether link-local addresses follow `blockPrivate` (webhooks, API §11.1) instead of being
+   * Whether link-local addresses follow `blockPrivate` (webhooks, docs/contract.md §11.1) instead of being
    * always refused (database connections). Metadata addresses are refused either way.
    */
   linkLocalFollowsPrivate?: boolean;

@@ -1,4 +1,4 @@
-// Who may use drift detection: Enterprise only (Starter and Pro get the 403 of API §2 on every
+// Who may use drift detection: Enterprise only (Starter and Pro get the 403 of docs/contract.md §2 on every
 // route), authenticated (401), within the organization and the project (404 otherwise), with the
 // project role and key scope each route needs, and validated input (422).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

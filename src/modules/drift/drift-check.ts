@@ -2,7 +2,7 @@
 // daily `drift_check` job run: snapshot the live schema, compare it with the baseline, file a report
 // when they differ, hand the alert to its job. The check runs inline (the API answers 200 with its
 // outcome), bounded by the target's statement timeout, and is recorded afterwards as a finished
-// `drift_check` run (API §7), so a crash mid-check never leaves a run "running".
+// `drift_check` run (docs/contract.md §7), so a crash mid-check never leaves a run "running".
 import { randomUUID } from 'node:crypto';
 import type { Actor, SystemActor } from '../../core/actors.ts';
 import { AppError, notFound } from '../../core/errors.ts';

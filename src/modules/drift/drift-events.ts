@@ -1,4 +1,4 @@
-// Drift's domain events (API §11.1): a new report (`drift.detected`, besides the alert e-mail and
+// Drift's domain events (docs/contract.md §11.1): a new report (`drift.detected`, besides the alert e-mail and
 // the sidebar badge, which stay the alert) and its acknowledgement. `data` is the report as
 // `GET /drifts/{id}` answers it, read in the change's transaction.
 import type { Db } from '../../store/db.ts';

@@ -1,4 +1,4 @@
-// Upgrading the schema model alerts nobody (API §6): a baseline taken by an older model, which did
+// Upgrading the schema model alerts nobody (docs/contract.md §6): a baseline taken by an older model, which did
 // not see views, functions or triggers, is re-taken and audited on the next check, never reported as
 // drift; drift after that is reported as before. Real PostgreSQL target.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Drift detection (API §6, Enterprise only: other plans get 403 "Drift detection requires the
+// Drift detection (docs/contract.md §6, Enterprise only: other plans get 403 "Drift detection requires the
 // Enterprise plan" on every route): a connection's status, a check now, reports, acknowledgement.
 import { actorOf } from '../../http/context.ts';
 import { errors, IdParams, Page, pageOf } from '../../http/schemas.ts';

@@ -1,4 +1,4 @@
-// Drift detection as the API offers it (API §6, Enterprise only): a connection's drift status with
+// Drift detection as the API offers it (docs/contract.md §6, Enterprise only): a connection's drift status with
 // the first-visit baseline, the manual check, reports and their acknowledgement. The plan is checked
 // before anything is looked up, so a Starter or Pro organization learns nothing but the 403.
 
@@ -56,7 +56,7 @@ export function createDriftService(deps: {
     async overview(actor: Actor, connectionId: string): Promise<DriftOverview> {
       requireDrift(actor);
       await requireConnection(db, actor, connectionId, 'drift.read');
-      // First visit (API §6, fixed): the schema as it is now becomes the baseline.
+      // First visit (docs/contract.md §6, fixed): the schema as it is now becomes the baseline.
       const baseline =
         (await findBaseline(db, connectionId)) ??
         (await snapshots.takeSnapshot(connectionId, { baseline: true, actor }));
@@ -92,7 +92,7 @@ export function createDriftService(deps: {
     },
 
     /**
-     * Accepts the drift: the report's current snapshot becomes the baseline (API §6, fixed), and the
+     * Accepts the drift: the report's current snapshot becomes the baseline (docs/contract.md §6, fixed), and the
      * connection's older pending reports are acknowledged with it (they describe states before the
      * accepted one; left pending, acknowledging one later would move the baseline back). 409 when
      * the report is not pending any more.

@@ -1,5 +1,5 @@
 // Drift detection end to end on the real PostgreSQL and MariaDB test servers: the first visit makes
-// the baseline, out-of-band DDL gives a report with exactly the severities of API §6, the same drift
+// the baseline, out-of-band DDL gives a report with exactly the severities of docs/contract.md §6, the same drift
 // is never filed twice, acknowledging moves the baseline, the badges follow, and the shadow objects
 // of online schema change tools and this service's backups raise nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -180,13 +180,13 @@ describe('drift detection', () => {
           is_baseline: false,
           schema_hash: first.body.baseline.schema_hash,
         });
-        // A check is heavy (API §4).
+        // A check is heavy (docs/contract.md §4).
         expect(Number(check.headers['x-ratelimit-remaining'])).toBe(
           Number(check.headers['x-ratelimit-limit']) - 10,
         );
       });
 
-      it('reports out-of-band DDL with exactly the severities of API §6, once', async () => {
+      it('reports out-of-band DDL with exactly the severities of docs/contract.md §6, once', async () => {
         const baseline = (await owner.get(`${API}/connections/${cid}/drift`)).body.baseline;
         await engine.load(database.url, engine.drift);
         const alertsBefore = t.alertsEnqueued.length;

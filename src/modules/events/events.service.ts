@@ -1,4 +1,4 @@
-// The event outbox (DESIGN §2): a service records a domain event with `emit(trx, event)` inside the
+// The event outbox (docs/architecture.md): a service records a domain event with `emit(trx, event)` inside the
 // transaction of the change it tells of, so a rolled-back change leaves no event and a committed one
 // always has its row, whatever happens to the process after the commit. Readers (the webhook
 // fan-out) take undispatched rows from the table; the nudge below only makes them look sooner.

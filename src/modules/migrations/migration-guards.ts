@@ -1,4 +1,4 @@
-// What the server checks before a migration's run is created (API §8), the same whichever client
+// What the server checks before a migration's run is created (docs/contract.md §8), the same whichever client
 // asks: the SQL carries schema only and reaches nothing outside the database (at edit, and again at
 // apply for SQL stored before the rule), no stored lint error stands, and a run that destroys data
 // (apply or rollback) carries the double confirmation. Messages number statements from 1.

@@ -7,7 +7,7 @@
 // (migration-journal.ts): the statements that ended are applied, those that never started are not,
 // and the one in flight is classified by introspecting the target, once the dead process's session
 // on it has ended (the server would otherwise go on running the statement). The run's result
-// becomes that exact report (API §8); the migration is `applied` (or `rolled_back`) when every
+// becomes that exact report (docs/contract.md §8); the migration is `applied` (or `rolled_back`) when every
 // statement took effect, unchanged when none did, and `failed` in between: compare again and apply
 // what is left.
 import type { StatementFact } from '../../engine/migration/facts.ts';

@@ -5,7 +5,7 @@
 // statement goes out, so after a kill -9 the report is exact but for the one statement in flight,
 // which migration-interrupted.ts classifies by introspecting the target.
 //
-// The journal is the run's result in the contract's shape (MigrationRunResult, API §8), with
+// The journal is the run's result in the contract's shape (MigrationRunResult, docs/contract.md §8), with
 // `in_flight` besides; the run's end replaces it with the final report.
 
 /** The statement a run was running, as the journal records it and the interrupted report tells it. */
@@ -74,7 +74,7 @@ export function settledReport(
     applied,
     not_applied: notApplied,
     failed: null,
-    // What ran stays: nothing is rolled back on these engines (API §8).
+    // What ran stays: nothing is rolled back on these engines (docs/contract.md §8).
     rolled_back: false,
     in_flight:
       inFlight && verdict ? { ...inFlight, applied: verdict.applied, evidence: verdict.evidence } : null,

@@ -1,4 +1,4 @@
-// The run handlers of `migration_apply` and `migration_rollback` (API §7, §8), for the job worker.
+// The run handlers of `migration_apply` and `migration_rollback` (docs/contract.md §7, §8), for the job worker.
 // Apply runs the statements through the target's pool with lock and statement timeouts:
 // PostgreSQL in one transaction, MySQL statement by statement (not rolled back on failure). The
 // run reports what was applied and what was not; on success the target is introspected again and
@@ -95,7 +95,7 @@ export function createMigrationRunHandlers(deps: {
     transactionalDdl: boolean,
   ) {
     const applied = new Set(result.applied);
-    // PostgreSQL runs these after the transaction: their outcome is told apart (API §8 online).
+    // PostgreSQL runs these after the transaction: their outcome is told apart (docs/contract.md §8 online).
     const alone = statements.map((_, index) => index).filter((index) => !statements[index]!.transactional);
     return {
       non_transactional: transactionalDdl
@@ -118,7 +118,7 @@ export function createMigrationRunHandlers(deps: {
               sql: statements[result.failed.index]?.sql ?? null,
               error: result.failed.error,
             },
-      // Where DDL commits by itself (MySQL), what ran stays (API §8).
+      // Where DDL commits by itself (MySQL), what ran stays (docs/contract.md §8).
       rolled_back: result.failed !== null && transactionalDdl && !alone.includes(result.failed.index),
     };
   }

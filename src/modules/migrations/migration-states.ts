@@ -1,4 +1,4 @@
-// The one state machine of schema migrations (API §8). Every place that moves a migration or asks
+// The one state machine of schema migrations (docs/contract.md §8). Every place that moves a migration or asks
 // what it allows reads it here: the service (edit, apply, rollback and `allowed_actions`), the run
 // handlers (the status a run works under and the one it leaves), and the sweep's hook for runs
 // that died (migration-interrupted.ts).

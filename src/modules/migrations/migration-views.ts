@@ -1,5 +1,5 @@
 // A migration as one caller sees it: the stored row and `allowed_actions`, what the server would
-// accept now from this caller (API §8). The rights are the ones the endpoints count (the project
+// accept now from this caller (docs/contract.md §8). The rights are the ones the endpoints count (the project
 // membership raised by just-in-time grants on each connection, org admins as admins) and the
 // decision is theirs too (security/policy.ts), so a client never re-derives either.
 import type { Actor } from '../../core/actors.ts';

@@ -1,4 +1,4 @@
-// Schema migrations (API §8): compare, list, read, edit, apply and roll back.
+// Schema migrations (docs/contract.md §8): compare, list, read, edit, apply and roll back.
 import { actorOf } from '../../http/context.ts';
 import { errors, IdParams, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';

@@ -1,4 +1,4 @@
-// Migrations (API §8): request bodies and the Migration resource.
+// Migrations (docs/contract.md §8): request bodies and the Migration resource.
 import { type Static, Type } from 'typebox';
 import { MIGRATION_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';

@@ -1,4 +1,4 @@
-// Schema migrations (API §8): compare two connections of a project into a planned, linted
+// Schema migrations (docs/contract.md §8): compare two connections of a project into a planned, linted
 // migration; review and edit it; apply it and roll it back as runs behind the approval gate. The
 // target work itself happens in the run handlers (migration-runs.ts). What each status allows is
 // migration-states.ts's; what is checked before a run is created, migration-guards.ts's.
@@ -48,7 +48,7 @@ import type { ApplyBody, CompareBody, RollbackBody } from './migrations.schemas.
 export interface StoredPlan {
   migration: Migration;
   stats: TableStats[] | null;
-  /** Planned with `online` (API §8); absent on plans stored before it existed. */
+  /** Planned with `online` (docs/contract.md §8); absent on plans stored before it existed. */
   online?: boolean;
 }
 
@@ -269,7 +269,7 @@ export function createMigrationsService(deps: {
 
     /**
      * Re-parses, re-lints and regenerates the rollback of edited SQL; voids the approvals. SQL that
-     * is not schema only (API §8) is refused with 422 before anything is stored.
+     * is not schema only (docs/contract.md §8) is refused with 422 before anything is stored.
      */
     async edit(actor: Actor, id: string, sql: string): Promise<MigrationView> {
       const current = await load(db, actor, id, 'migration.edit');
@@ -331,7 +331,7 @@ export function createMigrationsService(deps: {
       );
     },
 
-    /** A rollback that destroys data takes the double confirmation of apply (API §8). */
+    /** A rollback that destroys data takes the double confirmation of apply (docs/contract.md §8). */
     async rollback(actor: Actor, id: string, body: RollbackBody): Promise<Run> {
       const migration = await loadForRun(actor, id, 'migration.rollback');
       if (migration.rollback === null || migration.rollback_sql === null)

@@ -20,7 +20,7 @@ interface Engine extends TargetEngine {
   drift: string;
   /** An edit that retypes a column. */
   retype: string;
-  /** The backup tables in the database at the moment (the service's own, DESIGN §4). */
+  /** The backup tables in the database at the moment (the service's own, docs/architecture.md). */
   backups: string;
 }
 

@@ -1,7 +1,7 @@
 // The caller's organization, and the creation of a new organization with its first owner (the
 // `create-admin` command and the first start from ADMIN_EMAIL/ADMIN_PASSWORD, signup, OAuth).
 //
-// The plan a new organization starts on (API §11.3): the install's own organization, the one its
+// The plan a new organization starts on (docs/contract.md §11.3): the install's own organization, the one its
 // operator makes, on Enterprise (drift, a core feature of a self-hosted install, works at once);
 // organizations made by signup on Starter; with BILLING_MODE=saas every one on Starter.
 import { randomUUID } from 'node:crypto';

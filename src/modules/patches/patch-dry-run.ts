@@ -1,4 +1,4 @@
-// The dry run of a patch (API §9): nothing is changed, whatever the SQL. The patch is checked
+// The dry run of a patch (docs/contract.md §9): nothing is changed, whatever the SQL. The patch is checked
 // again on the target as it is now (patch-safety.ts: tables whose engine keeps no transaction,
 // code that reaches outside the database), then every statement is computed by reads alone
 // (engine/patch/dry-run-plan.ts: each over the rows as the earlier statements leave them) inside

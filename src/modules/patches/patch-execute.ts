@@ -1,4 +1,4 @@
-// The run handler of `patch_execute` (API §9), for the job worker. It decides each statement's
+// The run handler of `patch_execute` (docs/contract.md §9), for the job worker. It decides each statement's
 // rollback key again on the schema as it is now, creates the empty images (patch-images.ts) in a
 // first transaction (MySQL DDL commits by itself), then one transaction runs every statement
 // writing its images and, when `expected_rows` was given and the total differs, rolls everything

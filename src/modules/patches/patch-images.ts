@@ -1,4 +1,4 @@
-// The images a patch keeps in the target database to be rolled back (API §9), and the SQL that
+// The images a patch keeps in the target database to be rolled back (docs/contract.md §9), and the SQL that
 // writes and reads them. Per statement: UPDATE keeps the rows before it (`before`); DELETE the
 // deleted rows (`before`); INSERT the inserted rows (`after`). They are tables of this service's own
 // (the dialect's ownTable: PostgreSQL's schema `dbops_backup`, MySQL's `_dbops_bak_` prefix, having

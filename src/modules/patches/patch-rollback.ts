@@ -1,4 +1,4 @@
-// The run handler of `patch_rollback` (API §9), for the job worker. It lists the rows changed
+// The run handler of `patch_rollback` (docs/contract.md §9), for the job worker. It lists the rows changed
 // since the patch, then restores in one transaction, last statement first, and checks the rows where
 // a trigger fired.
 //

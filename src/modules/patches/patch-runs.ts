@@ -1,4 +1,4 @@
-// The run handlers of patches (API §9) for the job worker: `patch_execute` (patch-execute.ts) and
+// The run handlers of patches (docs/contract.md §9) for the job worker: `patch_execute` (patch-execute.ts) and
 // `patch_rollback` (patch-rollback.ts).
 import type { RunHandlers } from '../runs/run-handler.ts';
 import { createPatchExecute } from './patch-execute.ts';

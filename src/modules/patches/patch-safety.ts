@@ -1,4 +1,4 @@
-// What makes a patch unsafe to keep, dry-run or execute (API §9), beyond its grammar:
+// What makes a patch unsafe to keep, dry-run or execute (docs/contract.md §9), beyond its grammar:
 // - a statement that reaches outside the database (server files, large objects, other servers,
 //   the operating system) or moves a sequence, written in the statement itself;
 // - code the statement sets off that does so: a default, generated column, CHECK, index

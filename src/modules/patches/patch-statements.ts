@@ -1,4 +1,4 @@
-// A patch's SQL as it is saved (API §9): parsed into statements by the engine's parser, then each
+// A patch's SQL as it is saved (docs/contract.md §9): parsed into statements by the engine's parser, then each
 // statement checked against the connection's schema (its table exists and is a table) and given
 // its rollback key. Both refusals are 422 on `body.sql`, naming the statement.
 

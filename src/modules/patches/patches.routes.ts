@@ -1,4 +1,4 @@
-// Data patches (API §9): create, list, read, edit, delete, dry-run, execute and roll back.
+// Data patches (docs/contract.md §9): create, list, read, edit, delete, dry-run, execute and roll back.
 import { actorOf } from '../../http/context.ts';
 import { ENDPOINT_LIMITS } from '../../http/rate-limit.ts';
 import { errors, IdParams, NoContent, Page, pageOf } from '../../http/schemas.ts';

@@ -1,4 +1,4 @@
-// Patches (API §9): request bodies and the Patch resource.
+// Patches (docs/contract.md §9): request bodies and the Patch resource.
 import { type Static, Type } from 'typebox';
 import { PATCH_STATUSES } from '../../core/vocabulary.ts';
 import { Nullable, PageQuery, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/schemas.ts';

@@ -1,4 +1,4 @@
-// Data patches (API §9): DML for one connection of a project, parsed by the engine's real parser
+// Data patches (docs/contract.md §9): DML for one connection of a project, parsed by the engine's real parser
 // when saved (only plain DML: UPDATE, DELETE, INSERT) and checked against the connection's schema
 // (the tables exist; whether each statement can be rolled back, and by which key), listed, read,
 // edited (which voids the approvals of the old content) and deleted.
@@ -137,7 +137,7 @@ export function createPatchesService(deps: {
     return connection;
   }
 
-  /** The hash of the connection's schema as it is now: what an approval is bound to (API §10). */
+  /** The hash of the connection's schema as it is now: what an approval is bound to (docs/contract.md §10). */
   const liveSchemaHash = (connection: Connection) =>
     connections.withTarget(connection, async (handle) => schemaHash(await handle.introspect()));
 

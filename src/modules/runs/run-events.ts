@@ -1,4 +1,4 @@
-// The domain events of a run's end (API §11.1), emitted in the transaction that records the end: the
+// The domain events of a run's end (docs/contract.md §11.1), emitted in the transaction that records the end: the
 // kind's own event (a module declares it with its run kind, e.g. patch_execute → patch.executed or
 // patch.failed) and `run.failed` for every failed run. `data` is the run as the API returns it.
 import type { EventType } from '../../core/vocabulary.ts';

@@ -24,7 +24,7 @@ export interface RunConnections {
   readsSchema?: string[];
 }
 
-/** A kind of run a module works (API §7), and what its requester must still hold when it starts. */
+/** A kind of run a module works (docs/contract.md §7), and what its requester must still hold when it starts. */
 export interface RunKindRegistration {
   kind: RunKind;
   handler: RunHandler;
@@ -34,7 +34,7 @@ export interface RunKindRegistration {
   params: TSchema;
   /** The connections the run touches, from its parameters (written by the module that starts it). */
   touches(params: Run['params']): RunConnections;
-  /** The domain events of its end (API §11.1); `run.failed` is emitted for every kind besides. */
+  /** The domain events of its end (docs/contract.md §11.1); `run.failed` is emitted for every kind besides. */
   events?: { succeeded?: EventType; failed?: EventType };
   /**
    * Called once the sweep has failed a run of this kind as interrupted (its process died mid-run):

@@ -1,7 +1,7 @@
 // What a run's `result` holds, per kind, for the OpenAPI document. The handlers write these shapes
 // (patch-execute.ts, patch-rollback.ts, migration-runs.ts, drift-check.ts); the result of a failed
 // run holds what is known at the failure, so fields a failure may lack are optional. Kinds whose
-// module does not exist yet (seeds, anonymization, bridge) share the rows report of API §9.
+// module does not exist yet (seeds, anonymization, bridge) share the rows report of docs/contract.md §9.
 import { Type } from 'typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 

@@ -1,4 +1,4 @@
-// Runs: the one model of every operation that runs as a job (API §7). Modules start one through
+// Runs: the one model of every operation that runs as a job (docs/contract.md §7). Modules start one through
 // `start` (run-start.ts: access on every connection touched, one run of a subject at a time, the
 // approval gate, the run and its audit entry in one transaction, the send after the commit); work
 // done inline (a drift check) is recorded finished with `recordFinished`.

@@ -1,4 +1,4 @@
-// The `subject` of runs and approvals (API §10): what an operation is about, as a person reads it.
+// The `subject` of runs and approvals (docs/contract.md §10): what an operation is about, as a person reads it.
 import { Type } from 'typebox';
 import { ENVIRONMENTS, SUBJECT_KINDS } from '../../core/vocabulary.ts';
 import { Nullable, StringEnum, Uuid } from '../../http/schemas.ts';

@@ -1,4 +1,4 @@
-// Where a sign-in may send the browser (API §12.1). `/auth/saml/{org_id}/login` is this service's own
+// Where a sign-in may send the browser (docs/contract.md §12.1). `/auth/saml/{org_id}/login` is this service's own
 // link, and anyone can sign up and configure SAML: an `idp_sso_url` of their choosing would make it a
 // redirector to any page (phishing under the service's name). So the single sign-on URL must be
 // `https://`; `http://` only for a loopback host (localhost, 127/8, ::1), where an identity provider

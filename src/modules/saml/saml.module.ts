@@ -1,4 +1,4 @@
-// SAML single sign-on per organization (API §12.1): configuration and the service-provider endpoints.
+// SAML single sign-on per organization (docs/contract.md §12.1): configuration and the service-provider endpoints.
 import { sessionCookieWriter } from '../auth/auth.routes.ts';
 import type { Module, Shared } from '../module.ts';
 import { registerSamlRoutes } from './saml.routes.ts';

@@ -1,4 +1,4 @@
-// SAML single sign-on (API §12.1). Organization admins set their identity provider (from its metadata
+// SAML single sign-on (docs/contract.md §12.1). Organization admins set their identity provider (from its metadata
 // or three fields); users start at /login, which sends them to it with an AuthnRequest, and come back
 // through the ACS, which accepts a Response only after node-saml's checks and ours (saml-sp.ts), and
 // then finds an active user of that organization: SAML creates no account. Every ACS attempt is

@@ -1,4 +1,4 @@
-// SCIM 2.0 provisioning (API §12): /scim/v2 for identity providers, and the organization's SCIM
+// SCIM 2.0 provisioning (docs/contract.md §12): /scim/v2 for identity providers, and the organization's SCIM
 // settings under /api/v1/admin/scim for its admins.
 import type { Module, Shared } from '../module.ts';
 import { registerScimAdminRoutes } from './scim.admin.routes.ts';

@@ -1,4 +1,4 @@
-// Roles from group mappings (API §12): a SCIM-managed user's organization role is the highest one
+// Roles from group mappings (docs/contract.md §12): a SCIM-managed user's organization role is the highest one
 // the mappings of their groups give (`member` without any), and their role in each project named by
 // a mapping is the highest one mapped for it. Recomputed in the transaction of every membership or
 // mapping change, audited as the system actor. SCIM never grants or removes `owner`: owners are left

@@ -1,4 +1,4 @@
-// /scim/v2 (API §12): its own authentication (the organization's bearer token, never a session or an
+// /scim/v2 (docs/contract.md §12): its own authentication (the organization's bearer token, never a session or an
 // API key), its own content type (`application/scim+json`, `application/json` accepted), its own error
 // envelope and its own rate limit (300 a minute per organization). Registered as an encapsulated
 // plugin outside /api/v1, so none of that API's hooks apply here.
@@ -72,7 +72,7 @@ export async function registerScimRoutes(app: App, deps: ScimRouteDeps): Promise
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser(SCIM_CONTENT_TYPE, { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
-    // The nesting bound of every body (API §1), judged on the text before it is parsed.
+    // The nesting bound of every body (docs/contract.md §1), judged on the text before it is parsed.
     const tooDeep = bodyDepthError(body as string);
     if (tooDeep) return done(tooDeep);
     return parseJson(request, body as string, done);

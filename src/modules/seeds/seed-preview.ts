@@ -1,4 +1,4 @@
-// The preview (API §9.1): the first rows (up to 10) a run would write to each table, nothing
+// The preview (docs/contract.md §9.1): the first rows (up to 10) a run would write to each table, nothing
 // written, at most 1,000 rows and 1 MiB in all (past that, `truncated` and the rest left out). Keys start above the tables' current maximum as a run's would; a reference to a parent
 // of the scenario computes that parent's row on demand, so the preview does not produce whole
 // tables. Values are shown as JSON: numbers and booleans as such, the rest as the text written.
@@ -9,7 +9,7 @@ import { deferredValues, poolKey, tableProducer } from '../../engine/seed/table-
 import { populatedTables, readSeedInputs } from './seed-target.ts';
 
 export const PREVIEW_ROWS = 10;
-/** Rows and bytes (UTF-8 JSON of the values) one preview shows at most, over all its tables (API §9.1). */
+/** Rows and bytes (UTF-8 JSON of the values) one preview shows at most, over all its tables (docs/contract.md §9.1). */
 export const PREVIEW_MAX_ROWS = 1000;
 export const PREVIEW_MAX_BYTES = 1024 * 1024;
 /** Existing parent rows a preview reads at most. */

@@ -1,4 +1,4 @@
-// The run handler of `seed_run` (API §9.1): plans the scenario against the connection's schema as
+// The run handler of `seed_run` (docs/contract.md §9.1): plans the scenario against the connection's schema as
 // it is now (a scenario that no longer fits fails the run naming why, nothing written), reads what
 // the plan needs of the target (seed-target.ts) and writes every table in one transaction
 // (seed-load.ts). Progress is in rows; a cancellation stops between batches and rolls back. Just

@@ -1,4 +1,4 @@
-// Seed scenarios (API §9.1): the scenarios' CRUD, the preview and the run (`seed_run`, seed-run.ts).
+// Seed scenarios (docs/contract.md §9.1): the scenarios' CRUD, the preview and the run (`seed_run`, seed-run.ts).
 import type { Module, Shared } from '../module.ts';
 import { connectionParam } from '../runs/run-kinds.ts';
 import { createSeedInterrupted } from './seed-interrupted.ts';

@@ -1,4 +1,4 @@
-// Seed scenarios (API §9.1): create, list, read, edit, delete, preview and run.
+// Seed scenarios (docs/contract.md §9.1): create, list, read, edit, delete, preview and run.
 import { actorOf } from '../../http/context.ts';
 import { errors, IdParams, NoContent, Page } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';

@@ -1,4 +1,4 @@
-// Seed scenarios (API §9.1): request bodies, the scenario resource and the preview.
+// Seed scenarios (docs/contract.md §9.1): request bodies, the scenario resource and the preview.
 import { type Static, Type } from 'typebox';
 import {
   GENERATOR_KINDS,

@@ -1,4 +1,4 @@
-// Seed scenarios (API §9.1): a definition for one connection of a project, checked against the live
+// Seed scenarios (docs/contract.md §9.1): a definition for one connection of a project, checked against the live
 // schema of the connection when saved (engine/seed/plan.ts: 422 naming every problem), listed,
 // read, edited (a new definition or seed voids the approvals bound to the old one) and deleted;
 // the preview plans and shows the first rows, nothing written; the run (seed-run.ts) waits for

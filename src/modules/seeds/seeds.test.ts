@@ -1,4 +1,4 @@
-// Seed scenario definitions checked against the live schema when saved (API §9.1): every kind of bad
+// Seed scenario definitions checked against the live schema when saved (docs/contract.md §9.1): every kind of bad
 // input answers 422 naming what is wrong and stores nothing; CRUD and its audit entries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, TestApp } from '../../../test/support/app.ts';

@@ -1,4 +1,4 @@
-// A snapshot after every successful patch execution (API §6, fixed), for the patches module to call
+// A snapshot after every successful patch execution (docs/contract.md §6, fixed), for the patches module to call
 // once a patch has committed: the connection's history then has its schema as of each change the
 // service made. A patch changes data, not schema, so this snapshot is never the baseline and
 // raises no drift by itself; and a target that fails now must not turn a committed patch into a

@@ -1,4 +1,4 @@
-// Snapshots (API §6): take one (a heavy operation), list a connection's, read one with its schema.
+// Snapshots (docs/contract.md §6): take one (a heavy operation), list a connection's, read one with its schema.
 import { actorOf } from '../../http/context.ts';
 import { errors, IdParams, Page, PageQuery, pageOf } from '../../http/schemas.ts';
 import type { App } from '../../http/types.ts';

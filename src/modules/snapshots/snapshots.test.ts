@@ -133,7 +133,7 @@ describe('snapshots', () => {
       const live = await owner.get(`${CONNECTIONS}/${connectionId}/schema`);
       expect(model).toEqual(live.body);
       expect((await owner.get(`/api/v1/snapshots/${response.body.id}`)).body).toEqual(response.body);
-      // A heavy operation: 10 of the plan allowance (API §4).
+      // A heavy operation: 10 of the plan allowance (docs/contract.md §4).
       expect(Number(response.headers['x-ratelimit-remaining'])).toBe(
         Number(response.headers['x-ratelimit-limit']) - 10,
       );

@@ -2,7 +2,7 @@
 // record the outcome, and schedule the next attempt by the retry schedule. Only a 2xx answer is a
 // success; `Retry-After` on 429 or 503 postpones the retry to at least then; 410 Gone disables the
 // webhook and stops its retries. Retries are this code's, not pg-boss's, because their times are the
-// contract (API §11.1) and the delivery row must show them.
+// contract (docs/contract.md §11.1) and the delivery row must show them.
 
 import type { WebhooksConfig } from '../../config.ts';
 import { systemActor } from '../../core/actors.ts';
@@ -41,7 +41,7 @@ export interface DeliveryDeps {
   now: () => Date;
 }
 
-/** The body every receiver gets (API §11.1): the event, with its subject resource as `data`. */
+/** The body every receiver gets (docs/contract.md §11.1): the event, with its subject resource as `data`. */
 export function eventPayload(event: DomainEvent): string {
   return JSON.stringify({
     id: event.id,

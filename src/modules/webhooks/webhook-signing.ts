@@ -1,4 +1,4 @@
-// Standard Webhooks v1 signing (reference-notes §7): the secret is `whsec_` + base64 of random bytes;
+// Standard Webhooks v1 signing (standardwebhooks.com): the secret is `whsec_` + base64 of random bytes;
 // the signature is base64 HMAC-SHA256 over "{msg id}.{unix seconds}.{body}" keyed with those bytes,
 // written `v1,<sig>`. During a rotation both secrets sign and the header lists both, space-separated,
 // so a receiver that has either secret accepts the message.
@@ -6,7 +6,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 const PREFIX = 'whsec_';
 
-/** A new signing secret: 32 random bytes (API §11.1). */
+/** A new signing secret: 32 random bytes (docs/contract.md §11.1). */
 export function newSigningSecret(): string {
   return `${PREFIX}${randomBytes(32).toString('base64')}`;
 }

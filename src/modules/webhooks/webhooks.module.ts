@@ -1,4 +1,4 @@
-// Outbound webhooks (API §11.1): the routes, the fan-out of the event outbox into deliveries, the
+// Outbound webhooks (docs/contract.md §11.1): the routes, the fan-out of the event outbox into deliveries, the
 // delivery queue, and the minute's sweep that finds what a crash left behind.
 import { createTargetGuard } from '../connections/target-guard.ts';
 import { EVENT_DISPATCH_QUEUE } from '../events/events.service.ts';
@@ -12,7 +12,7 @@ export const WEBHOOK_SWEEP_SCHEDULE = 'webhook_sweep';
 
 export function webhooksModule({ config, db, box, audit, jobs, logger, now, resolveHost }: Shared): Module {
   // The connections' guard, with the webhooks' own switch: private, loopback and link-local
-  // receivers only when WEBHOOK_ALLOW_PRIVATE=true; metadata addresses never (API §11.1).
+  // receivers only when WEBHOOK_ALLOW_PRIVATE=true; metadata addresses never (docs/contract.md §11.1).
   const guard = createTargetGuard({
     policy: {
       blockPrivate: !config.webhooks.allowPrivate,

@@ -1,4 +1,4 @@
-// Webhooks of a project (API §11.1): CRUD, the secret shown once and sealed at rest, rotation (both
+// Webhooks of a project (docs/contract.md §11.1): CRUD, the secret shown once and sealed at rest, rotation (both
 // secrets sign for 24 hours), the delivery log, redelivery and the test event. Every change is
 // audited in its transaction; the URL passes the address guard at save (and again at every connect,
 // webhook-delivery.ts).
@@ -27,7 +27,7 @@ import {
   updateWebhook,
 } from './webhooks.repo.ts';
 
-/** How long the secret before a rotation keeps signing (API §11.1). */
+/** How long the secret before a rotation keeps signing (docs/contract.md §11.1). */
 const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 export interface WebhookInput {

@@ -1,4 +1,4 @@
-// Schema migrations (API §8): a compare of two connections of a project, the planned or edited SQL
+// Schema migrations (docs/contract.md §8): a compare of two connections of a project, the planned or edited SQL
 // with its statements, lint warnings and rollback, and what apply and rollback need later (the
 // plan, the source and target models as compared, the table scope).
 import { type Kysely, sql } from 'kysely';

@@ -1,4 +1,4 @@
-// Data patches (API §9): DML for one connection of a project, parsed into statements when saved.
+// Data patches (docs/contract.md §9): DML for one connection of a project, parsed into statements when saved.
 import { type Kysely, sql } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,4 +1,4 @@
-// SCIM provisioning (API §12): the organization's token (a hash) and group mappings, the groups an
+// SCIM provisioning (docs/contract.md §12): the organization's token (a hash) and group mappings, the groups an
 // identity provider pushes and their members, and which users SCIM manages (only those have their
 // roles recomputed from group mappings).
 import { type Kysely, sql } from 'kysely';

@@ -1,4 +1,4 @@
-// Bridge runs (API §9.3): the tables each run finished loading, committed one by one as the run
+// Bridge runs (docs/contract.md §9.3): the tables each run finished loading, committed one by one as the run
 // goes, so that a run that fails, is cancelled or dies with its process still tells which tables
 // are done, and the next run of the same request skips them.
 import type { Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// SAML single sign-on (API §12.1): one identity provider per organization, the AuthnRequest ids this
+// SAML single sign-on (docs/contract.md §12.1): one identity provider per organization, the AuthnRequest ids this
 // service sent (the ACS POST arrives cross-site, where no SameSite cookie can carry them, so they live
 // here, for any process to check), and the assertion ids already accepted (each is good once).
 // Numbered 0015 so that SCIM's migration, written at the same time, can take 0014.

@@ -1,4 +1,4 @@
-// Anonymization configs (API §9.2): rules for one connection, checked against its schema when saved,
+// Anonymization configs (docs/contract.md §9.2): rules for one connection, checked against its schema when saved,
 // with the key of the deterministic transformers sealed (never stored in clear, never returned).
 import { type Kysely, sql } from 'kysely';
 

@@ -1,4 +1,4 @@
-// Seed scenarios (API §9.1): a definition for one connection, checked against its schema when
+// Seed scenarios (docs/contract.md §9.1): a definition for one connection, checked against its schema when
 // saved, and the integer seed that makes its rows deterministic.
 import type { Kysely } from 'kysely';
 

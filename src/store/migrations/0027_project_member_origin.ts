@@ -1,4 +1,4 @@
-// Which project memberships SCIM gave (API §12): when a group mapping is dropped, its members lose the
+// Which project memberships SCIM gave (docs/contract.md §12): when a group mapping is dropped, its members lose the
 // project roles it gave, and only those; a role an admin gave by hand stays. `scim_managed` marks a
 // membership the group mappings set; `role_by_hand` keeps the role an admin had given before SCIM
 // took the membership over, to return to when SCIM lets go of it. A change by hand clears both.

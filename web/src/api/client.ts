@@ -1,5 +1,5 @@
 // The API client: openapi-fetch typed by the generated contract, same origin, session cookies, and
-// the CSRF header (a copy of the `csrf_token` cookie) on every mutating request (API §3).
+// the CSRF header (a copy of the `csrf_token` cookie) on every mutating request (docs/contract.md §3).
 import createClient, { type Middleware } from 'openapi-fetch';
 import { readCookie } from '../lib/cookies.ts';
 import { detailText } from '../lib/errors.ts';
