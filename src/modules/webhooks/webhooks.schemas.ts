@@ -4,7 +4,7 @@ import { Nullable, StringEnum, Timestamp, toTimestamp, Uuid } from '../../http/s
 import type { Webhook, WebhookDelivery } from '../../store/tables.ts';
 
 const EventName = StringEnum([...EVENT_TYPES, '*'] as const, {
-  description: 'An event type of docs/contract.md §11.1, or "*" for all of them',
+  description: 'An event type this service emits, or "*" for all of them',
 });
 
 const Url = Type.String({
