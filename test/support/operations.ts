@@ -54,7 +54,7 @@ export function operations(t: TestApp) {
         summary: 'SELECT 1',
       };
       const result = await t.store.db.transaction().execute(async (trx) => {
-        const verdict = await gate.gate(trx, actor, {
+        const verdict = await gate.decide(trx, actor, {
           projectId: input.projectId,
           operation,
           writesTo,

@@ -65,7 +65,7 @@ export function createApprovalGate(deps: { audit: AuditService; now: () => Date 
      * creates the run). Throws 409 when the approval for this very content was rejected: only a
      * change of the content (a new hash) may ask again.
      */
-    async gate(trx: Db, actor: Actor, input: GateInput): Promise<GateDecision> {
+    async decide(trx: Db, actor: Actor, input: GateInput): Promise<GateDecision> {
       // Locks the subject's live approvals: concurrent gates on one subject take turns.
       const live = await liveApprovalsOf(trx, input.subjectId, input.operation);
       for (const stale of live.filter((a) => a.content_hash !== input.contentHash && a.status !== 'rejected'))

@@ -133,7 +133,8 @@ export function createMigrationRunHandlers(deps: {
       : report.applied;
   }
 
-  async function finish(
+  /** The whole of an apply or rollback run: moves the status, runs the statements, records the outcome. */
+  async function runMigration(
     kind: MigrationOperation,
     run: Run,
     context: RunContext,
@@ -185,7 +186,7 @@ export function createMigrationRunHandlers(deps: {
   }
 
   return {
-    migration_apply: (run, context) => finish('apply', run, context),
-    migration_rollback: (run, context) => finish('rollback', run, context),
+    migration_apply: (run, context) => runMigration('apply', run, context),
+    migration_rollback: (run, context) => runMigration('rollback', run, context),
   };
 }

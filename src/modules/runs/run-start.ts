@@ -25,7 +25,7 @@ import { activeRunOf } from './runs.repo.ts';
 
 /** What the gate needs (src/modules/approvals/approval-gate.ts), as the runs module sees it. */
 export interface RunGate {
-  gate(
+  decide(
     trx: Db,
     actor: Actor,
     input: {
@@ -133,7 +133,7 @@ export function createRunStart(deps: {
         throw conflict(
           `Run ${busy.id} (${busy.kind}) of this ${subject.kind.replace('_', ' ')} is ${busy.status.replace('_', ' ')}; wait for it to end or cancel it`,
         );
-      const verdict = await gate.gate(trx, actor, {
+      const verdict = await gate.decide(trx, actor, {
         projectId: request.projectId,
         operation: request.kind,
         writesTo: connection(written),
