@@ -94,6 +94,29 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
     async (request) => toPatchResponse(await patches.edit(actorOf(request), request.params.id, request.body)),
   );
 
+  app.delete(
+    '/patches/:id',
+    {
+      config: { action: 'patch.delete' },
+      schema: {
+        operationId: 'deletePatch',
+        tags,
+        summary:
+          'Delete a patch (not while it executes or a run of it is queued, nor while its backups are kept: 409)',
+        params: IdParams,
+        response: { 204: NoContent, ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await patches.remove(actorOf(request), request.params.id);
+      return reply.code(204).send();
+    },
+  );
+  registerPatchRunRoutes(app, patches, tags);
+}
+
+/** What a patch does to its target: a dry-run that changes nothing, and the runs that execute and roll it back. */
+function registerPatchRunRoutes(app: App, patches: PatchesService, tags: string[]): void {
   app.post(
     '/patches/:id/dry-run',
     {
@@ -169,24 +192,5 @@ export function registerPatchesRoutes(app: App, { patches }: { patches: PatchesS
       reply
         .code(202)
         .send(toRunResponse(await patches.rollback(actorOf(request), request.params.id, request.body ?? {}))),
-  );
-
-  app.delete(
-    '/patches/:id',
-    {
-      config: { action: 'patch.delete' },
-      schema: {
-        operationId: 'deletePatch',
-        tags,
-        summary:
-          'Delete a patch (not while it executes or a run of it is queued, nor while its backups are kept: 409)',
-        params: IdParams,
-        response: { 204: NoContent, ...errors(401, 403, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      await patches.remove(actorOf(request), request.params.id);
-      return reply.code(204).send();
-    },
   );
 }

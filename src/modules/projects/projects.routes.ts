@@ -108,7 +108,12 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
       return reply.code(204).send();
     },
   );
+  registerMemberRoutes(app, projects, tags);
+  registerPolicyRoutes(app, projects, tags);
+}
 
+/** A project's members and their roles. */
+function registerMemberRoutes(app: App, projects: ProjectsService, tags: string[]): void {
   app.get(
     '/projects/:pid/members',
     {
@@ -187,7 +192,10 @@ export function registerProjectsRoutes(app: App, { projects }: { projects: Proje
       return reply.code(204).send();
     },
   );
+}
 
+/** A project's approval policy. */
+function registerPolicyRoutes(app: App, projects: ProjectsService, tags: string[]): void {
   app.get(
     '/projects/:pid/policy',
     {
