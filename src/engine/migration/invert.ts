@@ -55,30 +55,75 @@ function aroundDependants(
   ];
 }
 
+/**
+ * Operations undone by their twin with the same fields: what a create made, its drop removes, and
+ * the other way round (views are not here: a materialized view comes back refreshed).
+ */
+const TWINS = {
+  create_extension: 'drop_extension',
+  drop_extension: 'create_extension',
+  add_primary_key: 'drop_primary_key',
+  drop_primary_key: 'add_primary_key',
+  add_unique: 'drop_unique',
+  drop_unique: 'add_unique',
+  add_check: 'drop_check',
+  drop_check: 'add_check',
+  add_exclusion: 'drop_exclusion',
+  drop_exclusion: 'add_exclusion',
+  add_foreign_key: 'drop_foreign_key',
+  drop_foreign_key: 'add_foreign_key',
+  create_index: 'drop_index',
+  drop_index: 'create_index',
+  create_policy: 'drop_policy',
+  drop_policy: 'create_policy',
+  attach_partition: 'detach_partition',
+  detach_partition: 'attach_partition',
+  inherit: 'no_inherit',
+  no_inherit: 'inherit',
+  create_collation: 'drop_collation',
+  drop_collation: 'create_collation',
+  create_type: 'drop_type',
+  drop_type: 'create_type',
+  create_schema: 'drop_schema',
+  drop_schema: 'create_schema',
+  create_routine: 'drop_routine',
+  drop_routine: 'create_routine',
+  create_trigger: 'drop_trigger',
+  drop_trigger: 'create_trigger',
+} as const satisfies Partial<Record<MigrationOperation['kind'], MigrationOperation['kind']>>;
+type TwinKind = keyof typeof TWINS;
+
+/** Operations undone by themselves with `before` and `after` exchanged. */
+const SWAPPED_KINDS = [
+  'set_sequence_owner',
+  'set_table_comment',
+  'alter_extension',
+  'comment_object',
+  'set_trigger_state',
+  'alter_identity',
+  'rebuild_table',
+  'set_table_storage',
+  'set_partitioning',
+  'set_row_security',
+] as const satisfies readonly MigrationOperation['kind'][];
+const SWAPPED: ReadonlySet<string> = new Set(SWAPPED_KINDS);
+type SwappedOperation = Extract<MigrationOperation, { kind: (typeof SWAPPED_KINDS)[number] }>;
+
+const isTwin = (op: MigrationOperation): op is Extract<MigrationOperation, { kind: TwinKind }> =>
+  op.kind in TWINS;
+const isSwapped = (op: MigrationOperation): op is SwappedOperation => SWAPPED.has(op.kind);
+
 /** The inverse of one operation, or null when it cannot be undone. */
 export function invertOperation(op: MigrationOperation, dialect: DialectName): Inverse | null {
+  if (isTwin(op)) return exact({ ...op, kind: TWINS[op.kind] } as MigrationOperation);
+  if (isSwapped(op)) return exact({ ...op, before: op.after, after: op.before } as MigrationOperation);
   switch (op.kind) {
-    case 'create_extension':
-      return exact({ ...op, kind: 'drop_extension' });
-    case 'drop_extension':
-      return exact({ ...op, kind: 'create_extension' });
     case 'create_enum':
       return exact({ kind: 'drop_enum', enum: op.enum });
     case 'drop_enum':
       return exact({ kind: 'create_enum', enum: op.enum });
-    case 'add_enum_value': {
-      const values = [...op.enum.values];
-      values.splice(op.after === null ? 0 : values.indexOf(op.after) + 1, 0, op.value);
-      return {
-        operations: aroundDependants(op.dependants, {
-          kind: 'recreate_enum',
-          enum: { ...op.enum, values },
-          values: op.enum.values,
-          uses: op.uses,
-        }),
-        lossy: `fails while a row holds the added value '${op.value}'`,
-      };
-    }
+    case 'add_enum_value':
+      return removeAddedEnumValue(op);
     case 'recreate_enum': {
       const removing = op.values.filter((value) => !op.enum.values.includes(value));
       // Backwards, a column's default goes from the one set with the swap back to its own.
@@ -118,8 +163,6 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       };
     case 'alter_sequence':
       return exact({ kind: 'alter_sequence', before: op.after, after: op.before });
-    case 'set_sequence_owner':
-      return exact({ ...op, before: op.after, after: op.before });
     case 'ensure_backup_schema':
       return exact();
     case 'backup_column':
@@ -149,30 +192,8 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
     }
     case 'add_column':
       return exact({ kind: 'drop_column', table: op.table, column: op.column, backup: null, sequences: [] });
-    case 'drop_column': {
-      if (op.after_parent) return exact();
-      const place = op.after === undefined ? {} : { after: op.after };
-      if (op.column.generated !== null)
-        return exact({ kind: 'add_column', table: op.table, column: op.column, ...place });
-      if (op.backup === null) return null;
-      const plain = plainColumn(op.column);
-      const sequences = op.sequences.map((sequence) => ({ ...sequence, owned_by: null }));
-      return exact(
-        ...sequences.map((sequence): MigrationOperation => ({ kind: 'create_sequence', sequence })),
-        { kind: 'add_column', table: op.table, column: plain, ...place },
-        {
-          kind: 'restore_column',
-          table: op.table,
-          column: op.column,
-          key: op.backup.key,
-          backup: op.backup.name,
-          onUpdateColumns: op.backup.onUpdateColumns,
-          disableTriggers: op.backup.disableTriggers,
-        },
-        ...columnSteps(op.table, plain, op.column, dialect),
-        ...ownersBack(op.sequences),
-      );
-    }
+    case 'drop_column':
+      return restoreDroppedColumn(op, dialect);
     case 'alter_column': {
       const inverse: MigrationOperation = {
         kind: 'alter_column',
@@ -186,30 +207,6 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       };
       return { operations: [inverse], lossy: alterLossy(op) };
     }
-    case 'add_primary_key':
-      return exact({ ...op, kind: 'drop_primary_key' });
-    case 'drop_primary_key':
-      return exact({ ...op, kind: 'add_primary_key' });
-    case 'add_unique':
-      return exact({ ...op, kind: 'drop_unique' });
-    case 'drop_unique':
-      return exact({ ...op, kind: 'add_unique' });
-    case 'add_check':
-      return exact({ ...op, kind: 'drop_check' });
-    case 'drop_check':
-      return exact({ ...op, kind: 'add_check' });
-    case 'add_exclusion':
-      return exact({ ...op, kind: 'drop_exclusion' });
-    case 'drop_exclusion':
-      return exact({ ...op, kind: 'add_exclusion' });
-    case 'add_foreign_key':
-      return exact({ ...op, kind: 'drop_foreign_key' });
-    case 'drop_foreign_key':
-      return exact({ ...op, kind: 'add_foreign_key' });
-    case 'create_index':
-      return exact({ ...op, kind: 'drop_index' });
-    case 'drop_index':
-      return exact({ ...op, kind: 'create_index' });
     case 'rename_index':
     case 'rename_constraint':
     case 'rename_column':
@@ -220,21 +217,9 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
         table: { schema: op.table.schema, name: op.to },
         to: op.table.name,
       });
-    case 'set_table_comment':
-      return exact({ ...op, before: op.after, after: op.before });
-    case 'alter_extension':
-      return exact({ ...op, before: op.after, after: op.before });
-    case 'comment_object':
-      return exact({ ...op, before: op.after, after: op.before });
-    case 'set_trigger_state':
-      return exact({ ...op, before: op.after, after: op.before });
-    case 'alter_identity':
-      return exact({ ...op, before: op.after, after: op.before });
     case 'outside_transaction':
       // The rollback runs in the transaction.
       return invertOperation(op.op, dialect);
-    case 'rebuild_table':
-      return exact({ ...op, before: op.after, after: op.before });
     case 'set_table_options':
       return {
         operations: [{ ...op, before: op.after, after: op.before }],
@@ -245,38 +230,8 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       };
     case 'move_column':
       return exact({ ...op, after: op.from, from: op.after });
-    case 'set_table_storage':
-      return exact({ ...op, before: op.after, after: op.before });
-    case 'set_partitioning':
-      return exact({ ...op, before: op.after, after: op.before });
-    case 'set_row_security':
-      return exact({ ...op, before: op.after, after: op.before });
-    case 'create_policy':
-      return exact({ ...op, kind: 'drop_policy' });
-    case 'drop_policy':
-      return exact({ ...op, kind: 'create_policy' });
-    case 'attach_partition':
-      return exact({ ...op, kind: 'detach_partition' });
-    case 'detach_partition':
-      return exact({ ...op, kind: 'attach_partition' });
-    case 'inherit':
-      return exact({ ...op, kind: 'no_inherit' });
-    case 'no_inherit':
-      return exact({ ...op, kind: 'inherit' });
-    case 'create_collation':
-      return exact({ ...op, kind: 'drop_collation' });
-    case 'drop_collation':
-      return exact({ ...op, kind: 'create_collation' });
-    case 'create_type':
-      return exact({ ...op, kind: 'drop_type' });
-    case 'drop_type':
-      return exact({ ...op, kind: 'create_type' });
     case 'alter_type':
       return exact({ kind: 'alter_type', before: op.after, after: op.before });
-    case 'create_schema':
-      return exact({ ...op, kind: 'drop_schema' });
-    case 'drop_schema':
-      return exact({ ...op, kind: 'create_schema' });
     case 'create_view':
       return exact({ ...op, kind: 'drop_view' });
     case 'drop_view':
@@ -288,16 +243,8 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
       };
     case 'replace_view':
       return exact({ kind: 'replace_view', before: op.after, after: op.before });
-    case 'create_routine':
-      return exact({ ...op, kind: 'drop_routine' });
-    case 'drop_routine':
-      return exact({ ...op, kind: 'create_routine' });
     case 'replace_routine':
       return exact({ kind: 'replace_routine', before: op.after, after: op.before });
-    case 'create_trigger':
-      return exact({ ...op, kind: 'drop_trigger' });
-    case 'drop_trigger':
-      return exact({ ...op, kind: 'create_trigger' });
     case 'validate_constraint': {
       // A validated constraint cannot be made NOT VALID again: it is dropped and re-added so.
       const c = op.constraint;
@@ -311,7 +258,55 @@ export function invertOperation(op: MigrationOperation, dialect: DialectName): I
         { kind: 'add_foreign_key', table: op.table, key: { ...c.key, not_valid: true } },
       );
     }
+    default: {
+      const unhandled: never = op;
+      throw new Error(`No inverse for ${JSON.stringify(unhandled)}`);
+    }
   }
+}
+
+/** An added enum value goes by swapping the type for one without it, its dependants set aside. */
+function removeAddedEnumValue(op: Extract<MigrationOperation, { kind: 'add_enum_value' }>): Inverse {
+  const values = [...op.enum.values];
+  values.splice(op.after === null ? 0 : values.indexOf(op.after) + 1, 0, op.value);
+  return {
+    operations: aroundDependants(op.dependants, {
+      kind: 'recreate_enum',
+      enum: { ...op.enum, values },
+      values: op.enum.values,
+      uses: op.uses,
+    }),
+    lossy: `fails while a row holds the added value '${op.value}'`,
+  };
+}
+
+/** A dropped column comes back from its backup (a generated one is computed again); without a backup it cannot. */
+function restoreDroppedColumn(
+  op: Extract<MigrationOperation, { kind: 'drop_column' }>,
+  dialect: DialectName,
+): Inverse | null {
+  if (op.after_parent) return exact();
+  const place = op.after === undefined ? {} : { after: op.after };
+  if (op.column.generated !== null)
+    return exact({ kind: 'add_column', table: op.table, column: op.column, ...place });
+  if (op.backup === null) return null;
+  const plain = plainColumn(op.column);
+  const sequences = op.sequences.map((sequence) => ({ ...sequence, owned_by: null }));
+  return exact(
+    ...sequences.map((sequence): MigrationOperation => ({ kind: 'create_sequence', sequence })),
+    { kind: 'add_column', table: op.table, column: plain, ...place },
+    {
+      kind: 'restore_column',
+      table: op.table,
+      column: op.column,
+      key: op.backup.key,
+      backup: op.backup.name,
+      onUpdateColumns: op.backup.onUpdateColumns,
+      disableTriggers: op.backup.disableTriggers,
+    },
+    ...columnSteps(op.table, plain, op.column, dialect),
+    ...ownersBack(op.sequences),
+  );
 }
 
 function ownersBack(sequences: SequenceModel[]): MigrationOperation[] {
