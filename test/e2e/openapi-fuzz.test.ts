@@ -27,11 +27,15 @@ async function timed(send: () => Promise<Response>): Promise<{ response: Respons
   return { response, ms: performance.now() - started };
 }
 
-/** What is wrong with an answer, or null: the error model of docs/contract.md §2. */
-function contractBreach(response: Response): string | null {
+/**
+ * What is wrong with an answer, or null: the error model of docs/contract.md §2, or under /scim/v2
+ * the SCIM error envelope (§12).
+ */
+function contractBreach(response: Response, path: string): string | null {
   const { status, body } = response;
   if (status >= 500 && status !== 502) return `status ${status}`;
   if (status < 400) return null;
+  if (path.startsWith('/scim/v2/')) return scimBreach(response);
   if (typeof body !== 'object' || body === null) return 'an error without a JSON body';
   if (status === 422 && Array.isArray(body.detail)) {
     for (const item of body.detail) {
@@ -47,6 +51,18 @@ function contractBreach(response: Response): string | null {
   if (status === 401 && response.headers['www-authenticate'] === undefined)
     return '401 without WWW-Authenticate';
   if (status === 429 && response.headers['retry-after'] === undefined) return '429 without Retry-After';
+  return null;
+}
+
+function scimBreach({ status, body, headers }: Response): string | null {
+  if (typeof body !== 'object' || body === null) return 'a SCIM error without a JSON body';
+  if (!Array.isArray(body.schemas) || body.schemas[0] !== 'urn:ietf:params:scim:api:messages:2.0:Error')
+    return `${status} without the SCIM error schema`;
+  if (body.status !== String(status))
+    return `${status} whose body says status ${JSON.stringify(body.status)}`;
+  if (typeof body.detail !== 'string') return `${status} without a string detail`;
+  if (status === 401 && headers['www-authenticate'] === undefined) return '401 without WWW-Authenticate';
+  if (status === 429 && headers['retry-after'] === undefined) return '429 without Retry-After';
   return null;
 }
 
@@ -112,7 +128,8 @@ describe('fuzzing every operation of /openapi.json', () => {
                 counts.requests++;
                 counts.byStatus.set(response.status, (counts.byStatus.get(response.status) ?? 0) + 1);
                 const breach =
-                  contractBreach(response) ?? (ms > SLOWEST_ALLOWED_MS ? `took ${ms.toFixed(0)} ms` : null);
+                  contractBreach(response, path) ??
+                  (ms > SLOWEST_ALLOWED_MS ? `took ${ms.toFixed(0)} ms` : null);
                 if (breach) {
                   breaches.push(
                     `${method.toUpperCase()} ${url} as ${who}: ${breach} ${JSON.stringify(response.body)?.slice(0, 200)}`,
@@ -171,7 +188,7 @@ describe('fuzzing every operation of /openapi.json', () => {
             if (ms > slowest.ms)
               Object.assign(slowest, { ms, what: `${method.toUpperCase()} ${url} ${name}` });
             const breach =
-              contractBreach(response) ?? (ms > SLOWEST_ALLOWED_MS ? `took ${ms.toFixed(0)} ms` : null);
+              contractBreach(response, path) ?? (ms > SLOWEST_ALLOWED_MS ? `took ${ms.toFixed(0)} ms` : null);
             if (breach)
               breaches.push(
                 `${method.toUpperCase()} ${url} as ${who} with ${name}: ${breach} ${JSON.stringify(response.body)?.slice(0, 200)}`,
