@@ -60,7 +60,7 @@ import { updateResults } from './results.ts';
 import { runSchemaBench } from './schema.ts';
 import { runSeedBench } from './seed.ts';
 
-/** Issue 21: the API route against (b), the same store queries on a bare route, on both stores. */
+/** The target: the API route against (b), the same store queries on a bare route, on both stores. */
 const TARGET_OF_QUERIES = 0.7;
 /** …and on PostgreSQL against (a), the bare route, with its p99 at 50 connections. */
 const TARGET_OF_BARE_PG = 0.15;

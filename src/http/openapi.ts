@@ -9,7 +9,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { TARGET_ERROR_CAUSES, TARGET_ERROR_HEADER } from '../dialects/errors.ts';
-import { SCIM_SECURITY_SCHEME } from '../modules/scim/scim.document.ts';
 import { BODY_ERRORS, DOCUMENTED_AS } from './schemas.ts';
 
 const SESSION = { sessionCookie: [] as string[] };
@@ -63,7 +62,12 @@ export async function registerOpenApi(app: FastifyInstance, info: { version: str
             description: 'Mutating session requests echo the csrf_token cookie here',
           },
           apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: ak_<prefix>_<secret>' },
-          scimBearer: SCIM_SECURITY_SCHEME,
+          scimBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'The organization SCIM token (POST /api/v1/admin/scim/token), on /scim/v2 only; sessions and API keys are refused there',
+          },
         },
       },
     },

@@ -1,4 +1,4 @@
-// Issue 31, finding 7: a bridge filter could leave its parentheses. `id > 0) OR (true` was accepted
+// Found from outside: a bridge filter could leave its parentheses. `id > 0) OR (true` was accepted
 // (checked wrapped as `WHERE (<filter>)`) and embedded as `(filter) AND <subset>`, so the subset's
 // condition was bypassed and rows outside the subset were copied. A filter must now parse alone as
 // one complete expression and is written into the copy from its parsed form (docs/contract.md §9.3); MySQL

@@ -1,4 +1,4 @@
-// Issue 31, item 11 (the race): creating a webhook while its project is deleted answered 500 (the
+// Found from outside (the race): creating a webhook while its project is deleted answered 500 (the
 // foreign-key violation of the store) 35 times in 44 tries. The access check passes, the project is
 // deleted, then the insert refers to a project that is gone: that is a 404, as it would be a moment
 // later. The store's foreign-key violations are classified once (src/store/errors.ts), so every

@@ -1,4 +1,4 @@
-// Issue 31, finding 1: a body nested 50,000 levels deep sent to the public signup route answered 500
+// Found from outside: a body nested 50,000 levels deep sent to the public signup route answered 500
 // after about 8 s (a recursive body walker overflowed the stack) while /healthz waited as long. docs/contract.md §1:
 // at most 32 levels, 422 `too_deep` on `body`, answered before any other work, on every route. Checked
 // on a listening server over real HTTP, with /healthz timed while the deep bodies are in flight.

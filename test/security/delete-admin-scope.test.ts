@@ -1,4 +1,4 @@
-// Issue 31, finding 3: `DELETE /patches/{id}` and `DELETE /seed/scenarios/{id}` answered 204 to a key
+// Found from outside: `DELETE /patches/{id}` and `DELETE /seed/scenarios/{id}` answered 204 to a key
 // with the `write` scope; docs/contract.md §3 (fixed) makes every DELETE an `admin`-scope action. The rule is
 // derived from the route table: a DELETE route whose action needs less cannot be registered.
 import Fastify, { type FastifyContextConfig } from 'fastify';

@@ -1,4 +1,4 @@
-// Issue 31, finding 9: after `set-plan` run by another process, the first request a process served
+// Found from outside: after `set-plan` run by another process, the first request a process served
 // was still counted against the old plan (`X-RateLimit-Limit: 60` instead of the new 500): the list
 // of projects reads the credential epoch in its own query, so its cached principal (and the plan in
 // it) was used to count the request before the epoch said it was stale. docs/contract.md §11.3: a plan change

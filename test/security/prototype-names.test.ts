@@ -1,4 +1,4 @@
-// Issue 31, finding 4 (names): `GET /scim/v2/Users?filter=constructor eq "x"` answered 500: the
+// Found from outside (names): `GET /scim/v2/Users?filter=constructor eq "x"` answered 500: the
 // filter's attribute was looked up in a plain object, where `constructor`, `__proto__` and `toString`
 // name what every object inherits. Wherever caller text names a field, only own entries count: a
 // filter on one of these names is 400 `invalidFilter`, a PATCH path naming one is 400 `invalidPath`,

@@ -1,4 +1,4 @@
-// Issue 31, finding 4 (numbers): `GET /api/v1/audit?page=99999999999999999999` answered 500 (the
+// Found from outside (numbers): `GET /api/v1/audit?page=99999999999999999999` answered 500 (the
 // store refused "5e+21" as a bigint). docs/contract.md §1: `page` is at most 1,000,000, declared as the schema's
 // `maximum`, and a number out of range is 422 on its query field, never 500. Every numeric query
 // parameter of every route is bounded by its schema, so the class cannot come back through a new one.

@@ -1,4 +1,4 @@
-// Issue 31, finding 2: seed generators ran anything faker has. `{kind: "faker", method:
+// Found from outside: seed generators ran anything faker has. `{kind: "faker", method:
 // "string.alpha", args: [{length: 3000000}]}` was saved and its preview took 33 s and 30 MB while
 // /healthz waited; `method: "person.constructor"` answered 500. docs/contract.md §9.1 now names an allow-list of
 // faker data modules and bounds the arguments (422 naming the column); each generated value is at

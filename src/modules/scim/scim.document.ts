@@ -8,14 +8,6 @@ import { NoContent, Timestamp, Uuid } from '../../http/schemas.ts';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json';
 
-/** The security scheme /scim/v2 takes: the organization's SCIM token, and nothing else. */
-export const SCIM_SECURITY_SCHEME = {
-  type: 'http' as const,
-  scheme: 'bearer',
-  description:
-    'The organization SCIM token (PUT /api/v1/admin/scim/token); sessions and API keys are refused',
-};
-
 /** The largest `startIndex` or `count` taken (PostgreSQL's integer). */
 export const MAX_LIST_NUMBER = 2_147_483_647;
 
@@ -227,6 +219,7 @@ function operation<const Parts extends { response: object }>(summary: string, pa
   return {
     tags: ['SCIM'],
     summary,
+    // The scheme is declared with the document's others (src/http/openapi.ts).
     security: [{ scimBearer: [] as string[] }],
     consumes: [SCIM_CONTENT_TYPE, 'application/json'],
     produces: [SCIM_CONTENT_TYPE],
