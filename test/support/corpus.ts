@@ -1,6 +1,6 @@
 // The external test corpus (Sakila, Chinook, schema-diff pairs): real schemas written elsewhere, so
-// not part of the repository. Its folder comes from CORPUS_DIR (`.ci/run` points it at
-// ../shared/corpus when that exists); without it the suites that read it are skipped with one loud
+// not part of the repository. Its folder comes from CORPUS_DIR (`.ci/run` sets it when a corpus
+// sits beside the checkout); without it the suites that read it are skipped with one loud
 // line, so a clone passes on its own. Also the loaders that put SQL (the corpus's or a fixture's)
 // into a throw-away database: the corpus files create and enter databases of their own (CREATE
 // DATABASE, \c, USE), and the loaders drop those lines so the SQL lands in the database they are given.
@@ -26,7 +26,7 @@ export function corpusAvailable(what: string): boolean {
   if (corpusDir !== undefined) return true;
   console.warn(
     `\n*** SKIPPED ${what}: no test corpus (set CORPUS_DIR to the folder holding sakila/, chinook/ ` +
-      'and schema-diff/; `bash .ci/run` sets it when ../shared/corpus exists) ***\n',
+      'and schema-diff/; `bash .ci/run` sets it when a corpus sits beside the checkout) ***\n',
   );
   return false;
 }
