@@ -32,6 +32,15 @@ function pgEnum(model: SchemaModel, table: TableModel, type: string): string[] |
   return found ? found.values : null;
 }
 
+/**
+ * Whether `type` is the built-in YEAR (MySQL: `year`, `year(4)`): a type of that name the schema
+ * defines itself (a PostgreSQL domain, as Sakila's `year`) is the schema's own, not this one.
+ */
+function builtInYear(model: SchemaModel, type: string): boolean {
+  if (!/^year(\(4\))?$/.test(type)) return false;
+  return !model.unmanaged.some((o) => (o.kind === 'domain' || o.kind === 'type') && o.name === 'year');
+}
+
 export function seedColumn(
   model: SchemaModel,
   table: TableModel,
@@ -45,7 +54,7 @@ export function seedColumn(
   if (enumValues) family = 'enum';
   else if (/^time( |$|\()/.test(type)) family = 'time';
   else if (/^(real|double|float)/.test(type)) family = 'float';
-  else if (/^year(\(4\))?$/.test(type) && model.dialect === 'mysql')
+  else if (builtInYear(model, type))
     return {
       column,
       family: 'integer',

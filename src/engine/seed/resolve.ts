@@ -2,8 +2,9 @@
 // column's type answers 422 naming it"): the kind fits the family, its options are complete and in
 // range (min ≤ max, from ≤ to, weights as many as values), the values it can produce fit the
 // column (type, length, enum labels, NOT NULL) and its CHECKs (a `choice` whose values break one,
-// an `int` range outside one), and a unique column can get enough distinct values. Pure.
-import type { Faker } from '@faker-js/faker';
+// an `int` range outside one), and a unique column can get enough distinct values. Each family of
+// kinds is checked by a function of its own: those the database or the planner fills, numeric and
+// time ranges, listed values, templates and faker methods. Pure.
 import type { SeedColumn, SeedFamily } from './column-kind.ts';
 import {
   GENERATOR_KINDS,
@@ -15,9 +16,9 @@ import {
   type ReferenceDistribution,
 } from './definition.ts';
 import { allowedFakerMethod, FAKER_METHODS, fakerArgsProblem } from './faker-allow-list.ts';
-import { fakerLibrary } from './faker-library.ts';
-import { boundValue } from './limits.ts';
+import { fakerMethod, probeFaker } from './faker-method.ts';
 import type { Resolved } from './resolved.ts';
+import { parseTime, valueText } from './value-text.ts';
 
 const FITS: Record<
   Exclude<GeneratorKind, 'reference' | 'default' | 'null' | 'choice' | 'constant' | 'faker'>,
@@ -34,108 +35,13 @@ const FITS: Record<
 export type Resolution = { ok: true; generator: Resolved } | { ok: false; msg: string; type: string };
 
 const fail = (msg: string, type = 'value_error'): Resolution => ({ ok: false, msg, type });
-
-/** A time as epoch milliseconds, or null when the text is not an ISO 8601 date or timestamp. */
-export function parseTime(value: unknown): number | null {
-  if (typeof value !== 'string' || value.trim() === '') return null;
-  return (
-    boundValue(value.trim().replace(/Z$/, '')) ?? (Number.isNaN(Date.parse(value)) ? null : Date.parse(value))
-  );
-}
-
-/**
- * A faker method by its dotted path (`person.firstName`), or null when it is not on the allow-list
- * (faker-allow-list.ts). The path is matched against that list first: the module is an own property
- * of the instance and the method a name the list declares, so no text of a request picks a property.
- */
-export function fakerMethod(faker: Faker, path: string): ((...args: unknown[]) => unknown) | null {
-  const allowed = allowedFakerMethod(path);
-  if (!allowed || !Object.hasOwn(faker, allowed.module)) return null;
-  const owner: unknown = Reflect.get(faker, allowed.module);
-  if (owner === null || typeof owner !== 'object') return null;
-  const method: unknown = Reflect.get(owner, allowed.method);
-  return typeof method === 'function' ? (method as (...args: unknown[]) => unknown).bind(owner) : null;
-}
+const resolved = (generator: Resolved): Resolution => ({ ok: true, generator });
 
 /** The text a faker value is written as, for its size: strings as they are, the rest as JSON. */
 const sizeText = (value: unknown) =>
   typeof value === 'string'
     ? value
     : (JSON.stringify(value, (_, v) => (typeof v === 'bigint' ? String(v) : v)) ?? '');
-
-let probe: Faker | undefined;
-const probeFaker = () => {
-  const { Faker, allLocales } = fakerLibrary();
-  probe ??= new Faker({ locale: [allLocales.en, allLocales.base] });
-  return probe;
-};
-
-/** A value of the definition as the text the row pipeline writes for this column, or why it cannot be one. */
-export function valueText(seed: SeedColumn, value: unknown): { text: string | null } | { error: string } {
-  if (value === null) return seed.column.nullable ? { text: null } : { error: 'null in a NOT NULL column' };
-  const { family, shape, limits } = seed;
-  let text: string;
-  switch (family) {
-    case 'integer': {
-      const n =
-        typeof value === 'string' && /^-?\d+$/.test(value)
-          ? BigInt(value)
-          : typeof value === 'number' && Number.isInteger(value)
-            ? BigInt(value)
-            : null;
-      if (n === null) return { error: `${JSON.stringify(value)} is not an integer` };
-      if ((shape.min !== null && n < shape.min) || (shape.max !== null && n > shape.max))
-        return { error: `${n} is outside the range of ${seed.column.type}` };
-      text = n.toString();
-      break;
-    }
-    case 'numeric':
-    case 'float': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : Number.NaN;
-      if (!Number.isFinite(n)) return { error: `${JSON.stringify(value)} is not a number` };
-      text = String(value);
-      break;
-    }
-    case 'boolean':
-      if (typeof value !== 'boolean') return { error: `${JSON.stringify(value)} is not a boolean` };
-      text = value ? 't' : 'f';
-      break;
-    case 'date':
-    case 'timestamp':
-      if (parseTime(value) === null)
-        return { error: `${JSON.stringify(value)} is not an ISO 8601 ${family}` };
-      text = String(value);
-      break;
-    case 'json':
-      text = JSON.stringify(value);
-      break;
-    case 'enum':
-      if (!seed.enumValues?.includes(String(value)))
-        return { error: `${JSON.stringify(value)} is not a label of ${seed.column.type}` };
-      text = String(value);
-      break;
-    default:
-      if (typeof value === 'object') return { error: `${JSON.stringify(value)} is not a scalar` };
-      text = String(value);
-      if (shape.maxLength !== null && [...text].length > shape.maxLength)
-        return { error: `"${text}" is longer than ${shape.maxLength} characters` };
-  }
-  if (limits.allowed && !limits.allowed.includes(text))
-    return { error: `${text} breaks a CHECK of the table (allowed: ${limits.allowed.join(', ')})` };
-  const n = family === 'date' || family === 'timestamp' ? parseTime(text) : Number(text);
-  if (n !== null && Number.isFinite(n)) {
-    if (limits.lower && (n < limits.lower.value || (!limits.lower.inclusive && n === limits.lower.value)))
-      return { error: `${text} breaks a CHECK of the table (a lower bound)` };
-    if (limits.upper && (n > limits.upper.value || (!limits.upper.inclusive && n === limits.upper.value)))
-      return { error: `${text} breaks a CHECK of the table (an upper bound)` };
-  }
-  const length = [...text].length;
-  if (limits.minLength !== undefined && length < limits.minLength)
-    return { error: `"${text}" is shorter than a CHECK of the table allows (${limits.minLength})` };
-  if (limits.maxLength !== undefined && length > limits.maxLength)
-    return { error: `"${text}" is longer than a CHECK of the table allows (${limits.maxLength})` };
-  return { text };
-}
 
 /** A numeric range [min, max] checked against the column's type and CHECK bounds. */
 function rangeProblem(seed: SeedColumn, min: number, max: number, what: string): string | null {
@@ -180,144 +86,171 @@ export function resolveExplicit(
     );
   switch (kind) {
     case 'default':
+    case 'null':
+    case 'reference':
+    case 'sequence':
+      return resolveFilled(seed, kind, spec);
+    case 'int':
+    case 'float':
+      return resolveNumberRange(seed, kind, spec);
+    case 'timestamp':
+    case 'date':
+      return resolveTimeRange(seed, kind, spec);
+    case 'choice':
+    case 'constant':
+      return resolveListed(seed, kind, spec);
+    case 'template':
+      return resolveTemplate(seed, spec, columns);
+    case 'faker':
+      return resolveFaker(seed, spec);
+  }
+}
+
+/** The kinds whose values the database, the planner or the row number give. */
+function resolveFilled(
+  seed: SeedColumn,
+  kind: 'default' | 'null' | 'reference' | 'sequence',
+  spec: GeneratorSpec,
+): Resolution {
+  const column = seed.column;
+  switch (kind) {
+    case 'default':
       return column.default !== null || column.identity !== null || column.auto_increment || column.generated
-        ? { ok: true, generator: { kind: 'default' } }
+        ? resolved({ kind: 'default' })
         : fail(`${column.name} has no default for {"kind": "default"} to leave it to`, 'generator_mismatch');
     case 'null':
       return column.nullable
-        ? { ok: true, generator: { kind: 'null' } }
+        ? resolved({ kind: 'null' })
         : fail(`${column.name} is NOT NULL: a null generator does not fit it`, 'generator_mismatch');
     case 'reference': {
       const distribution = spec.distribution ?? 'uniform';
       if (!(REFERENCE_DISTRIBUTIONS as readonly string[]).includes(distribution))
         return fail(`distribution must be one of ${REFERENCE_DISTRIBUTIONS.join(', ')}`);
       // The planner ties it to the foreign key (a column in none is refused there).
-      return {
-        ok: true,
-        generator: {
-          kind: 'reference',
-          fk: null as never,
-          distribution: distribution as ReferenceDistribution,
-        },
-      };
+      return resolved({
+        kind: 'reference',
+        fk: null as never,
+        distribution: distribution as ReferenceDistribution,
+      });
     }
     case 'sequence': {
       const start = spec.start ?? 1;
       const step = spec.step ?? 1;
       if (!Number.isInteger(start) || !Number.isInteger(step) || step === 0)
         return fail('start and step must be integers, step not 0');
-      return { ok: true, generator: { kind: 'sequence', start, step } };
-    }
-    case 'int': {
-      if (!Number.isInteger(spec.min) || !Number.isInteger(spec.max))
-        return fail('int needs integer min and max', 'missing');
-      const problem = rangeProblem(seed, spec.min as number, spec.max as number, 'int range');
-      return problem
-        ? fail(problem)
-        : { ok: true, generator: { kind: 'int', min: spec.min as number, max: spec.max as number } };
-    }
-    case 'float': {
-      if (!isNumber(spec.min) || !isNumber(spec.max))
-        return fail('float needs numeric min and max', 'missing');
-      const precision = spec.precision ?? seed.shape.scale ?? null;
-      if (precision !== null && (!Number.isInteger(precision) || precision < 0 || precision > 15))
-        return fail('precision must be an integer from 0 to 15');
-      const problem = rangeProblem(seed, spec.min, spec.max, 'float range');
-      if (problem) return fail(problem);
-      const scale = seed.shape.scale;
-      if (
-        seed.shape.precision !== null &&
-        scale !== null &&
-        Math.max(Math.abs(spec.min), Math.abs(spec.max)) >= 10 ** (seed.shape.precision - scale)
-      )
-        return fail(`float range ${spec.min}..${spec.max} does not fit ${column.type}`);
-      return { ok: true, generator: { kind: 'float', min: spec.min, max: spec.max, precision } };
-    }
-    case 'timestamp':
-    case 'date': {
-      const from = parseTime(spec.from);
-      const to = parseTime(spec.to);
-      if (from === null || to === null) return fail(`${kind} needs ISO 8601 from and to`, 'missing');
-      if (from > to) return fail(`from (${spec.from}) is after to (${spec.to})`);
-      const { lower, upper } = seed.limits;
-      if (
-        (lower && from < lower.value) ||
-        (upper && (to > upper.value || (!upper.inclusive && to === upper.value)))
-      )
-        return fail(`${kind} range ${spec.from}..${spec.to} breaks a CHECK of the table`);
-      return { ok: true, generator: { kind, from, to } };
-    }
-    case 'choice':
-    case 'constant': {
-      const values = kind === 'constant' ? [spec.value] : spec.values;
-      if (kind === 'constant' && spec.value === undefined) return fail('constant needs a value', 'missing');
-      if (!Array.isArray(values) || values.length === 0)
-        return fail('choice needs a non-empty list of values', 'missing');
-      if (spec.weights !== undefined) {
-        if (spec.weights.length !== values.length)
-          return fail(`weights has ${spec.weights.length} entries for ${values.length} values`);
-        if (spec.weights.some((w) => !isNumber(w) || w < 0) || spec.weights.reduce((a, b) => a + b, 0) <= 0)
-          return fail('weights must be non-negative numbers with a positive sum');
-      }
-      const texts: (string | null)[] = [];
-      for (const value of values) {
-        const converted = valueText(seed, value);
-        if ('error' in converted)
-          return fail(`${kind} value for ${column.name}: ${converted.error}`, 'generator_mismatch');
-        if (converted.text !== null && overValueBound(converted.text))
-          return fail(`${kind} value for ${column.name} is over ${MAX_VALUE_BYTES / 1024} KiB`);
-        texts.push(converted.text);
-      }
-      return kind === 'constant'
-        ? { ok: true, generator: { kind: 'constant', value: texts[0] ?? null } }
-        : {
-            ok: true,
-            generator: { kind: 'choice', values: texts as string[], weights: spec.weights ?? null },
-          };
-    }
-    case 'template': {
-      if (typeof spec.template !== 'string' || spec.template === '')
-        return fail('template needs a template', 'missing');
-      const named = [...spec.template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1] as string);
-      const unknown = named.filter((n) => !columns.includes(n) || n === column.name);
-      if (unknown.length > 0)
-        return fail(
-          `The template names ${unknown.map((u) => `{${u}}`).join(', ')}, not another column of the table`,
-          'unknown_column',
-        );
-      return {
-        ok: true,
-        generator: { kind: 'template', template: spec.template, columns: [...new Set(named)] },
-      };
-    }
-    case 'faker': {
-      const method = typeof spec.method === 'string' ? fakerMethod(probeFaker(), spec.method) : null;
-      if (method === null)
-        return fail(
-          `"${spec.method}" is not an allowed faker method: a data method of ${Object.keys(FAKER_METHODS).join(', ')} by its dotted path, such as person.firstName`,
-          'unknown_generator',
-        );
-      const args = spec.args ?? [];
-      if (!Array.isArray(args)) return fail('args must be a list');
-      const problem = fakerArgsProblem(allowedFakerMethod(spec.method as string)!.module, args);
-      if (problem) return fail(`${column.name}: ${problem}`);
-      // One value now, so that arguments the method refuses, or a value over the bound, answer 422
-      // when the scenario is saved rather than when rows are made.
-      let sample: unknown;
-      try {
-        sample = method(...structuredClone(args));
-      } catch (error) {
-        return fail(
-          `${column.name}: ${spec.method} refuses these args (${error instanceof Error ? error.message : String(error)})`,
-        );
-      }
-      if (overValueBound(sizeText(sample)))
-        return fail(
-          `${column.name}: ${spec.method} with these args makes values over ${MAX_VALUE_BYTES / 1024} KiB`,
-        );
-      return { ok: true, generator: { kind: 'faker', method: spec.method as string, args } };
+      return resolved({ kind: 'sequence', start, step });
     }
   }
+}
+
+/** `int` and `float`: a range within the column's type, its precision and its CHECKs. */
+function resolveNumberRange(seed: SeedColumn, kind: 'int' | 'float', spec: GeneratorSpec): Resolution {
+  if (kind === 'int') {
+    if (!Number.isInteger(spec.min) || !Number.isInteger(spec.max))
+      return fail('int needs integer min and max', 'missing');
+    const problem = rangeProblem(seed, spec.min as number, spec.max as number, 'int range');
+    return problem
+      ? fail(problem)
+      : resolved({ kind: 'int', min: spec.min as number, max: spec.max as number });
+  }
+  if (!isNumber(spec.min) || !isNumber(spec.max)) return fail('float needs numeric min and max', 'missing');
+  const precision = spec.precision ?? seed.shape.scale ?? null;
+  if (precision !== null && (!Number.isInteger(precision) || precision < 0 || precision > 15))
+    return fail('precision must be an integer from 0 to 15');
+  const problem = rangeProblem(seed, spec.min, spec.max, 'float range');
+  if (problem) return fail(problem);
+  const scale = seed.shape.scale;
+  if (
+    seed.shape.precision !== null &&
+    scale !== null &&
+    Math.max(Math.abs(spec.min), Math.abs(spec.max)) >= 10 ** (seed.shape.precision - scale)
+  )
+    return fail(`float range ${spec.min}..${spec.max} does not fit ${seed.column.type}`);
+  return resolved({ kind: 'float', min: spec.min, max: spec.max, precision });
+}
+
+/** `timestamp` and `date`: ISO 8601 bounds in order, within the table's CHECKs. */
+function resolveTimeRange(seed: SeedColumn, kind: 'timestamp' | 'date', spec: GeneratorSpec): Resolution {
+  const from = parseTime(spec.from);
+  const to = parseTime(spec.to);
+  if (from === null || to === null) return fail(`${kind} needs ISO 8601 from and to`, 'missing');
+  if (from > to) return fail(`from (${spec.from}) is after to (${spec.to})`);
+  const { lower, upper } = seed.limits;
+  if (
+    (lower && from < lower.value) ||
+    (upper && (to > upper.value || (!upper.inclusive && to === upper.value)))
+  )
+    return fail(`${kind} range ${spec.from}..${spec.to} breaks a CHECK of the table`);
+  return resolved({ kind, from, to });
+}
+
+/** `choice` and `constant`: every listed value the column's text, the weights sound. */
+function resolveListed(seed: SeedColumn, kind: 'choice' | 'constant', spec: GeneratorSpec): Resolution {
+  const column = seed.column;
+  const values = kind === 'constant' ? [spec.value] : spec.values;
+  if (kind === 'constant' && spec.value === undefined) return fail('constant needs a value', 'missing');
+  if (!Array.isArray(values) || values.length === 0)
+    return fail('choice needs a non-empty list of values', 'missing');
+  if (spec.weights !== undefined) {
+    if (spec.weights.length !== values.length)
+      return fail(`weights has ${spec.weights.length} entries for ${values.length} values`);
+    if (spec.weights.some((w) => !isNumber(w) || w < 0) || spec.weights.reduce((a, b) => a + b, 0) <= 0)
+      return fail('weights must be non-negative numbers with a positive sum');
+  }
+  const texts: (string | null)[] = [];
+  for (const value of values) {
+    const converted = valueText(seed, value);
+    if ('error' in converted)
+      return fail(`${kind} value for ${column.name}: ${converted.error}`, 'generator_mismatch');
+    if (converted.text !== null && overValueBound(converted.text))
+      return fail(`${kind} value for ${column.name} is over ${MAX_VALUE_BYTES / 1024} KiB`);
+    texts.push(converted.text);
+  }
+  return kind === 'constant'
+    ? resolved({ kind: 'constant', value: texts[0] ?? null })
+    : resolved({ kind: 'choice', values: texts as string[], weights: spec.weights ?? null });
+}
+
+/** `template`: names only other columns of the row. */
+function resolveTemplate(seed: SeedColumn, spec: GeneratorSpec, columns: readonly string[]): Resolution {
+  if (typeof spec.template !== 'string' || spec.template === '')
+    return fail('template needs a template', 'missing');
+  const named = [...spec.template.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1] as string);
+  const unknown = named.filter((n) => !columns.includes(n) || n === seed.column.name);
+  if (unknown.length > 0)
+    return fail(
+      `The template names ${unknown.map((u) => `{${u}}`).join(', ')}, not another column of the table`,
+      'unknown_column',
+    );
+  return resolved({ kind: 'template', template: spec.template, columns: [...new Set(named)] });
+}
+
+/** `faker`: an allowed method, bounded arguments it accepts, values within the bound. */
+function resolveFaker(seed: SeedColumn, spec: GeneratorSpec): Resolution {
+  const name = seed.column.name;
+  const method = typeof spec.method === 'string' ? fakerMethod(probeFaker(), spec.method) : null;
+  if (method === null)
+    return fail(
+      `"${spec.method}" is not an allowed faker method: a data method of ${Object.keys(FAKER_METHODS).join(', ')} by its dotted path, such as person.firstName`,
+      'unknown_generator',
+    );
+  const args = spec.args ?? [];
+  if (!Array.isArray(args)) return fail('args must be a list');
+  const problem = fakerArgsProblem(allowedFakerMethod(spec.method as string)!.module, args);
+  if (problem) return fail(`${name}: ${problem}`);
+  // One value now, so that arguments the method refuses, or a value over the bound, answer 422
+  // when the scenario is saved rather than when rows are made.
+  let sample: unknown;
+  try {
+    sample = method(...structuredClone(args));
+  } catch (error) {
+    return fail(
+      `${name}: ${spec.method} refuses these args (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  if (overValueBound(sizeText(sample)))
+    return fail(`${name}: ${spec.method} with these args makes values over ${MAX_VALUE_BYTES / 1024} KiB`);
+  return resolved({ kind: 'faker', method: spec.method as string, args });
 }
 
 /** How many distinct non-null values a generator can give at most, or null when unbounded in practice. */

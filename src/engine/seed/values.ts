@@ -9,8 +9,8 @@ import { type Dictionary, dictionary } from '../anonymize/dictionaries.ts';
 import type { SeedColumn } from './column-kind.ts';
 import { MAX_VALUE_BYTES, overValueBound, ValueRefused } from './definition.ts';
 import { fakerLibrary } from './faker-library.ts';
+import { fakerMethod } from './faker-method.ts';
 import { index, permutation, streamKey, unit, word } from './hash.ts';
-import { fakerMethod } from './resolve.ts';
 import type { FakeValue, Resolved } from './resolved.ts';
 
 /** The text of `row`'s value; `values` holds the row's other columns (templates read them). */
