@@ -2,7 +2,8 @@
 // one BENCH_ONLY names. Each bench file's header says what it measures and beside which physical
 // limit: bench/schema.ts (introspection of 1,000 tables), bench/migration.ts (compare + plan +
 // lint), bench/patch.ts, bench/bridge.ts, bench/anonymize-transformers.ts and bench/anonymize.ts,
-// bench/seed.ts, bench/events.ts (webhook fan-out), bench/load.ts (200 connections on 2 APIs and 2
+// bench/seed.ts, bench/events.ts (webhook fan-out), bench/audit.ts (audited writes of one
+// organization), bench/load.ts (200 connections on 2 APIs and 2
 // workers, statuses and p99 per route), and this file's API bench. Each updates its own
 // section of bench/results.md; the exit code is 1 when any misses its target.
 //
@@ -38,6 +39,7 @@ import { openStore, type Store, type StoreLocation } from '../src/store/db.ts';
 import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
 import { runAnonymizeBench } from './anonymize.ts';
 import { runAnonymizeTransformerBench } from './anonymize-transformers.ts';
+import { runAuditBench } from './audit.ts';
 import { runBridgeBench } from './bridge.ts';
 import { positiveNumber } from './env.ts';
 import { runEventsBench } from './events.ts';
@@ -79,6 +81,7 @@ const BENCHES = [
   'anonymize',
   'seed',
   'events',
+  'audit',
   'load',
 ] as const;
 const only = process.env.BENCH_ONLY?.trim() || undefined;
@@ -454,6 +457,7 @@ const BENCH_RUNS: Record<(typeof BENCHES)[number], () => Promise<boolean>> = {
   anonymize: runAnonymizeBench,
   seed: runSeedBench,
   events: runEventsBench,
+  audit: runAuditBench,
   load: runLoadBench,
 };
 

@@ -1,0 +1,195 @@
+// The audit chain bench: audited writes per second for one organization (docs/contract.md §11.2).
+// Concurrent `POST /api/v1/projects` with one write-scoped API key, each creating a project and
+// appending its entry to the organization's audit hash chain, on a PostgreSQL store, for
+// BENCH_AUDIT_SECONDS (default 30) at BENCH_AUDIT_CONNECTIONS (default 50) connections after a
+// BENCH_WARMUP_SECONDS warm-up (default 2). The organization is on Enterprise with limits no run
+// reaches, so every answer must be its 201. Target: at least 1,000 audited writes a second.
+//
+// After the load the chain is checked through the API: `GET /audit/verify` must find it whole and
+// count one entry per project created (and the set-up's own entries), and the newest entries are
+// listed with their seq and hash. A run whose chain does not hold fails, whatever its speed.
+//
+// Needs PostgreSQL (TEST_PG_URL; a throw-away database is created and dropped); without it the
+// bench is skipped with one loud line and results.md is left as it was.
+import '../src/v8-flags.ts';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { compose } from '../src/compose.ts';
+import { loadConfig } from '../src/config.ts';
+import type { App } from '../src/http/types.ts';
+import { updateOrgPlan } from '../src/modules/billing/billing.repo.ts';
+import { MODULES } from '../src/modules/index.ts';
+import { createAdmin } from '../src/modules/orgs/first-admin.ts';
+import { createPasswordHasher } from '../src/security/passwords.ts';
+import { openStore, type Store } from '../src/store/db.ts';
+import { migrateToLatest } from '../src/store/migrate.ts';
+import { createTestPgDatabase, redactUrl, testPgUrl } from '../test/support/databases.ts';
+import { positiveNumber } from './env.ts';
+import { generateLoad } from './load-child.ts';
+import { publishReport } from './results.ts';
+
+const TARGET_PER_SECOND = 1000;
+const EMAIL = 'owner@audit-bench.example';
+const PASSWORD = 'audit bench password 123';
+
+const log = (message: string) => console.error(`[audit] ${message}`);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+interface Service {
+  app: App;
+  baseUrl: string;
+  /** A write-scoped key and a read-scoped one of the owner (who is an org admin: audit.read). */
+  writer: string;
+  reader: string;
+  orgId: string;
+}
+
+async function startService(store: Store): Promise<Service> {
+  await migrateToLatest(store.db);
+  const composition = await compose({
+    config: { ...loadConfig({}), logLevel: 'silent', cookieSecure: false, signupOpen: false },
+    jobs: 'none',
+    store,
+    migrate: false,
+    secretKey: randomBytes(32),
+    passwords: await createPasswordHasher({ memoryKib: 64, iterations: 1 }),
+    modules: MODULES,
+  });
+  const app = await buildApp(composition);
+  app.addHook('onClose', () => composition.close());
+  await app.ready();
+  const { org } = await createAdmin(composition.orgs, { email: EMAIL, password: PASSWORD, orgName: 'Audit' });
+  // Limits far above what the run sends: nothing is refused, the limiter still runs on each request.
+  await updateOrgPlan(
+    store.db,
+    org.id,
+    { plan: 'enterprise', rate_limit_per_minute: 1_000_000_000, rate_limit_per_hour: 1_000_000_000 },
+    new Date(),
+  );
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { email: EMAIL, password: PASSWORD },
+  });
+  if (login.statusCode !== 200) throw new Error(`login: ${login.statusCode} ${login.body}`);
+  const cookies = Object.fromEntries(login.cookies.map((c) => [c.name, c.value]));
+  const key = async (scopes: string[]) => {
+    const made = await app.inject({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: scopes.join('+'), scopes },
+      cookies,
+      headers: { 'x-csrf-token': String(cookies.csrf_token) },
+    });
+    if (made.statusCode !== 201) throw new Error(`api key: ${made.statusCode} ${made.body}`);
+    return `Bearer ${String(JSON.parse(made.body).secret)}`;
+  };
+  const writer = await key(['write']);
+  const reader = await key(['read']);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return { app, baseUrl: `http://127.0.0.1:${port}`, writer, reader, orgId: org.id };
+}
+
+async function getJson(app: App, url: string, bearer: string): Promise<Record<string, unknown>> {
+  const response = await app.inject({ method: 'GET', url, headers: { authorization: bearer } });
+  if (response.statusCode !== 200) throw new Error(`GET ${url}: ${response.statusCode} ${response.body}`);
+  return JSON.parse(response.body) as Record<string, unknown>;
+}
+
+/** What the chain looks like after the load; failures name what does not hold. */
+async function checkChain(service: Service, store: Store, created: number) {
+  const failures: string[] = [];
+  const verify = (await getJson(service.app, '/api/v1/audit/verify', service.reader)) as {
+    ok: boolean;
+    entries: number;
+    first_broken_seq: number | null;
+  };
+  if (!verify.ok) failures.push(`the chain breaks at seq ${verify.first_broken_seq}`);
+  // Counted in the store: every project made has its entry, and nothing else was lost.
+  const counts = await sql<{ projects: string; creates: string; entries: string }>`
+    select (select count(*) from projects) as projects,
+      (select count(*) from audit_log where action = 'project.create') as creates,
+      (select count(*) from audit_log where org_id = ${service.orgId}) as entries`.execute(store.db);
+  const { projects, creates, entries } = counts.rows[0] ?? { projects: '0', creates: '0', entries: '0' };
+  if (creates !== projects) failures.push(`${creates} project.create entries for ${projects} projects`);
+  if (Number(projects) < created) failures.push(`${projects} projects for ${created} 201 answers`);
+  if (Number(entries) !== verify.entries)
+    failures.push(`verify covered ${verify.entries} of the organization's ${entries} entries`);
+  const newest = (await getJson(service.app, '/api/v1/audit?page_size=100', service.reader)) as {
+    items: { seq: number; hash: string }[];
+  };
+  if (newest.items.some((entry) => !(entry.seq >= 1) || !/^[0-9a-f]{64}$/.test(entry.hash)))
+    failures.push('an entry listed without its seq and hash');
+  return { verify, failures };
+}
+
+export async function runAuditBench(): Promise<boolean> {
+  const seconds = positiveNumber('BENCH_AUDIT_SECONDS', 30);
+  const warmup = positiveNumber('BENCH_WARMUP_SECONDS', 2);
+  const connections = Math.round(positiveNumber('BENCH_AUDIT_CONNECTIONS', 50));
+  const database = await createTestPgDatabase();
+  if (!database) {
+    log(`SKIPPED: no PostgreSQL server at ${redactUrl(testPgUrl)} (set TEST_PG_URL to one)`);
+    return true;
+  }
+  const loadBefore = os.loadavg();
+  const store = await openStore({ kind: 'postgres', url: database.url });
+  let service: Service | undefined;
+  try {
+    service = await startService(store);
+    log(`${service.baseUrl}: POST /api/v1/projects, ${connections} connections, ${seconds} s …`);
+    const [result] = await generateLoad([
+      {
+        url: `${service.baseUrl}/api/v1/projects`,
+        method: 'POST',
+        headers: { authorization: service.writer, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'audited [<id>]' }),
+        idReplacement: true,
+        connections,
+        duration: seconds,
+        warmup: { connections, duration: warmup },
+      },
+    ]);
+    if (!result) throw new Error('the load generator answered no result');
+    const loadAfter = os.loadavg();
+    const created =
+      (result.statusCodeStats['201']?.count ?? 0) + (result.warmup?.statusCodeStats['201']?.count ?? 0);
+    const perSecond = (result.statusCodeStats['201']?.count ?? 0) / result.duration;
+    const failures: string[] = [];
+    for (const [code, { count }] of Object.entries(result.statusCodeStats))
+      if (code !== '201') failures.push(`${fmt(count)}× ${code}`);
+    if (result.errors > 0) failures.push(`${fmt(result.errors)} socket errors`);
+    if (result.timeouts > 0) failures.push(`${fmt(result.timeouts)} timeouts`);
+    const chain = await checkChain(service, store, created);
+    failures.push(...chain.failures);
+    const met = perSecond >= TARGET_PER_SECOND;
+    const load = (avg: number[]) => avg.map((n) => n.toFixed(2)).join(' / ');
+    const verdict =
+      failures.length > 0
+        ? `FAIL: ${failures.join('; ')}`
+        : met
+          ? 'ok'
+          : `FAIL: below ${fmt(TARGET_PER_SECOND)}/s`;
+    await publishReport('audit', [
+      '# Audit chain: audited writes per second for one organization (PostgreSQL store)',
+      '',
+      `- Date: ${new Date().toISOString()}; Node ${process.version}; ${os.cpus().length} cores shared by the service, PostgreSQL and the load generator`,
+      `- Load: autocannon in a child process, ${connections} connections, \`POST /api/v1/projects\` with a write key (a new project and its \`project.create\` entry per request), ${warmup} s warm-up then ${seconds} s measured; the organization on Enterprise with limits no run reaches`,
+      `- Load average (1 / 5 / 15 min) before: ${load(loadBefore)}, after: ${load(loadAfter)}`,
+      `- Target: at least ${fmt(TARGET_PER_SECOND)} audited writes a second, the chain whole (\`GET /audit/verify\`), one entry per project, each listed with its seq and hash`,
+      '',
+      '| Audited writes/s | p50 | p99 | max | 201 answers | Chain entries verified | Result |',
+      '|---:|---:|---:|---:|---:|---:|---|',
+      `| ${fmt(perSecond)} | ${result.latency.p50} ms | ${result.latency.p99} ms | ${result.latency.max} ms | ${fmt(created)} | ${fmt(chain.verify.entries)} | ${verdict} |`,
+    ]);
+    return failures.length === 0 && met;
+  } finally {
+    await service?.app.close();
+    await store.close();
+    await database.drop();
+  }
+}
