@@ -22,8 +22,8 @@ import type { RunsService } from '../runs/runs.service.ts';
 import { activeRunInto } from './bridge.repo.ts';
 import type { BridgeRunBody } from './bridge.schemas.ts';
 import type { BridgeAnonymizer } from './bridge-anonymize.ts';
+import { filterModeOf, identityOf } from './bridge-identity.ts';
 import type { BridgeParams } from './bridge-params.ts';
-import { filterModeOf, identityOf } from './bridge-run.ts';
 
 /** A UUID (v4 layout) derived from the request: the same request always names the same subject. */
 function subjectOf(projectId: string, request: unknown): string {
