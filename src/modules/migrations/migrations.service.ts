@@ -197,11 +197,12 @@ export function createMigrationsService(deps: {
           `The source is ${source.dialect} and the target ${target.dialect}: a migration needs two connections of the same dialect`,
           'dialect_mismatch',
         );
-      const sourceModel = await connections.introspect(source);
-      const [targetModel, stats] = await connections.withTarget(
-        target,
-        async (handle) => [await handle.introspect(), await handle.tableStats()] as const,
-      );
+      // Both sides at once, and the target's statistics beside its catalog: each is a wait on a
+      // server, which works them on its own backends (bench/schema-dependencies.ts).
+      const [sourceModel, [targetModel, stats]] = await Promise.all([
+        connections.introspect(source),
+        connections.withTarget(target, (handle) => Promise.all([handle.introspect(), handle.tableStats()])),
+      ]);
       const id = randomUUID();
       const scope = {
         ...(body.include_tables && { include_tables: body.include_tables }),
