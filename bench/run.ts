@@ -1,7 +1,7 @@
 // `npm run bench` runs every bench of BENCH_RUNS (at the end of this file), in that order, or the
 // one BENCH_ONLY names. Each bench file's header says what it measures and beside which physical
 // limit: bench/schema.ts (introspection of 1,000 tables), bench/migration.ts (compare + plan +
-// lint), bench/patch.ts, bench/bridge.ts, bench/anonymize-transformers.ts and bench/anonymize.ts,
+// lint), bench/schema-dependencies.ts (the compare on a dependency-dense schema, beside pg_dump), bench/patch.ts, bench/bridge.ts, bench/anonymize-transformers.ts and bench/anonymize.ts,
 // bench/seed.ts, bench/events.ts (webhook fan-out), bench/audit.ts (audited writes of one
 // organization), bench/load.ts (200 connections on 2 APIs and 2
 // workers, statuses and p99 per route), and this file's API bench. Each updates its own
@@ -60,6 +60,7 @@ import { runPatchBench } from './patch.ts';
 import { formatProfile, type ProfileSummary, profileWhile } from './profile.ts';
 import { updateResults } from './results.ts';
 import { runSchemaBench } from './schema.ts';
+import { runSchemaDependenciesBench } from './schema-dependencies.ts';
 import { runSeedBench } from './seed.ts';
 
 /** The target: the API route against (b), the same store queries on a bare route, on both stores. */
@@ -75,6 +76,7 @@ const BENCHES = [
   'api',
   'schema',
   'migration',
+  'schema-dependencies',
   'patch',
   'bridge',
   'anonymize-transformers',
@@ -447,6 +449,7 @@ const BENCH_RUNS: Record<(typeof BENCHES)[number], () => Promise<boolean>> = {
   },
   schema: runSchemaBench,
   migration: runMigrationBench,
+  'schema-dependencies': runSchemaDependenciesBench,
   patch: runPatchBench,
   bridge: runBridgeBench,
   'anonymize-transformers': async () => {
