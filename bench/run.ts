@@ -2,7 +2,8 @@
 // one BENCH_ONLY names. Each bench file's header says what it measures and beside which physical
 // limit: bench/schema.ts (introspection of 1,000 tables), bench/migration.ts (compare + plan +
 // lint), bench/schema-dependencies.ts (the compare on a dependency-dense schema, beside pg_dump), bench/patch.ts, bench/bridge.ts, bench/anonymize-transformers.ts and bench/anonymize.ts,
-// bench/seed.ts, bench/events.ts (webhook fan-out), bench/audit.ts (audited writes of one
+// bench/seed.ts, bench/shop.ts (every data operation on a realistic shop schema beside its reference,
+// with the service's RSS growth; alone: `BENCH_ONLY=shop npm run bench`), bench/events.ts (webhook fan-out), bench/audit.ts (audited writes of one
 // organization), bench/load.ts (200 connections on 2 APIs and 2
 // workers, statuses and p99 per route), and this file's API bench. Each updates its own
 // section of bench/results.md; the exit code is 1 when any misses its target.
@@ -62,6 +63,7 @@ import { updateResults } from './results.ts';
 import { runSchemaBench } from './schema.ts';
 import { runSchemaDependenciesBench } from './schema-dependencies.ts';
 import { runSeedBench } from './seed.ts';
+import { runShopBench } from './shop.ts';
 
 /** The target: the API route against (b), the same store queries on a bare route, on both stores. */
 const TARGET_OF_QUERIES = 0.7;
@@ -82,6 +84,7 @@ const BENCHES = [
   'anonymize-transformers',
   'anonymize',
   'seed',
+  'shop',
   'events',
   'audit',
   'load',
@@ -459,6 +462,7 @@ const BENCH_RUNS: Record<(typeof BENCHES)[number], () => Promise<boolean>> = {
   },
   anonymize: runAnonymizeBench,
   seed: runSeedBench,
+  shop: runShopBench,
   events: runEventsBench,
   audit: runAuditBench,
   load: runLoadBench,

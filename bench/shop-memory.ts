@@ -1,0 +1,101 @@
+// The resident memory of a set of processes and everything they started (worker threads are in their
+// process's RSS; child processes are found by their parent id in /proc), read from
+// /proc/<pid>/status VmRSS: what the service holds in all, whatever process does the work.
+import { readdirSync, readFileSync } from 'node:fs';
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+function rssKb(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The roots and all their descendants alive now. */
+export function processTree(roots: readonly number[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const parent = parentOf(pid);
+    if (parent === undefined) continue;
+    const list = children.get(parent) ?? [];
+    list.push(pid);
+    children.set(parent, list);
+  }
+  const tree: number[] = [];
+  const queue = [...roots];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/** RSS of the roots' whole trees now, in bytes. */
+export function treeRss(roots: readonly number[]): number {
+  return processTree(roots).reduce((sum, pid) => sum + rssKb(pid) * 1024, 0);
+}
+
+export interface RssPeaks {
+  /** The highest total of all the trees together, in bytes. */
+  total: number;
+  /** The highest of each root's tree alone, in the roots' order, in bytes. */
+  byRoot: number[];
+}
+
+export interface RssWatch {
+  /** The peaks seen since the watch started. */
+  stop(): RssPeaks;
+}
+
+/**
+ * Samples the trees' RSS every `intervalMs` (the trees are listed again each time, so a child started
+ * mid-run is counted) until stopped.
+ */
+export function watchRss(roots: readonly number[], intervalMs = 50): RssWatch {
+  const peaks: RssPeaks = { total: 0, byRoot: roots.map(() => 0) };
+  const sample = () => {
+    const each = roots.map((root) => treeRss([root]));
+    peaks.total = Math.max(
+      peaks.total,
+      each.reduce((sum, n) => sum + n, 0),
+    );
+    each.forEach((n, i) => {
+      peaks.byRoot[i] = Math.max(peaks.byRoot[i] ?? 0, n);
+    });
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return { total: peaks.total, byRoot: [...peaks.byRoot] };
+    },
+  };
+}
+
+/** The median of the trees' RSS over `ms` of sampling: the idle level, without one sample's jitter. */
+export async function idleRss(roots: readonly number[], ms = 2_000, intervalMs = 100): Promise<number> {
+  const samples: number[] = [];
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    samples.push(treeRss(roots));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] ?? treeRss(roots);
+}
