@@ -9,6 +9,8 @@
 import { encodeField, type RowBatch } from '../rows/copy-text.ts';
 import { index, streamKey, unit } from './hash.ts';
 import type { PredicateTerm } from './limits.ts';
+import { localePools } from './locale-pools.ts';
+import { columnRoom, type PersonaColumn, rowPersona } from './row-persona.ts';
 import type { PlannedReference, PlannedTable, UniqueKey } from './seed-plan.ts';
 import { type CompileContext, compileValue, type ValueFn } from './values.ts';
 
@@ -115,11 +117,20 @@ export interface TableProducer {
 export function tableProducer(table: PlannedTable, inputs: TableInputs): TableProducer {
   const columns = table.columns.map((c) => c.name);
   const at = new Map(columns.map((c, i) => [c, i]));
+  const personaColumns: PersonaColumn[] = table.columns.flatMap((c) =>
+    c.generator.kind === 'fake'
+      ? [{ fake: c.generator.fake, room: columnRoom(table.seedColumns.get(c.name)!) }]
+      : [],
+  );
   const context: CompileContext = {
     seed: inputs.seed,
     table: table.key,
     locale: inputs.locale,
     rows: table.rows,
+    persona:
+      personaColumns.length > 0
+        ? rowPersona(localePools(inputs.locale), inputs.seed, table.key, personaColumns)
+        : undefined,
   };
   const compiled = table.columns.map((c) =>
     compileValue(
@@ -136,6 +147,7 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
       .filter((_, i) => compiled[i]!.distinct || table.columns[i]!.generator.kind === 'key')
       .map((c) => c.name),
   );
+  const shared = compiled.flatMap((c, i) => (c.shared ? [i] : []));
   const plain: number[] = [];
   const templates: number[] = [];
   table.columns.forEach((c, i) => {
@@ -229,8 +241,9 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
           ...t.positions,
           ...(t.k.predicate ?? []).map((term) => at.get(term.column) ?? -1),
         ]);
-        // A template over a redrawn column follows it.
+        // A template over a redrawn column follows it, and so do the row's other names and places.
         for (const i of templates) redraw.add(i);
+        if (shared.some((i) => redraw.has(i))) for (const i of shared) redraw.add(i);
         fill(values, row, attempt, redraw);
       }
     }

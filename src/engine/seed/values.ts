@@ -5,13 +5,15 @@
 // 1,000 rows from (seed, table, column, block), so a row's value does not depend on the batch it is
 // written in. Pure apart from that faker state, which is private to the compiled column.
 import type { LocaleDefinition } from '@faker-js/faker';
-import { type Dictionary, dictionary } from '../anonymize/dictionaries.ts';
 import type { SeedColumn } from './column-kind.ts';
 import { MAX_VALUE_BYTES, overValueBound, ValueRefused } from './definition.ts';
+import { fakeValue } from './fake-values.ts';
 import { fakerLibrary } from './faker-library.ts';
 import { fakerMethod } from './faker-method.ts';
 import { index, permutation, streamKey, unit, word } from './hash.ts';
-import type { FakeValue, Resolved } from './resolved.ts';
+import { localePools } from './locale-pools.ts';
+import type { Resolved } from './resolved.ts';
+import { columnRoom, length, type RowPersona, rowPersona } from './row-persona.ts';
 
 /** The text of `row`'s value; `values` holds the row's other columns (templates read them). */
 export type ValueFn = (row: number, attempt: number, values: (string | null)[]) => string | null;
@@ -31,134 +33,21 @@ export function timestampText(ms: number): string {
   return `${dateText(ms)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
-function ascii(name: string): string {
-  return name
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z]/g, '');
-}
-
-let english: { lorem: readonly string[]; words: readonly string[] } | undefined;
-
-/** The faker library's English lorem words, and its adjectives and nouns; read once, on first use. */
-function englishWords(): { lorem: readonly string[]; words: readonly string[] } {
-  if (english) return english;
-  const en = fakerLibrary().allLocales.en as { lorem?: { word?: unknown }; word?: Record<string, unknown> };
-  const listed = Array.isArray(en.lorem?.word)
-    ? en.lorem.word.filter((w): w is string => typeof w === 'string')
-    : [];
-  const lorem = listed.length > 0 ? listed : ['alpha', 'beta', 'gamma', 'delta'];
-  const word = en.word ?? {};
-  const words = ['adjective', 'noun'].flatMap((k) => (Array.isArray(word[k]) ? (word[k] as string[]) : []));
-  english = { lorem, words: words.length > 0 ? words : lorem };
-  return english;
-}
-const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-
-/** Text cut to fit the column (length and CHECK length limits), padded when a CHECK wants more. */
+/** Text padded when a CHECK wants more characters; cut only for values the definition gives (templates). */
 function fitter(seed: SeedColumn): (text: string) => string {
-  const max = Math.min(
-    seed.shape.maxLength ?? Number.POSITIVE_INFINITY,
-    seed.limits.maxLength ?? Number.POSITIVE_INFINITY,
-  );
+  const max = columnRoom(seed);
   const min = seed.limits.minLength ?? 0;
   if (max === Number.POSITIVE_INFINITY && min === 0) return (t) => t;
   return (t) => {
-    let out = [...t].length > max ? [...t].slice(0, max).join('') : t;
-    while ([...out].length < min) out += 'x';
+    // A string's UTF-16 length is at least its length in characters: most texts are settled by it.
+    let out = t.length > max && length(t) > max ? [...t].slice(0, max).join('') : t;
+    if (min > 0) while (length(out) < min) out += 'x';
     return out;
   };
 }
 
 /** A suffix that makes a text distinct per row: `-` and the row number in base 36. */
 const rowTag = (row: number, attempt: number) => `-${row.toString(36)}${attempt > 0 ? `.${attempt}` : ''}`;
-
-function fakeText(
-  fake: FakeValue,
-  d: Dictionary,
-  key: number,
-  row: number,
-  attempt: number,
-  maxLength: number | null,
-): string {
-  const pick = <T>(list: readonly T[], lane: number) =>
-    list[index(key, row, list.length, attempt, lane)] as T;
-  const digits = (pattern: string, lane: number) => {
-    let i = 0;
-    return pattern.replace(/[#!]/g, (c) => {
-      const n = word(key, row, attempt, lane + i++);
-      return String(c === '!' ? 2 + (n % 8) : n % 10);
-    });
-  };
-  switch (fake) {
-    case 'first_name':
-      return pick(d.firstNames, 0);
-    case 'last_name':
-      return pick(d.lastNames, 1);
-    case 'full_name':
-      return `${pick(d.firstNames, 0)} ${pick(d.lastNames, 1)}`;
-    case 'email':
-      return `${ascii(pick(d.firstNames, 0)) || 'user'}.${ascii(pick(d.lastNames, 1)) || 'x'}${word(key, row, attempt, 2) % 100}@example.com`;
-    case 'username':
-      return `${ascii(pick(d.firstNames, 0)) || 'user'}_${ascii(pick(d.lastNames, 1)).slice(0, 8)}${word(key, row, attempt, 2) % 1000}`;
-    case 'phone': {
-      const fitting =
-        maxLength === null ? d.phonePatterns : d.phonePatterns.filter((p) => p.length <= maxLength);
-      return digits(pick(fitting.length > 0 ? fitting : d.phonePatterns, 0), 10);
-    }
-    case 'city':
-      return pick(d.cities, 0);
-    case 'country':
-      return pick(d.countries, 0);
-    case 'company':
-      return `${pick(d.lastNames, 1)} ${pick(d.companySuffixes, 2)}`;
-    case 'url':
-      return `https://www.${ascii(pick(englishWords().words, 0)) || 'site'}${word(key, row, attempt, 1) % 1000}.example.com/`;
-    case 'street_address': {
-      const number = digits(pick(d.buildingNumbers, 1), 10);
-      const street = pick(d.streetNames, 0);
-      return d.streetFirst ? `${street} ${number}` : `${number} ${street}`;
-    }
-    case 'postal_code':
-      return digits(pick(d.postcodes, 0), 10).replace(
-        /\?/g,
-        (_, i: number) => ALNUM[word(key, row, attempt, 30 + i) % 24] as string,
-      );
-    case 'title': {
-      const n = 1 + (word(key, row, attempt, 9) % 3);
-      const words = Array.from({ length: n }, (_, i) => pick(englishWords().words, i));
-      return words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
-    }
-    case 'sentence': {
-      const n = 4 + (word(key, row, attempt, 9) % 9);
-      const words = Array.from({ length: n }, (_, i) => pick(englishWords().lorem, i));
-      const text = words.join(' ');
-      return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-    }
-    case 'code': {
-      const length = Math.min(maxLength ?? 8, 8);
-      let out = '';
-      for (let i = 0; i < length; i++) out += ALNUM[word(key, row, attempt, i) % ALNUM.length];
-      return out;
-    }
-    case 'word':
-      return pick(englishWords().words, 0);
-    case 'uuid': {
-      const h = Array.from({ length: 4 }, (_, i) =>
-        word(key, row, attempt, i).toString(16).padStart(8, '0'),
-      ).join('');
-      return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[word(key, row, attempt, 5) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-    }
-    case 'json':
-      return JSON.stringify({
-        [pick(englishWords().words, 0)]: pick(englishWords().words, 1),
-        n: word(key, row, attempt, 2) % 100,
-      });
-    case 'boolean':
-      return word(key, row, attempt, 0) & 1 ? 't' : 'f';
-  }
-}
 
 function fakerLocale(locale: string): LocaleDefinition[] {
   const all = fakerLibrary().allLocales as unknown as Record<string, LocaleDefinition>;
@@ -182,6 +71,27 @@ export interface CompileContext {
   table: string;
   locale: string;
   rows: number;
+  /** The row's person and place, shared by the table's columns (a column of its own without). */
+  persona?: RowPersona;
+}
+
+/** The fakes drawn from the row's persona: redrawn together so that the row keeps agreeing. */
+const PERSONA_FAKES: ReadonlySet<string> = new Set([
+  'first_name',
+  'last_name',
+  'full_name',
+  'email',
+  'username',
+  'city',
+  'country',
+]);
+
+export interface CompiledValue {
+  fn: ValueFn;
+  /** Distinct per row by construction. */
+  distinct: boolean;
+  /** Drawn from the row's persona (redraw it with the row's other such columns). */
+  shared?: boolean;
 }
 
 /**
@@ -195,14 +105,11 @@ export function compileValue(
   unique: boolean,
   context: CompileContext,
   columnIndex: (name: string) => number,
-): { fn: ValueFn; distinct: boolean } {
+): CompiledValue {
   const name = seed.column.name;
   const key = streamKey(context.seed, context.table, name);
   const fitText = fitter(seed);
-  const maxChars = Math.min(
-    seed.shape.maxLength ?? Number.POSITIVE_INFINITY,
-    seed.limits.maxLength ?? Number.POSITIVE_INFINITY,
-  );
+  const maxChars = columnRoom(seed);
   const distinctDomain = (n: number) => (unique && n >= context.rows ? permutation(key, n) : null);
   switch (generator.kind) {
     case 'null':
@@ -304,16 +211,21 @@ export function compileValue(
       };
     }
     case 'fake': {
-      const d = dictionary(context.locale);
-      const maxLength = seed.shape.maxLength;
       const fake = generator.fake;
       const tagged = unique && fake !== 'boolean' && fake !== 'uuid' && fake !== 'json';
+      // A tagged value leaves room for the longest tag of the run, so it is never cut to take it.
+      const room = maxChars - (tagged ? rowTag(Math.max(0, context.rows - 1), 0).length : 0);
+      const persona =
+        context.persona ??
+        rowPersona(localePools(context.locale), context.seed, context.table, [{ fake, room: maxChars }]);
+      const value = fakeValue(fake, persona, key, room);
       return {
         fn: (row, attempt) => {
-          const text = fakeText(fake, d, key, row, attempt, maxLength);
+          const text = value(row, attempt);
           return tagged ? withTag(text, row, attempt, maxChars) : fitText(text);
         },
         distinct: tagged || fake === 'uuid',
+        shared: PERSONA_FAKES.has(fake),
       };
     }
     case 'faker': {

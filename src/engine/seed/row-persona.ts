@@ -1,0 +1,128 @@
+// Who and where a generated row is: one person (a first and a last name) and one place (a country
+// and one of its cities) per row of a table, drawn by a hash of (seed, table, row) that every
+// column of the table shares, so that a row's e-mail is written from its names, its full name is
+// its first and last names, and its city lies in its country. The lists are narrowed once, when
+// the table is compiled, to what fits every column that shows them: a first name too long for the
+// shortest first-name column, a city or country name too long for its column, is never drawn
+// rather than cut. Pure apart from the per-locale pools it reads.
+import type { SeedColumn } from './column-kind.ts';
+import { index, streamKey, word } from './hash.ts';
+import type { Country, CountryCities, LocalePools, NamePool } from './locale-pools.ts';
+import type { FakeValue } from './resolved.ts';
+
+/** A column that shows part of the row's person or place, and the characters it holds. */
+export interface PersonaColumn {
+  fake: FakeValue;
+  room: number;
+}
+
+export interface Place {
+  country: Country;
+  city: string;
+}
+
+/** How a country is written in a column of `room` characters: a code when a name would not fit. */
+export type CountryForm = 'alpha2' | 'alpha3' | 'name';
+
+export function countryForm(room: number): CountryForm {
+  if (room < 3) return 'alpha2';
+  return room < 10 ? 'alpha3' : 'name';
+}
+
+/** The first of a country's names that fits `room` characters, or null. */
+export function countryName(country: Country, room: number): string | null {
+  return country.names.find((n) => length(n) <= room) ?? null;
+}
+
+export interface RowPersona {
+  readonly pools: LocalePools;
+  /** First and last names that fit every column showing them alone. */
+  readonly firstNames: NamePool;
+  readonly lastNames: NamePool;
+  firstName(row: number, attempt: number): number;
+  lastName(row: number, attempt: number): number;
+  /** The row's place, or null when no city fits the table's city columns. */
+  place(row: number, attempt: number): Place | null;
+  /** The row's country: its place's when the table writes a city, any country otherwise. */
+  country(row: number, attempt: number): Country;
+}
+
+/** Characters (code points), as the databases count a column's length. */
+export function length(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** The characters a text column holds (its type's length and its CHECKs'), Infinity when unbounded. */
+export function columnRoom(seed: SeedColumn): number {
+  return Math.min(
+    seed.shape.maxLength ?? Number.POSITIVE_INFINITY,
+    seed.limits.maxLength ?? Number.POSITIVE_INFINITY,
+  );
+}
+
+const roomOf = (columns: readonly PersonaColumn[], fake: FakeValue) =>
+  Math.min(Number.POSITIVE_INFINITY, ...columns.filter((c) => c.fake === fake).map((c) => c.room));
+
+/** The names of `pool` that fit `room`; the names' initials when none does. */
+function fitting(pool: NamePool, room: number): NamePool {
+  if (room === Number.POSITIVE_INFINITY) return pool;
+  const at = pool.names.flatMap((n, i) => (length(n) <= room ? [i] : []));
+  if (at.length > 0) return { names: at.map((i) => pool.names[i]!), ascii: at.map((i) => pool.ascii[i]!) };
+  return { names: pool.names.map((n) => [...n][0] ?? 'A'), ascii: pool.ascii };
+}
+
+function fittingPlaces(list: readonly CountryCities[], cityRoom: number, nameRoom: number): CountryCities[] {
+  return list.flatMap((entry) => {
+    if (nameRoom !== Number.POSITIVE_INFINITY && countryName(entry.country, nameRoom) === null) return [];
+    const cities = entry.cities.filter((c) => length(c) <= cityRoom);
+    return cities.length > 0 ? [{ country: entry.country, cities }] : [];
+  });
+}
+
+export function rowPersona(
+  pools: LocalePools,
+  seed: number,
+  table: string,
+  columns: readonly PersonaColumn[],
+): RowPersona {
+  const personKey = streamKey(seed, table, 'row:person');
+  const placeKey = streamKey(seed, table, 'row:place');
+  const firstNames = fitting(pools.firstNames, roomOf(columns, 'first_name'));
+  const lastNames = fitting(pools.lastNames, roomOf(columns, 'last_name'));
+  // Countries written by name must have a name that fits; codes always fit.
+  const nameRooms = columns.filter((c) => c.fake === 'country' && countryForm(c.room) === 'name');
+  const nameRoom = Math.min(Number.POSITIVE_INFINITY, ...nameRooms.map((c) => c.room));
+  const cityRoom = roomOf(columns, 'city');
+  const [home] = pools.home ? fittingPlaces([pools.home], cityRoom, nameRoom) : [];
+  const world = fittingPlaces(pools.world, cityRoom, nameRoom);
+  const countries = pools.countries.filter(
+    (c) => nameRoom === Number.POSITIVE_INFINITY || countryName(c, nameRoom) !== null,
+  );
+  const withCity = columns.some((c) => c.fake === 'city');
+
+  function place(row: number, attempt: number): Place | null {
+    // Half the rows at home when the locale has a home, the others anywhere the lists know.
+    const atHome = home !== undefined && (world.length === 0 || (word(placeKey, row, attempt, 0) & 1) === 0);
+    const entry = atHome ? home : world[index(placeKey, row, world.length, attempt, 1)];
+    if (!entry) return null;
+    return {
+      country: entry.country,
+      city: entry.cities[index(placeKey, row, entry.cities.length, attempt, 2)]!,
+    };
+  }
+
+  return {
+    pools,
+    firstNames,
+    lastNames,
+    firstName: (row, attempt) => index(personKey, row, firstNames.names.length, attempt, 0),
+    lastName: (row, attempt) => index(personKey, row, lastNames.names.length, attempt, 1),
+    place,
+    country(row, attempt) {
+      const at = withCity ? place(row, attempt) : null;
+      return at ? at.country : countries[index(placeKey, row, countries.length, attempt, 3)]!;
+    },
+  };
+}
