@@ -29,6 +29,7 @@ import * as pendingBadges from './migrations/0024_pending_badges.ts';
 import * as runSubjects from './migrations/0025_run_subjects.ts';
 import * as migrationRollbackState from './migrations/0026_migration_rollback_state.ts';
 import * as projectMemberOrigin from './migrations/0027_project_member_origin.ts';
+import * as auditPending from './migrations/0028_audit_pending.ts';
 
 const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   '0025_run_subjects': runSubjects,
   '0026_migration_rollback_state': migrationRollbackState,
   '0027_project_member_origin': projectMemberOrigin,
+  '0028_audit_pending': auditPending,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -32,7 +32,7 @@ import type { AccessRequestsTable } from './tables/access-requests.ts';
 import type { AnonymizeConfigsTable } from './tables/anonymize.ts';
 import type { ApiKeysTable } from './tables/api-keys.ts';
 import type { ApprovalDecisionsTable, ApprovalsTable } from './tables/approvals.ts';
-import type { AuditLogTable } from './tables/audit.ts';
+import type { AuditLogTable, AuditPendingTable } from './tables/audit.ts';
 import type { AuditSinksTable } from './tables/audit-export.ts';
 import type {
   LoginChallengesTable,
@@ -108,6 +108,7 @@ export interface Database {
   connections: ConnectionsTable;
   snapshots: SnapshotsTable;
   audit_log: AuditLogTable;
+  audit_pending: AuditPendingTable;
   scim_configs: ScimConfigsTable;
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;

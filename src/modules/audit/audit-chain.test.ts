@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, createTestApp, type TestApp, uniqueEmail } from '../../../test/support/app.ts';
 import { openTemplateStore } from '../../../test/support/store-template.ts';
@@ -49,6 +51,87 @@ describe('audit hash chain', () => {
     const entries = await chain(busy);
     expect(entries.map((e) => e.seq)).toEqual(entries.map((_, i) => i + 1));
     expect((await verify(busy)).ok).toBe(true);
+  });
+
+  it("commits a request's change without the chain's lock, and answers once its entry is chained", async () => {
+    // The chain's lock held by another session: only a PostgreSQL store has one to hold it from.
+    if (!t.store.url) return;
+    const { orgId: locked, owner: writer } = await t.createOrg('Locked chain');
+    const holder = new pg.Client({ connectionString: t.store.url });
+    await holder.connect();
+    try {
+      await holder.query('select pg_advisory_lock(hashtextextended($1, 0))', [`audit:${locked}`]);
+      let answered = false;
+      const answer = writer.post('/api/v1/projects', { name: 'while locked' }).finally(() => {
+        answered = true;
+      });
+      const made = () =>
+        t.store.db
+          .selectFrom('projects')
+          .select('id')
+          .where('org_id', '=', locked)
+          .where('name', '=', 'while locked')
+          .execute();
+      // The project and its entry are committed while the chain is locked; the answer waits.
+      await expect.poll(async () => (await made()).length, { timeout: 10_000 }).toBe(1);
+      const waiting = await t.store.db
+        .selectFrom('audit_pending')
+        .select('action')
+        .where('org_id', '=', locked)
+        .execute();
+      expect(waiting.map((w) => w.action)).toEqual(['project.create']);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(answered).toBe(false);
+      await holder.query('select pg_advisory_unlock_all()');
+      expect((await answer).status).toBe(201);
+    } finally {
+      await holder.end();
+    }
+    const entries = await chain(writer);
+    expect(entries.at(-1)).toMatchObject({ action: 'project.create', seq: entries.length });
+    expect((await verify(writer)).ok).toBe(true);
+  });
+
+  it('keeps an entry whose process died before chaining it, and chains it before the next', async () => {
+    const { orgId: crashed, owner: survivor } = await t.createOrg('Crashed writer');
+    expect((await survivor.post('/api/v1/projects', { name: 'before' })).status).toBe(201);
+    const before = (await chain(survivor)).length;
+    // What a process leaves when it dies between its commit and its pass.
+    await t.store.db
+      .insertInto('audit_pending')
+      .values({
+        id: randomUUID(),
+        org_id: crashed,
+        actor_type: 'system',
+        actor_id: null,
+        actor_label: 'test',
+        api_key_id: null,
+        action: 'left.waiting',
+        target_type: null,
+        target_id: null,
+        target_label: null,
+        project_id: null,
+        ip: null,
+        user_agent: null,
+        outcome: 'success',
+        details: JSON.stringify({ at: 'crash', n: 1.5 }),
+        created_at: new Date(),
+      })
+      .execute();
+    expect(await verify(survivor)).toEqual({ ok: true, entries: before + 1, first_broken_seq: null });
+    expect((await survivor.post('/api/v1/projects', { name: 'after' })).status).toBe(201);
+    const entries = await chain(survivor);
+    expect(entries.slice(before).map((e) => [e.seq, e.action])).toEqual([
+      [before + 1, 'left.waiting'],
+      [before + 2, 'project.create'],
+    ]);
+    const left = await t.store.db
+      .selectFrom('audit_pending')
+      .select('id')
+      .where('org_id', '=', crashed)
+      .execute();
+    expect(left).toEqual([]);
+    expect((await verify(survivor)).ok).toBe(true);
   });
 
   it('stays valid after a purge redacts the personal fields', async () => {

@@ -1,52 +1,17 @@
 // The audit log: written in the transaction of the change it records, read with filters.
-import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
-import type { AuditEntry, Database } from '../../store/tables.ts';
-import { entryHash, GENESIS } from './audit-chain.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/tables.ts';
+import { hasPending, takeInPending } from './audit-append.ts';
 
 type Executor = Kysely<Database>;
 
-/** An entry as services describe it; the id and the time are added here. */
-export type AuditRecord = Omit<
-  AuditEntry,
-  'id' | 'created_at' | 'details' | 'seq' | 'position' | 'prev_hash' | 'hash'
-> & {
-  details: Record<string, unknown>;
-};
-
 /**
- * Appends the entry to its organization's chain. Must run in a transaction: the advisory lock (per
- * organization, until the commit) makes concurrent writers of one organization take turns, so two
- * entries never claim the same place; the unique (org_id, seq) index would refuse it anyway.
+ * One organization's entries in chain order, from after `afterSeq`, for verification and export. The
+ * entries committed and still waiting for their pass (./audit-append.ts) are chained first, so a
+ * reader sees every entry the store holds, also those of a process that died before its pass.
  */
-export async function insertAudit(db: Executor, record: AuditRecord, now: Date): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(${`audit:${record.org_id ?? 'none'}`}, 0))`.execute(
-    db,
-  );
-  let head = db.selectFrom('audit_log').select(['seq', 'hash']).orderBy('seq', 'desc').limit(1);
-  head = record.org_id === null ? head.where('org_id', 'is', null) : head.where('org_id', '=', record.org_id);
-  const last = await head.executeTakeFirst();
-  const seq = last ? Number(last.seq) + 1 : 1;
-  const prev_hash = last?.hash ?? GENESIS;
-  // Hashed as it will read back from the store (dates as text, undefined dropped).
-  const details = JSON.parse(JSON.stringify(record.details)) as Record<string, unknown>;
-  const hash = entryHash({ ...record, details, seq, prev_hash, created_at: now });
-  await db
-    .insertInto('audit_log')
-    .values({
-      ...record,
-      id: randomUUID(),
-      details: JSON.stringify(details),
-      created_at: now,
-      seq,
-      prev_hash,
-      hash,
-    })
-    .execute();
-}
-
-/** One organization's entries in chain order, from after `afterSeq`, for verification and export. */
-export function chainPage(db: Executor, orgId: string, afterSeq: number, limit: number) {
+export async function chainPage(db: Executor, orgId: string, afterSeq: number, limit: number) {
+  await takeInWaiting(db, orgId);
   return db
     .selectFrom('audit_log')
     .selectAll()
@@ -55,6 +20,11 @@ export function chainPage(db: Executor, orgId: string, afterSeq: number, limit: 
     .orderBy('seq')
     .limit(limit)
     .execute();
+}
+
+/** Chains the organization's waiting entries, if any (one probe when there are none). */
+export async function takeInWaiting(db: Executor, orgId: string): Promise<void> {
+  if (await hasPending(db, orgId)) await takeInPending(db, orgId);
 }
 
 export interface AuditFilter {
@@ -84,15 +54,18 @@ export function auditQuery(db: Executor, orgId: string, filter: AuditFilter) {
 export async function redactAuditLabels(db: Executor, userId: string, label: string): Promise<void> {
   // The network identifiers of their requests are personal data too (docs/contract.md §11.2); none of these
   // fields is in the hashed form, so the chain stays valid.
-  await db
-    .updateTable('audit_log')
-    .set({ actor_label: label, ip: null, user_agent: null })
-    .where('actor_id', '=', userId)
-    .execute();
-  await db
-    .updateTable('audit_log')
-    .set({ target_label: label })
-    .where('target_type', '=', 'user')
-    .where('target_id', '=', userId)
-    .execute();
+  // Entries still waiting for their chain are redacted as well (a pass moves them as stored).
+  for (const table of ['audit_log', 'audit_pending'] as const) {
+    await db
+      .updateTable(table)
+      .set({ actor_label: label, ip: null, user_agent: null })
+      .where('actor_id', '=', userId)
+      .execute();
+    await db
+      .updateTable(table)
+      .set({ target_label: label })
+      .where('target_type', '=', 'user')
+      .where('target_id', '=', userId)
+      .execute();
+  }
 }

@@ -29,3 +29,9 @@ export interface AuditLogTable {
   /** SHA-256 of the entry's canonical form (src/modules/audit/audit-chain.ts). */
   hash: string;
 }
+
+/**
+ * An entry written by its change's transaction and waiting for its organization's chain to take it
+ * in (src/modules/audit/audit-append.ts): audit_log's fields but its place in the chain.
+ */
+export type AuditPendingTable = Omit<AuditLogTable, 'seq' | 'prev_hash' | 'hash'>;
