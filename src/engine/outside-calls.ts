@@ -365,18 +365,47 @@ function mysqlStatement(statement: Token[], inBody: boolean): string[] {
   return found;
 }
 
-/** Constructs of several words, for text a scanner cannot read (a string holding half a statement). */
-const PHRASES: Record<OutsideDialect, [RegExp, string][]> = {
-  postgresql: [
-    [/\bcopy\b[\s\S]*?\bprogram\b/, 'copy … program'],
-    [/\balter\s+system\b/, 'alter system'],
-  ],
-  mysql: [
-    [/\binto\s+outfile\b/, 'into outfile'],
-    [/\binto\s+dumpfile\b/, 'into dumpfile'],
-    [/\bload\s+data\b/, 'load data'],
-    [/\bload\s+xml\b/, 'load xml'],
-  ],
+/** How one engine's SQL is read for what reaches outside the database. */
+interface OutsideScanner {
+  /** The text's tokens, or null when it does not scan (a string holding half a statement). */
+  tokens(text: string): Token[] | null;
+  /** What one statement reaches outside with; in a body, its strings are judged as code too. */
+  statement(statement: Token[], inBody: boolean): string[];
+  /** The refused name a word is, or null. */
+  nameHit(word: string): string | null;
+  /** Constructs of several words, for text the scanner cannot read. */
+  phrases: [RegExp, string][];
+  /** The calls that move a sequence. */
+  sequenceMoves: ReadonlySet<string>;
+  /** `NEXT VALUE FOR` moves a sequence too (MariaDB). */
+  nextValueFor: boolean;
+}
+
+const SCANNERS: Record<OutsideDialect, OutsideScanner> = {
+  postgresql: {
+    tokens: (text) => postgresTokens(text),
+    statement: (statement, inBody) => postgresStatement(statement, inBody),
+    nameHit: (word) => postgresNameHit(word),
+    phrases: [
+      [/\bcopy\b[\s\S]*?\bprogram\b/, 'copy … program'],
+      [/\balter\s+system\b/, 'alter system'],
+    ],
+    sequenceMoves: POSTGRES_SEQUENCE_MOVES,
+    nextValueFor: false,
+  },
+  mysql: {
+    tokens: (text) => mysqlTokens(text),
+    statement: (statement, inBody) => mysqlStatement(statement, inBody),
+    nameHit: (word) => mysqlNameHit(word),
+    phrases: [
+      [/\binto\s+outfile\b/, 'into outfile'],
+      [/\binto\s+dumpfile\b/, 'into dumpfile'],
+      [/\bload\s+data\b/, 'load data'],
+      [/\bload\s+xml\b/, 'load xml'],
+    ],
+    sequenceMoves: MYSQL_SEQUENCE_MOVES,
+    nextValueFor: true,
+  },
 };
 
 /** Every word of the text matched against the names, and the phrases: what a body is judged by besides its tokens. */
@@ -384,10 +413,13 @@ function rawWords(text: string, dialect: OutsideDialect): string[] {
   const lower = text.toLowerCase();
   const words = lower.match(/[a-z0-9_$]+/g) ?? [];
   const named = words.flatMap((word) => {
-    const hit = dialect === 'postgresql' ? postgresNameHit(word) : mysqlNameHit(word);
+    const hit = SCANNERS[dialect].nameHit(word);
     return hit ? [hit] : [];
   });
-  return [...named, ...PHRASES[dialect].filter(([pattern]) => pattern.test(lower)).map(([, name]) => name)];
+  return [
+    ...named,
+    ...SCANNERS[dialect].phrases.filter(([pattern]) => pattern.test(lower)).map(([, name]) => name),
+  ];
 }
 
 const unique = (names: string[]) => [...new Set(names)];
@@ -399,11 +431,10 @@ function judge(text: string, dialect: OutsideDialect, inBody: boolean): string[]
   if (depth > 8) return rawWords(text, dialect);
   depth++;
   try {
-    const tokens = dialect === 'postgresql' ? postgresTokens(text) : mysqlTokens(text);
+    const scanner = SCANNERS[dialect];
+    const tokens = scanner.tokens(text);
     if (tokens === null) return rawWords(text, dialect);
-    const found = statements(tokens).flatMap((statement) =>
-      dialect === 'postgresql' ? postgresStatement(statement, inBody) : mysqlStatement(statement, inBody),
-    );
+    const found = statements(tokens).flatMap((statement) => scanner.statement(statement, inBody));
     // A body may be in a language the SQL scanner cannot read (plpython3u): its words count too.
     return inBody ? [...found, ...rawWords(text, dialect)] : found;
   } finally {
@@ -423,8 +454,9 @@ export function outsideCallsInBody(text: string, dialect: OutsideDialect): strin
 
 /** Sequence-moving calls (PostgreSQL setval, nextval; MariaDB NEXTVAL, SETVAL, NEXT VALUE FOR) in `sql`. */
 export function sequenceMoves(sql: string, dialect: OutsideDialect): string[] {
-  const tokens = dialect === 'postgresql' ? postgresTokens(sql) : mysqlTokens(sql);
-  const names = dialect === 'postgresql' ? POSTGRES_SEQUENCE_MOVES : MYSQL_SEQUENCE_MOVES;
+  const scanner = SCANNERS[dialect];
+  const tokens = scanner.tokens(sql);
+  const names = scanner.sequenceMoves;
   if (tokens === null)
     return unique((sql.toLowerCase().match(/[a-z0-9_$]+/g) ?? []).filter((word) => names.has(word)));
   const found: string[] = [];
@@ -432,7 +464,7 @@ export function sequenceMoves(sql: string, dialect: OutsideDialect): string[] {
     if (token.kind !== 'name') continue;
     if (names.has(token.value)) found.push(token.value);
     if (
-      dialect === 'mysql' &&
+      scanner.nextValueFor &&
       token.value === 'next' &&
       isName(tokens[i + 1], 'value') &&
       isName(tokens[i + 2], 'for')

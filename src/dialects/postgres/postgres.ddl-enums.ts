@@ -1,15 +1,10 @@
 // PostgreSQL DDL for enums: created, a value added (outside the transaction: a value added in one
 // cannot be used before it commits), recreated when values are removed or reordered (the old type
 // renamed away, the new one created, every column moved over through text), dropped.
-import pg from 'pg';
-import type { EnumUse, MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
+import type { EnumUse, MigrationOperation } from '../../engine/migration/operations.ts';
 import type { EnumModel } from '../../engine/schema/model.ts';
+import { id, lit, named, table } from './postgres.ddl-names.ts';
 import { commentOn } from './postgres.ddl-objects.ts';
-
-const id = (name: string) => pg.escapeIdentifier(name);
-const lit = (value: string) => pg.escapeLiteral(value).trim();
-const named = (schema: string, name: string) => `${id(schema)}.${id(name)}`;
-const table = (t: TableRef) => (t.schema === null ? id(t.name) : `${id(t.schema)}.${id(t.name)}`);
 
 const typeComment = (e: EnumModel) =>
   e.comment ? [commentOn({ type: 'type', schema: e.schema, name: e.name, table: null }, e.comment)] : [];

@@ -3,15 +3,13 @@
 // (pg_get_viewdef, pg_get_functiondef, pg_get_triggerdef, reloptions), introspected with every name
 // qualified: they are rendered as they are, never text a user typed. Names go through pg's quoting.
 
-import pg from 'pg';
 import type { CommentTarget, MigrationOperation } from '../../engine/migration/operations.ts';
 import type { IndexModel } from '../../engine/schema/model.ts';
 import type { RoutineModel, TriggerModel, TriggerState, ViewModel } from '../../engine/schema/objects.ts';
 import { indexTail } from './postgres.ddl-indexes.ts';
+import { id, lit } from './postgres.ddl-names.ts';
 import { alterUserType, createUserType, dropUserType } from './postgres.ddl-types.ts';
 
-const id = (name: string) => pg.escapeIdentifier(name);
-const lit = (value: string) => pg.escapeLiteral(value).trim();
 const qualified = (schema: string | null, name: string) =>
   schema === null ? id(name) : `${id(schema)}.${id(name)}`;
 

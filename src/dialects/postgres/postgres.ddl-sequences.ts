@@ -2,7 +2,9 @@
 // its type is the column's), and the step that moves a sequence's current value inside bounds that
 // narrow (ALTER refuses bounds that exclude it). Numbers are checked to be integers: they come
 // from the catalog as text.
+import type { TableRef } from '../../engine/migration/operations.ts';
 import type { SequenceModel, SequenceOptions } from '../../engine/schema/model.ts';
+import { id, lit, table } from './postgres.ddl-names.ts';
 
 export function integer(value: string): string {
   if (!/^-?\d+$/.test(value)) throw new Error(`Not an integer: ${value}`);
@@ -53,4 +55,11 @@ export function restartsSequence(before: SequenceOptions, after: SequenceOptions
   return (
     BigInt(after.min_value) > BigInt(before.max_value) || BigInt(after.max_value) < BigInt(before.min_value)
   );
+}
+
+/** Moves a sequence past the highest value a column holds (after rows were put back or numbered). */
+export function syncSequence(t: TableRef, column: string, sequence: string | null): string {
+  const target = sequence ?? `pg_get_serial_sequence(${lit(table(t))}, ${lit(column)})`;
+  // setval is strict: on an empty table max() is null and the sequence is left as it is.
+  return `SELECT setval(${target}, max(${id(column)})) FROM ${table(t)}`;
 }

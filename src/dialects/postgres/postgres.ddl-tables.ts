@@ -2,15 +2,12 @@
 // inheritance parents added and removed, a table rebuilt with another partitioning, row-level
 // security and its policies. Bounds, policy
 // expressions and commands are the server's own output (pg_get_expr); names go through pg's quoting.
-import pg from 'pg';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import type { TableModel, TableStorage } from '../../engine/schema/model.ts';
 import { storageParameters } from './postgres.ddl-indexes.ts';
+import { id, lit, table } from './postgres.ddl-names.ts';
 
-const id = (name: string) => pg.escapeIdentifier(name);
-const table = (t: TableRef) => (t.schema === null ? id(t.name) : `${id(t.schema)}.${id(t.name)}`);
 const one = (sql: string) => [sql];
-const lit = (value: string) => pg.escapeLiteral(value).trim();
 
 /**
  * DETACH, and then drop what the partition had only as a copy of its parent's (indexes, keys,

@@ -3,12 +3,10 @@
 // defaults, checks and attribute types are the server's own output (format_type, pg_get_expr,
 // pg_get_constraintdef), rendered as they are.
 
-import pg from 'pg';
 import type { UserTypeModel } from '../../engine/schema/objects.ts';
 import { checkToWrite } from './postgres.ddl-checks.ts';
+import { id, lit } from './postgres.ddl-names.ts';
 
-const id = (name: string) => pg.escapeIdentifier(name);
-const lit = (value: string) => pg.escapeLiteral(value).trim();
 const named = (t: UserTypeModel) => `${id(t.schema)}.${id(t.name)}`;
 const keyword = (t: UserTypeModel) => (t.kind === 'domain' ? 'DOMAIN' : 'TYPE');
 

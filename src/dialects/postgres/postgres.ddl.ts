@@ -7,31 +7,25 @@
 // (./postgres.ddl-enums.ts),
 // an identity whose sequence must catch up with existing values).
 
-import pg from 'pg';
-import { BACKUP_SCHEMA } from '../../engine/migration/backup.ts';
 import type { DdlRenderer, RenderedStatement } from '../../engine/migration/migration.ts';
 import type { MigrationOperation, TableRef } from '../../engine/migration/operations.ts';
 import { classifyTypeChange } from '../../engine/migration/type-change.ts';
+import { traitsOf } from '../../engine/schema/engine-traits.ts';
 import type { CheckConstraintModel, ColumnModel, ForeignKeyModel } from '../../engine/schema/model.ts';
+import { renderBackupOperation } from './postgres.ddl-backups.ts';
 import { checkToWrite } from './postgres.ddl-checks.ts';
 import { renderEnumOperation } from './postgres.ddl-enums.ts';
 import { indexTail, storageParameters, uniqueConstraintBody } from './postgres.ddl-indexes.ts';
+import { id, isUserType, list, lit, named, table } from './postgres.ddl-names.ts';
 import { commentOn, renderObjectOperation } from './postgres.ddl-objects.ts';
 import {
   clampSequence,
   identityOptions,
   restartsSequence,
   sequenceOptions,
+  syncSequence,
 } from './postgres.ddl-sequences.ts';
 import { rebuildTable, renderTableExtras, tableStorage } from './postgres.ddl-tables.ts';
-
-const id = (name: string) => pg.escapeIdentifier(name);
-// pg writes E'…' with a leading space when the value holds a backslash.
-const lit = (value: string) => pg.escapeLiteral(value).trim();
-const table = (t: TableRef) => (t.schema === null ? id(t.name) : `${id(t.schema)}.${id(t.name)}`);
-const named = (schema: string, name: string) => `${id(schema)}.${id(name)}`;
-const list = (names: string[]) => names.map(id).join(', ');
-const backupTable = (name: string) => named(BACKUP_SCHEMA, name);
 
 function deferral(item: { deferrable: boolean; initially_deferred: boolean }): string {
   if (!item.deferrable) return '';
@@ -39,15 +33,6 @@ function deferral(item: { deferrable: boolean; initially_deferred: boolean }): s
 }
 
 const identity = (kind: 'always' | 'by_default') => (kind === 'always' ? 'ALWAYS' : 'BY DEFAULT');
-
-/** A type from another schema than pg_catalog (enums, domains, extensions' types): format_type qualifies it. */
-const isUserType = (type: string) => /^(?:"(?:[^"]|"")*"|[^".[\]]+)\./.test(type);
-
-/** How a column is copied into a backup: user types as text, so the backup never pins a type that must go. */
-const backupValue = (column: ColumnModel) =>
-  isUserType(column.type) ? `${id(column.name)}::text AS ${id(column.name)}` : id(column.name);
-const restoredValue = (alias: string, column: ColumnModel) =>
-  isUserType(column.type) ? `${alias}.${id(column.name)}::${column.type}` : `${alias}.${id(column.name)}`;
 
 export function columnDefinition(column: ColumnModel): string {
   let text = `${id(column.name)} ${column.type}`;
@@ -72,15 +57,8 @@ function indexSql(
   return sql + indexTail(index);
 }
 
-/** Moves a sequence past the highest value a column holds (after rows were put back or numbered). */
-function syncSequence(t: TableRef, column: string, sequence: string | null): string {
-  const target = sequence ?? `pg_get_serial_sequence(${lit(table(t))}, ${lit(column)})`;
-  // setval is strict: on an empty table max() is null and the sequence is left as it is.
-  return `SELECT setval(${target}, max(${id(column)})) FROM ${table(t)}`;
-}
-
 function usingClause(column: string, before: ColumnModel, after: ColumnModel): string {
-  const change = classifyTypeChange(before.type, after.type, 'postgresql');
+  const change = classifyTypeChange(before.type, after.type, traitsOf('postgresql'));
   if (change.direction === 'widening' || change.direction === 'narrowing' || change.direction === 'same')
     return '';
   const array = after.type.endsWith('[]') && before.type.endsWith('[]');
@@ -235,6 +213,8 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
   const many = (sql: string[]) => ({ sql, transactional: true, kind: op.kind });
   const enumSql = renderEnumOperation(op);
   if (enumSql) return { ...enumSql, kind: op.kind };
+  const backupSql = renderBackupOperation(op);
+  if (backupSql) return many(backupSql);
   switch (op.kind) {
     case 'drop_extension':
       return one(`DROP EXTENSION ${id(op.name)}`);
@@ -258,56 +238,6 @@ function render(op: MigrationOperation): { sql: string[]; transactional: boolean
     }
     case 'drop_sequence':
       return one(`DROP SEQUENCE ${named(op.sequence.schema, op.sequence.name)}`);
-    case 'ensure_backup_schema':
-      return one(`CREATE SCHEMA IF NOT EXISTS ${id(BACKUP_SCHEMA)}`);
-    case 'backup_column':
-      return one(
-        `CREATE TABLE ${backupTable(op.backup)} AS SELECT ${[...op.key, op.column].map(backupValue).join(', ')} FROM ${table(op.table)}`,
-      );
-    case 'restore_column': {
-      const match = op.key.map((k) => `t.${id(k.name)} = ${restoredValue('b', k)}`).join(' AND ');
-      const update =
-        `UPDATE ${table(op.table)} AS t SET ${id(op.column.name)} = ${restoredValue('b', op.column)}` +
-        ` FROM ${backupTable(op.backup)} AS b WHERE ${match}`;
-      // User triggers (a last_update stamp) must not rewrite other columns while values come back.
-      if (!op.disableTriggers) return one(update);
-      return many([
-        `ALTER TABLE ${table(op.table)} DISABLE TRIGGER USER`,
-        update,
-        `ALTER TABLE ${table(op.table)} ENABLE TRIGGER USER`,
-      ]);
-    }
-    case 'drop_backup':
-      return one(`DROP TABLE ${backupTable(op.backup)}`);
-    case 'backup_table':
-      // ONLY: a parent's rows without its children's (each child is backed up on its own), and none
-      // for a partitioned table, whose rows all live in its partitions.
-      return one(
-        `CREATE TABLE ${backupTable(op.backup)} AS SELECT ${op.table.columns.map(backupValue).join(', ')} FROM ONLY ${table(op.table)}`,
-      );
-    case 'restore_table': {
-      const columns = op.table.columns.filter((c) => c.generated === null);
-      const from = `FROM ${backupTable(op.backup)} AS b`;
-      // A table without columns still has rows: INSERT … SELECT FROM copies them.
-      const sql = [
-        columns.length === 0
-          ? `INSERT INTO ${table(op.table)} SELECT ${from}`
-          : `INSERT INTO ${table(op.table)} (${list(columns.map((c) => c.name))}) OVERRIDING SYSTEM VALUE` +
-            ` SELECT ${columns.map((c) => restoredValue('b', c)).join(', ')} ${from}`,
-      ];
-      for (const column of op.table.columns)
-        if (column.identity !== null) sql.push(syncSequence(op.table, column.name, null));
-      for (const sequence of op.sequences)
-        if (sequence.owned_by !== null)
-          sql.push(
-            syncSequence(
-              op.table,
-              sequence.owned_by.column,
-              `${lit(named(sequence.schema, sequence.name))}::regclass`,
-            ),
-          );
-      return many(sql);
-    }
     case 'create_table':
       return many(createTable(op.table));
     case 'rebuild_table':

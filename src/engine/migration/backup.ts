@@ -9,10 +9,11 @@
 // holds nothing the target does not, and backup tables left behind in their databases are what
 // users reported (they are the users' databases, not our storage). A backup whose rollback did not
 // run, or did not get that far, stays and is listed on the migration (`backup_tables`).
+import { BACKUP_SCHEMA, traitsOf } from '../schema/engine-traits.ts';
 import type { ColumnModel, DialectName, TableModel } from '../schema/model.ts';
 
-export const BACKUP_SCHEMA = 'dbops_backup';
-export const MYSQL_BACKUP_PREFIX = '_dbops_bak_';
+export { BACKUP_SCHEMA };
+export const MYSQL_BACKUP_PREFIX = traitsOf('mysql').backups.prefix;
 
 // Both engines limit identifiers to 63/64 characters; names are cut to fit and stay unique by the
 // plan id and the running number.
@@ -20,7 +21,7 @@ const MAX_IDENTIFIER = 63;
 
 /** How a person finds a backup table in the target: `dbops_backup.name`, or the MySQL table's name. */
 export function backupTableName(dialect: DialectName, name: string): string {
-  return dialect === 'mysql' ? name : `${BACKUP_SCHEMA}.${name}`;
+  return traitsOf(dialect).backups.displayName(name);
 }
 
 /** The backup table's name: the plan id, a running number and the table (and column) it keeps. */
@@ -32,7 +33,7 @@ export function backupName(
   column?: string,
 ): string {
   const id = planId.replace(/[^A-Za-z0-9]/g, '').slice(0, 16) || 'plan';
-  const prefix = dialect === 'mysql' ? MYSQL_BACKUP_PREFIX : '';
+  const prefix = traitsOf(dialect).backups.prefix;
   const subject = column === undefined ? table : `${table}_${column}`;
   return `${prefix}${id}_${n}_${subject}`.slice(0, MAX_IDENTIFIER);
 }

@@ -58,7 +58,7 @@ export async function analyzeSql(text: string, options: AnalyzeOptions): Promise
     if (match) used.add(match.index);
     return match;
   });
-  const context = { flavor: target?.flavor ?? (dialect.name === 'mysql' ? 'mysql' : 'postgresql') } as const;
+  const context = { flavor: target?.flavor ?? dialect.name };
 
   const statements = parsed.map((statement, index): AnalyzedStatement => {
     const match = matches[index] ?? null;

@@ -2,6 +2,8 @@
 // of edited SQL is derived. A planned statement gets them from its operations (exact: the planner
 // knows the column's former type); an edited one from the dialect's SQL parser (libpg-query,
 // node-sql-parser), where what the parser cannot tell (the former type) is looked up in the target.
+
+import { traitsOf } from '../schema/engine-traits.ts';
 import type { ColumnModel, DialectName } from '../schema/model.ts';
 import { objectFacts } from './facts-objects.ts';
 import type { MigrationOperation, TableRef } from './operations.ts';
@@ -15,7 +17,7 @@ const VOLATILE_CALL =
   /\b(nextval|random|gen_random_uuid|uuid_generate_v[14]|clock_timestamp|timeofday|txid_current)\s*\(/i;
 
 export function isVolatileDefault(expression: string | null, dialect: DialectName): boolean {
-  return dialect === 'postgresql' && expression !== null && VOLATILE_CALL.test(expression);
+  return traitsOf(dialect).volatileDefaultsRewrite && expression !== null && VOLATILE_CALL.test(expression);
 }
 
 /** The facts of one planned operation. */

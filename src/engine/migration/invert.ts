@@ -3,6 +3,7 @@
 // column is irreversible (null) unless it was backed up first (`backup_drops`): then its rollback
 // recreates it and puts the rows back from the backup; undoing the backup itself drops the backup
 // table, after the restore (backup.ts says why).
+import { traitsOf } from '../schema/engine-traits.ts';
 import type { DialectName, SequenceModel } from '../schema/model.ts';
 import type { ColumnChange, Dependants, MigrationOperation } from './operations.ts';
 import { columnSteps, plainColumn } from './plan-columns.ts';
@@ -304,7 +305,7 @@ function restoreDroppedColumn(
       onUpdateColumns: op.backup.onUpdateColumns,
       disableTriggers: op.backup.disableTriggers,
     },
-    ...columnSteps(op.table, plain, op.column, dialect),
+    ...columnSteps(op.table, plain, op.column, traitsOf(dialect)),
     ...ownersBack(op.sequences),
   );
 }

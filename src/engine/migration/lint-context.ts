@@ -1,6 +1,7 @@
 // What lint knows about the target beyond the statements: its schema (foreign keys, current column
 // types) and its tables' statistics, which decide "populated" and "large" (docs/contract.md §8: from the target's
 // real statistics; thresholds configurable, default large = 1,000,000 rows or 1 GiB).
+import { traitsOf } from '../schema/engine-traits.ts';
 import { type DialectName, type SchemaModel, type TableModel, tableKey } from '../schema/model.ts';
 import type { TableRef } from './operations.ts';
 
@@ -51,12 +52,12 @@ export function tableResolver(context: LintContext): (table: TableRef) => TableI
   const thresholds = { ...DEFAULT_LINT_THRESHOLDS, ...context.thresholds };
   const tables = context.target?.tables ?? [];
   const stats = context.stats ?? null;
-  const mysql = context.dialect === 'mysql';
+  const schemas = traitsOf(context.dialect).schemas;
   return (table) => {
     // An unqualified PostgreSQL name (edited SQL) is taken as the table of that name, public first.
     const pick = <T extends { schema: string | null; name: string }>(list: T[]): T | null => {
       const found = list.filter(
-        (t) => t.name === table.name && (mysql || table.schema === null || t.schema === table.schema),
+        (t) => t.name === table.name && (!schemas || table.schema === null || t.schema === table.schema),
       );
       return found.find((t) => t.schema === 'public') ?? found[0] ?? null;
     };

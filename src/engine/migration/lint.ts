@@ -27,6 +27,7 @@
 // stay quiet for them. A table known to be empty (statistics) only gets the rules that are not about
 // data; without statistics "populated" is unknown and rules fire as warnings that say so.
 
+import { type EngineTraits, traitsOf } from '../schema/engine-traits.ts';
 import type { TableModel } from '../schema/model.ts';
 import { castKnown } from './casts.ts';
 import type { ConstraintKind, StatementFact } from './facts.ts';
@@ -56,7 +57,7 @@ const keyOf = (table: TableRef) => JSON.stringify([table.schema, table.name]);
 
 export function lintStatements(statements: LintInput[], context: LintContext): LintWarning[] {
   const resolve = tableResolver(context);
-  const pg = context.dialect === 'postgresql';
+  const engine = traitsOf(context.dialect);
   const warnings: LintWarning[] = [];
   const seen = new Set<string>();
   const created = new Set<string>();
@@ -106,7 +107,7 @@ export function lintStatements(statements: LintInput[], context: LintContext): L
         !(fact.action === 'drop_index' && fact.concurrently)
       )
         longLock ??= table.key;
-      lintFact(fact, table, { warn, pg, droppedKeys, tables: context.target?.tables ?? [] });
+      lintFact(fact, table, { warn, engine, droppedKeys, tables: context.target?.tables ?? [] });
     }
     if (longLock !== null && !lockTimeoutSet)
       warn(
@@ -149,7 +150,7 @@ function lintPartitionOverDefault(
 
 interface RuleHelpers {
   warn: (rule: string, severity: LintSeverity, object: string, message: string) => void;
-  pg: boolean;
+  engine: EngineTraits;
   /** Foreign keys (`table.name`) dropped by earlier statements. */
   droppedKeys: Set<string>;
   /** The target's tables (who references whom). */
@@ -179,22 +180,27 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
     for (const expanded of expandModify(fact, table)) lintFact(expanded, table, helpers);
     return;
   }
-  const { warn, pg, droppedKeys } = helpers;
+  const { warn, engine, droppedKeys } = helpers;
   const object = (column?: string | null) => (column ? `${table.key}.${column}` : table.key);
   const maybePopulated = table.populated !== false;
   const from =
     fact.action === 'alter_column_type'
       ? (fact.from ?? table.model?.columns.find((c) => c.name === fact.column)?.type ?? null)
       : null;
-  const costly = costlyReason(fact, pg, table, from);
+  const costly = costlyReason(fact, engine, table, from);
   if (costly !== null && table.large === true)
     warn('costly-alter-on-large-table', 'warning', 'column' in fact ? object(fact.column) : object(), costly);
 
   switch (fact.action) {
     case 'alter_column_type': {
-      const change = describeTypeChange(from, fact.to, pg, fact.from !== null && fact.from === fact.to);
+      const change = describeTypeChange(from, fact.to, engine, fact.from !== null && fact.from === fact.to);
       if (change === null) return;
-      if (pg && from !== null && fact.custom_using !== true && !castKnown(from, fact.to)) {
+      if (
+        engine.typeChangeCasts &&
+        from !== null &&
+        fact.custom_using !== true &&
+        !castKnown(from, fact.to)
+      ) {
         warn(
           'alter-column-type',
           'error',
@@ -219,12 +225,12 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
     }
     case 'add_column':
       if (fact.not_null && !fact.has_default && !fact.computed && maybePopulated) {
-        const what = pg
+        const what = engine.refusesNotNullWithoutDefault
           ? 'PostgreSQL refuses it: the existing rows would hold NULL'
           : 'MySQL/MariaDB fill the existing rows with 0 or an empty string, silently';
         warn(
           'add-not-null-without-default',
-          pg && table.populated ? 'error' : 'warning',
+          engine.refusesNotNullWithoutDefault && table.populated ? 'error' : 'warning',
           object(fact.column),
           `NOT NULL column without a default added to a table with rows${unknownRows(table)}: ${what}. Add it nullable (or with a DEFAULT), backfill it, then make it NOT NULL.`,
         );
@@ -266,7 +272,7 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
           'set-not-null',
           'warning',
           object(fact.column),
-          pg
+          engine.deferredValidation
             ? `SET NOT NULL scans the whole table under an ACCESS EXCLUSIVE lock${unknownRows(table)}. Safer: ADD CONSTRAINT … CHECK (column IS NOT NULL) NOT VALID, VALIDATE CONSTRAINT in a later migration, then SET NOT NULL (PostgreSQL 12+ skips the scan) and drop the check.`
             : `Making the column NOT NULL rebuilds the table and fails on existing NULLs${unknownRows(table)}. Backfill the NULLs first, then change it.`,
         );
@@ -274,8 +280,8 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
     case 'create_index':
     case 'drop_index':
       if (fact.action === 'create_index' && fact.unique && maybePopulated)
-        uniqueOnExisting(warn, object(fact.name), table, pg);
-      if (pg && !fact.concurrently && maybePopulated)
+        uniqueOnExisting(warn, object(fact.name), table, engine);
+      if (engine.concurrentIndexes && !fact.concurrently && maybePopulated)
         warn(
           'index-not-concurrent',
           'warning',
@@ -285,9 +291,9 @@ function lintFact(fact: StatementFact, table: TableInfo, helpers: RuleHelpers): 
       return;
     case 'add_constraint':
       if ((fact.constraint === 'primary_key' || fact.constraint === 'unique') && maybePopulated)
-        uniqueOnExisting(warn, object(fact.name), table, pg);
+        uniqueOnExisting(warn, object(fact.name), table, engine);
       if (
-        pg &&
+        engine.deferredValidation &&
         !fact.not_valid &&
         (fact.constraint === 'foreign_key' || fact.constraint === 'check') &&
         maybePopulated
@@ -316,19 +322,24 @@ function constraintName(kind: ConstraintKind): string {
       : `${kind} constraint`;
 }
 
-function uniqueOnExisting(warn: RuleHelpers['warn'], object: string, table: TableInfo, pg: boolean): void {
+function uniqueOnExisting(
+  warn: RuleHelpers['warn'],
+  object: string,
+  table: TableInfo,
+  engine: EngineTraits,
+): void {
   warn(
     'unique-on-existing',
     'warning',
     object,
-    `A unique index on a table with rows${unknownRows(table)} fails if two rows share a value, and is built while writes wait. Check for duplicates first; ${pg ? 'on PostgreSQL build the unique index CONCURRENTLY, then ADD CONSTRAINT … USING INDEX.' : 'build it with ALGORITHM=INPLACE, LOCK=NONE.'}`,
+    `A unique index on a table with rows${unknownRows(table)} fails if two rows share a value, and is built while writes wait. Check for duplicates first; ${engine.concurrentIndexes ? 'on PostgreSQL build the unique index CONCURRENTLY, then ADD CONSTRAINT … USING INDEX.' : 'build it with ALGORITHM=INPLACE, LOCK=NONE.'}`,
   );
 }
 
 function lintDropColumn(
   fact: Extract<StatementFact, { action: 'drop_column' }>,
   table: TableInfo,
-  { warn, pg, droppedKeys, tables }: RuleHelpers,
+  { warn, engine, droppedKeys, tables }: RuleHelpers,
 ): void {
   const model = table.model;
   if (model === null) return;
@@ -353,7 +364,7 @@ function lintDropColumn(
     let what: string;
     if (dropped)
       what = `the foreign key ${key.name} that uses it is dropped earlier in this migration: make sure nothing relies on that relationship`;
-    else if (!pg) {
+    else if (!engine.dropsReferencingKeysWithColumn) {
       severity = 'error';
       what = `MySQL/MariaDB refuse to drop it while the foreign key ${key.name} uses it`;
     } else if (key.referencing) what = `PostgreSQL silently drops the foreign key ${key.name} with it`;

@@ -3,7 +3,8 @@
 // NULL comes before an identity is added (identity requires it) and goes after one is dropped, and
 // a generation expression cannot be added to an existing column before PostgreSQL 17, so the column
 // is replaced (dropped and added back computed). MySQL folds the steps into one MODIFY COLUMN.
-import type { ColumnModel, DialectName } from '../schema/model.ts';
+import type { EngineTraits } from '../schema/engine-traits.ts';
+import type { ColumnModel } from '../schema/model.ts';
 import type { ColumnChange, MigrationOperation, TableRef } from './operations.ts';
 import { classifyTypeChange } from './type-change.ts';
 
@@ -43,7 +44,7 @@ export function columnSteps(
   table: TableRef,
   before: ColumnModel,
   after: ColumnModel,
-  dialect: DialectName,
+  engine: EngineTraits,
 ): MigrationOperation[] {
   const steps: MigrationOperation[] = [];
   let current = before;
@@ -53,7 +54,7 @@ export function columnSteps(
   };
 
   if (!sameGenerated(before, after)) {
-    if (after.generated !== null || dialect === 'mysql') {
+    if (after.generated !== null || !engine.generatedExpressions) {
       // The new column is defined whole: nothing else remains to change.
       step('replace_generated', after);
       return steps;
@@ -71,9 +72,9 @@ export function columnSteps(
   const identityAdded = current.identity === null && after.identity !== null;
   // A type widened in place (a longer varchar) keeps a default the source prints the same: the
   // server casts it along, and there is nothing to take away and put back.
-  const change = typeChanged ? classifyTypeChange(current.type, after.type, dialect) : null;
+  const change = typeChanged ? classifyTypeChange(current.type, after.type, engine) : null;
   const defaultCarries =
-    dialect === 'postgresql' &&
+    engine.defaultsFollowTypeChanges &&
     change !== null &&
     change.direction === 'widening' &&
     !change.rewrite &&

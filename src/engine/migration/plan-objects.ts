@@ -8,6 +8,7 @@
 //
 // A section (views, routines…) is planned only when both models have it: a model taken before the
 // engine knew these objects (an old snapshot) must not make the plan drop them all.
+import { traitsOf } from '../schema/engine-traits.ts';
 import type { SchemaModel } from '../schema/model.ts';
 import {
   type CollationModel,
@@ -86,18 +87,19 @@ function hits(depends: DependencyRef[], broken: Set<string>): boolean {
 }
 
 export function planObjects(p: Phases, notes: PlanNote[], src: SchemaModel, tgt: SchemaModel): void {
+  const engine = traitsOf(tgt.dialect);
   const broken = brokenByTables(p, descendantsOf(tgt.tables));
   planSchemas(p, src, tgt);
   planExtensionsManaged(p, src, tgt);
   if (src.collations && tgt.collations) planCollations(p, src.collations, tgt.collations);
-  if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types, tgt.tables, broken);
+  if (src.types && tgt.types) planUserTypes(p, notes, src.types, tgt.types, engine, tgt.tables, broken);
   const stepAside = src.routines && tgt.routines ? planRoutines(p, src.routines, tgt.routines, broken) : [];
-  if (tgt.dialect === 'postgresql') planRoutineUses(p, src, tgt, broken);
-  if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, tgt.dialect === 'mysql');
+  if (engine.routineUses) planRoutineUses(p, src, tgt, broken);
+  if (src.views && tgt.views) planViews(p, src.views, tgt.views, broken, engine.lenientViews);
   if (src.triggers && tgt.triggers) planTriggers(p, src.triggers, tgt.triggers, broken);
   // After the views and triggers that call them, before the types they use change.
   p.dropViews.push(...stepAside);
-  if (tgt.dialect === 'postgresql') planPolicies(p, src, tgt, broken);
+  if (engine.rowPolicies) planPolicies(p, src, tgt, broken);
 }
 
 /** Before the types and tables that use them; a changed one is dropped and created again. */

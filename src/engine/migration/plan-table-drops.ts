@@ -1,6 +1,8 @@
 // What a table loses on the way to the source: the columns that go (each after its backup with
 // `backup_drops`, put back where they were on MySQL by the rollback) and the foreign keys that must
 // step aside while a key they use is dropped or retyped.
+
+import { type EngineTraits, traitsOf } from '../schema/engine-traits.ts';
 import {
   type ColumnModel,
   type SchemaModel,
@@ -22,7 +24,7 @@ export function planDependentForeignKeys(
   p: Phases,
   src: SchemaModel,
   tgt: SchemaModel,
-  mysql: boolean,
+  engine: EngineTraits,
   rebuilt: Set<string> = new Set(),
 ): void {
   const dropped = new Set<string>();
@@ -31,7 +33,7 @@ export function planDependentForeignKeys(
   for (const op of p.dropKeys) {
     if (op.kind === 'drop_primary_key') dropped.add(keyId(op.table, op.key.columns));
     if (op.kind === 'drop_unique') dropped.add(keyId(op.table, op.constraint.columns));
-    if (op.kind === 'drop_index' && (op.index.unique || mysql))
+    if (op.kind === 'drop_index' && (op.index.unique || engine.foreignKeysOnIndexes))
       dropped.add(keyId(op.table, op.index.columns));
   }
   const retyped = new Set<string>();
@@ -51,7 +53,7 @@ export function planDependentForeignKeys(
       if (alreadyDropped.has(JSON.stringify([table.schema, table.name, key.name]))) continue;
       const referenced = { schema: key.referenced_schema ?? table.schema, name: key.referenced_table };
       const touchesRetyped =
-        mysql &&
+        engine.foreignKeysOnIndexes &&
         (key.columns.some((c) =>
           retyped.has(columnKey({ schema: table.schema, table: table.name, column: c })),
         ) ||
@@ -86,10 +88,10 @@ export function planColumnDrops(
   const disableTriggers = tgt.unmanaged.some(
     (item) => item.kind === 'trigger' && item.schema === from.schema && item.table === from.name,
   );
-  // MySQL: the rollback puts a column back after the nearest column before it that the plan keeps
+  // Where columns are placed, the rollback puts a column back after the nearest column before it that the plan keeps
   // (drops are undone last first, so neighbours dropped too come back in order).
   const placeOf = (column: ColumnModel) => {
-    if (tgt.dialect !== 'mysql') return {};
+    if (!traitsOf(tgt.dialect).placedColumns) return {};
     const at = from.columns.indexOf(column);
     const previous = from.columns
       .slice(0, at)

@@ -10,6 +10,7 @@ import {
   describeTableStorage,
   describeUnique,
 } from '../schema/describe.ts';
+import type { EngineTraits } from '../schema/engine-traits.ts';
 import { type SequenceOptions, type TableModel, tableKey } from '../schema/model.ts';
 import { type MigrationOperation, ref } from './operations.ts';
 import { columnChanged, columnSteps } from './plan-columns.ts';
@@ -155,7 +156,7 @@ export function planTable(
   p: Phases,
   from: TableModel,
   to: TableModel,
-  mysql: boolean,
+  engine: EngineTraits,
   options: PlanTableOptions,
   notes: PlanNote[] = [],
 ): void {
@@ -170,13 +171,13 @@ export function planTable(
     const inheritedNow = column.inherited === true && !lineage.gains;
     const inheritedBefore = before?.inherited === true && !lineage.loses;
     if (inheritedNow || inheritedBefore) return;
-    // MySQL puts a new column where the source has it, so the column order matches.
+    // Where columns are placed, a new column goes where the source has it, so the order matches.
     if (!before)
       p.columns.push({
         kind: 'add_column',
         table,
         column,
-        ...(mysql ? { after: i === 0 ? null : to.columns[i - 1]!.name } : {}),
+        ...(engine.placedColumns ? { after: i === 0 ? null : to.columns[i - 1]!.name } : {}),
       });
     else {
       const [a, b] = [before.identity_options, column.identity_options];
@@ -188,42 +189,61 @@ export function planTable(
       // (so the rollback, played backwards, does the same).
       const narrows = INTEGER_RANK[column.type]! < INTEGER_RANK[before.type]!;
       if (narrows) p.columns.push(...identity);
-      if (columnChanged(before, column))
-        p.columns.push(...columnSteps(table, before, column, mysql ? 'mysql' : 'postgresql'));
+      if (columnChanged(before, column)) p.columns.push(...columnSteps(table, before, column, engine));
       if (!narrows) p.columns.push(...identity);
     }
   });
   planValidity(p, from, to);
-  if (!mysql) {
-    planLineage(p, notes, from, to);
-    // After the indexes: REPLICA IDENTITY USING INDEX names one the plan may create.
-    if (describeTableStorage(from.table_storage) !== describeTableStorage(to.table_storage))
-      p.late.push({
-        kind: 'set_table_storage',
-        table,
-        before: from.table_storage ?? null,
-        after: to.table_storage ?? null,
-      });
-  } else {
-    if (JSON.stringify(from.table_options ?? null) !== JSON.stringify(to.table_options ?? null)) {
-      // No options recorded: the database's defaults, written out so that either way is one ALTER.
-      const defaults = {
-        engine: 'InnoDB',
-        collation: options.default_collation ?? 'utf8mb4_general_ci',
-        row_format: null,
-      };
-      p.late.push({
-        kind: 'set_table_options',
-        table,
-        before: from.table_options ?? defaults,
-        after: to.table_options ?? defaults,
-      });
-    }
-    const [a, b] = [from.partitioning?.key ?? null, to.partitioning?.key ?? null];
-    if (a !== b) p.late.push({ kind: 'set_partitioning', table, before: a, after: b });
-    p.late.push(...columnMoves(from, to));
-  }
+  if (engine.tableLineage) planLineageAndStorage(p, notes, from, to);
+  else planTableOptions(p, from, to, options);
+  planConstraintsAndIndexes(p, from, to, engine, options);
+}
 
+/** A table's parent, partitions and storage parameters, where tables form a lineage. */
+function planLineageAndStorage(p: Phases, notes: PlanNote[], from: TableModel, to: TableModel): void {
+  const table = ref(to);
+  planLineage(p, notes, from, to);
+  // After the indexes: REPLICA IDENTITY USING INDEX names one the plan may create.
+  if (describeTableStorage(from.table_storage) !== describeTableStorage(to.table_storage))
+    p.late.push({
+      kind: 'set_table_storage',
+      table,
+      before: from.table_storage ?? null,
+      after: to.table_storage ?? null,
+    });
+}
+
+/** A table's options, partition clause and column order, where a table carries them itself. */
+function planTableOptions(p: Phases, from: TableModel, to: TableModel, options: PlanTableOptions): void {
+  const table = ref(to);
+  if (JSON.stringify(from.table_options ?? null) !== JSON.stringify(to.table_options ?? null)) {
+    // No options recorded: the database's defaults, written out so that either way is one ALTER.
+    const defaults = {
+      engine: 'InnoDB',
+      collation: options.default_collation ?? 'utf8mb4_general_ci',
+      row_format: null,
+    };
+    p.late.push({
+      kind: 'set_table_options',
+      table,
+      before: from.table_options ?? defaults,
+      after: to.table_options ?? defaults,
+    });
+  }
+  const [a, b] = [from.partitioning?.key ?? null, to.partitioning?.key ?? null];
+  if (a !== b) p.late.push({ kind: 'set_partitioning', table, before: a, after: b });
+  p.late.push(...columnMoves(from, to));
+}
+
+/** Keys, checks, exclusions, foreign keys and indexes of a table that both sides have. */
+function planConstraintsAndIndexes(
+  p: Phases,
+  from: TableModel,
+  to: TableModel,
+  engine: EngineTraits,
+  options: PlanTableOptions,
+): void {
+  const table = ref(to);
   const pkFrom = from.primary_key;
   const pkTo = to.primary_key;
   const pkSame = pkFrom && pkTo && describePrimaryKey(pkFrom) === describePrimaryKey(pkTo);
@@ -232,14 +252,14 @@ export function planTable(
   if (pkFrom && pkTo && pkSame && pkFrom.name !== pkTo.name)
     p.renames.push({ kind: 'rename_constraint', table, from: pkFrom.name, to: pkTo.name });
 
-  // MySQL cannot rename a check constraint or a foreign key: those are dropped and added again.
+  // Where a check constraint or a foreign key cannot be renamed, it is dropped and added again.
   const constraintRenames = (
     changes: NamedChanges<{ name: string }>,
     add: (name: string) => void,
     drop: (name: string) => void,
   ) => {
     for (const [oldName, newName] of changes.renamed) {
-      if (mysql) {
+      if (!engine.renamesConstraints) {
         drop(oldName);
         add(newName);
       } else p.renames.push({ kind: 'rename_constraint', table, from: oldName, to: newName });
@@ -284,7 +304,7 @@ export function planTable(
 
   const indexes = namedChanges(from.indexes, to.indexes, describeIndex);
   const replaced = new Set(indexes.added.map((index) => index.name));
-  const concurrent = !mysql && options.concurrent_indexes === true;
+  const concurrent = engine.concurrentIndexes && options.concurrent_indexes === true;
   for (const index of indexes.dropped)
     p.dropKeys.push({
       kind: 'drop_index',

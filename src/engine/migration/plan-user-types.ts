@@ -3,6 +3,7 @@
 // dropped after those tables, before the enums they may be built on. A change that keeps the kind
 // and the base type is made in place (alter_type); another base type or kind means the type goes
 // and comes back, which the server refuses while a column uses it: the plan says so in a note.
+import type { EngineTraits } from '../schema/engine-traits.ts';
 import type { ColumnModel, TableModel } from '../schema/model.ts';
 import type { UserTypeModel } from '../schema/objects.ts';
 import { dependencyOrder } from './dependency-order.ts';
@@ -42,14 +43,15 @@ function swapDomain(
   existing: UserTypeModel,
   wanted: UserTypeModel,
   columns: DomainColumn[],
+  engine: EngineTraits,
 ): void {
   const away: MigrationOperation[] = [];
   const back: MigrationOperation[] = [];
   for (const { table, column } of columns) {
     const arrays = /(\[\])*$/.exec(column.type)?.[0] ?? '';
     const plain = { ...column, type: `${existing.base}${arrays}` };
-    away.push(...columnSteps(ref(table), column, plain, 'postgresql'));
-    back.push(...columnSteps(ref(table), plain, column, 'postgresql'));
+    away.push(...columnSteps(ref(table), column, plain, engine));
+    back.push(...columnSteps(ref(table), plain, column, engine));
     broken.add(columnNodeKey(table, column.name));
   }
   broken.add(`type:${key(existing)}`);
@@ -77,6 +79,7 @@ export function planUserTypes(
   notes: PlanNote[],
   src: UserTypeModel[],
   tgt: UserTypeModel[],
+  engine: EngineTraits,
   tables: TableModel[] = [],
   broken: Set<string> = new Set(),
 ): void {
@@ -93,7 +96,7 @@ export function planUserTypes(
     const columns =
       existing.kind === 'domain' && type.kind === 'domain' ? domainColumns(tables, existing) : [];
     if (columns.length > 0 && (existing.base !== type.base || existing.collation !== type.collation)) {
-      swapDomain(p, broken, existing, type, columns);
+      swapDomain(p, broken, existing, type, columns, engine);
       continue;
     }
     if (existing.kind !== type.kind || existing.base !== type.base || existing.collation !== type.collation) {

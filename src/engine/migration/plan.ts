@@ -36,6 +36,7 @@
 // types) are reported in `notes`, never altered; renamed tables or columns show as a drop and an
 // add (the diff matches them by name).
 import { diffUnmanaged } from '../schema/diff.ts';
+import { traitsOf } from '../schema/engine-traits.ts';
 import { type SchemaModel, type SequenceModel, type TableModel, tableKey } from '../schema/model.ts';
 import { backupName } from './backup.ts';
 import { dependencyOrder } from './dependency-order.ts';
@@ -86,53 +87,18 @@ export function planOperations(
   if (options.backup_drops && !options.plan_id) throw new Error('backup_drops needs a plan_id');
   const src = scopeModel(source, options);
   const tgt = scopeModel(target, options);
-  const mysql = tgt.dialect === 'mysql';
+  const engine = traitsOf(tgt.dialect);
   const notes: PlanNote[] = [];
-  const p: Phases = {
-    first: [],
-    createSchemas: [],
-    dropTriggers: [],
-    dropViews: [],
-    types: [],
-    routines: [],
-    dropForeignKeys: [],
-    dropKeys: [],
-    renames: [],
-    createTables: [],
-    columns: [],
-    addKeys: [],
-    indexes: [],
-    addForeignKeys: [],
-    createViews: [],
-    createTriggers: [],
-    late: [],
-    dropColumns: [],
-    dropTables: [],
-    dropRoutines: [],
-    dropTypes: [],
-    dropExtensions: [],
-    dropSchemas: [],
-  };
+  const p = emptyPhases();
 
   const srcTables = new Map(src.tables.map((table) => [tableKey(table), table]));
   let tgtTables = new Map(tgt.tables.map((table) => [tableKey(table), table]));
   const removed = tgt.tables.filter((table) => !srcTables.has(tableKey(table)));
   // Sequences owned by a dropped column go with it; the drop's rollback must create them again.
   let ownedByDropped = new Map<string, SequenceModel[]>();
-  const droppedColumns = new Set<string>();
-  for (const table of removed)
-    for (const column of table.columns)
-      droppedColumns.add(columnKey({ schema: table.schema, table: table.name, column: column.name }));
-  for (const table of tgt.tables) {
-    const wanted = srcTables.get(tableKey(table));
-    if (!wanted) continue;
-    const names = new Set(wanted.columns.map((column) => column.name));
-    for (const column of table.columns)
-      if (!names.has(column.name))
-        droppedColumns.add(columnKey({ schema: table.schema, table: table.name, column: column.name }));
-  }
+  const droppedColumns = droppedColumnKeys(tgt, removed, srcTables);
 
-  if (!mysql) {
+  if (engine.typeObjects) {
     const enums = planEnums(src, tgt, target);
     const sequences = planSequences(src, tgt, droppedColumns);
     p.first.push(...enums.addValues.map((op) => withDependants(op, tgt)));
@@ -148,7 +114,7 @@ export function planOperations(
   // Parents before their partitions and inheritance children.
   for (const table of lineageOrder(src.tables)) {
     const existing = tgtTables.get(tableKey(table));
-    if (existing && !mysql && needsRebuild(existing, table)) {
+    if (existing && engine.tableLineage && needsRebuild(existing, table)) {
       const owned = tgt.sequences.filter(
         (s) => s.owned_by !== null && s.owned_by.schema === table.schema && s.owned_by.table === table.name,
       );
@@ -167,14 +133,14 @@ export function planOperations(
       continue;
     }
     if (existing)
-      planTable(p, existing, table, mysql, { ...options, default_collation: tgt.default_collation }, notes);
+      planTable(p, existing, table, engine, { ...options, default_collation: tgt.default_collation }, notes);
     else {
       p.createTables.push({ kind: 'create_table', table: { ...table, foreign_keys: [] } });
       for (const key of table.foreign_keys)
         p.addForeignKeys.push({ kind: 'add_foreign_key', table: ref(table), key });
     }
   }
-  planDependentForeignKeys(p, src, tgt, mysql, rebuilt);
+  planDependentForeignKeys(p, src, tgt, engine, rebuilt);
 
   let backups = 0;
   const nextBackup = (table: string, column?: string) => {
@@ -208,36 +174,17 @@ export function planOperations(
   }
   if (backups > 0) p.types.unshift({ kind: 'ensure_backup_schema' });
   planObjects(p, notes, src, tgt);
-  if (!mysql) planComments(p, src, tgt);
+  if (engine.typeObjects) planComments(p, src, tgt);
 
-  // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
-  // only objects the other side does not have at all are worth a note.
-  const managed = (model: SchemaModel, item: { kind: string; schema: string | null; name: string }) =>
-    managedKind(src, tgt, item.kind) ||
-    (item.kind === 'enum' ? model.enums : item.kind === 'sequence' ? model.sequences : []).some(
-      (other) => other.schema === item.schema && other.name === item.name,
-    );
-  const unmanaged = diffUnmanaged(tgt, src);
-  for (const item of unmanaged.added)
-    if (!managed(tgt, item))
-      notes.push({
-        object: describeUnmanaged(item),
-        message: 'Only in the source; not managed: not created.',
-      });
-  for (const item of unmanaged.removed)
-    if (!managed(src, item))
-      notes.push({
-        object: describeUnmanaged(item),
-        message: 'Only in the target; not managed: left as it is.',
-      });
+  notes.push(...unmanagedNotes(src, tgt));
 
-  if (!mysql) {
+  if (engine.tableLineage) {
     // INHERIT wants the child to hold the parent's checks already: after the keys and checks.
     const inherits = p.addKeys.filter((op) => op.kind === 'inherit');
     p.addKeys = [...p.addKeys.filter((op) => op.kind !== 'inherit'), ...inherits];
-    swapSerialAndIdentity(p);
-    generatedStepAside(p, tgtTables, srcTables);
   }
+  if (engine.typeObjects) swapSerialAndIdentity(p);
+  if (engine.generatedExpressions) generatedStepAside(p, tgtTables, srcTables);
   const phased = [
     ...p.first,
     ...p.createSchemas,
@@ -266,7 +213,10 @@ export function planOperations(
     ...p.dropSchemas,
   ];
   const operations = orderByDependencies(phased, descendantsOf([...tgt.tables, ...src.tables]));
-  return { operations: options.online && !mysql ? onlineOperations(operations) : operations, notes };
+  return {
+    operations: options.online && engine.deferredValidation ? onlineOperations(operations) : operations,
+    notes,
+  };
 }
 
 /** Whether objects of an unmanaged-list kind are planned from the models' own sections. */
@@ -368,4 +318,80 @@ function withDependants(op: MigrationOperation, tgt: SchemaModel): MigrationOper
   ]);
   const dependants = dependantsOf(tgt, broken);
   return hasDependants(dependants) ? { ...op, dependants } : op;
+}
+
+/** Every phase of a plan, empty: statements are sorted into them, then concatenated in this order. */
+function emptyPhases(): Phases {
+  return {
+    first: [],
+    createSchemas: [],
+    dropTriggers: [],
+    dropViews: [],
+    types: [],
+    routines: [],
+    dropForeignKeys: [],
+    dropKeys: [],
+    renames: [],
+    createTables: [],
+    columns: [],
+    addKeys: [],
+    indexes: [],
+    addForeignKeys: [],
+    createViews: [],
+    createTriggers: [],
+    late: [],
+    dropColumns: [],
+    dropTables: [],
+    dropRoutines: [],
+    dropTypes: [],
+    dropExtensions: [],
+    dropSchemas: [],
+  };
+}
+
+/** The columns the plan drops, with those of the tables it drops: `columnKey`s. */
+function droppedColumnKeys(
+  tgt: SchemaModel,
+  removed: TableModel[],
+  srcTables: Map<string, TableModel>,
+): Set<string> {
+  const dropped = new Set<string>();
+  for (const table of removed)
+    for (const column of table.columns)
+      dropped.add(columnKey({ schema: table.schema, table: table.name, column: column.name }));
+  for (const table of tgt.tables) {
+    const wanted = srcTables.get(tableKey(table));
+    if (!wanted) continue;
+    const names = new Set(wanted.columns.map((column) => column.name));
+    for (const column of table.columns)
+      if (!names.has(column.name))
+        dropped.add(columnKey({ schema: table.schema, table: table.name, column: column.name }));
+  }
+  return dropped;
+}
+
+/** Notes on the objects the plan leaves alone because they are not managed. */
+function unmanagedNotes(src: SchemaModel, tgt: SchemaModel): PlanNote[] {
+  const out: PlanNote[] = [];
+  // An enum or sequence no column uses is unmanaged on one side and may be managed on the other:
+  // only objects the other side does not have at all are worth a note.
+  const managed = (model: SchemaModel, item: { kind: string; schema: string | null; name: string }) =>
+    managedKind(src, tgt, item.kind) ||
+    (item.kind === 'enum' ? model.enums : item.kind === 'sequence' ? model.sequences : []).some(
+      (other) => other.schema === item.schema && other.name === item.name,
+    );
+  const unmanaged = diffUnmanaged(tgt, src);
+  for (const item of unmanaged.added)
+    if (!managed(tgt, item))
+      out.push({
+        object: describeUnmanaged(item),
+        message: 'Only in the source; not managed: not created.',
+      });
+  for (const item of unmanaged.removed)
+    if (!managed(src, item))
+      out.push({
+        object: describeUnmanaged(item),
+        message: 'Only in the target; not managed: left as it is.',
+      });
+  return out;
 }

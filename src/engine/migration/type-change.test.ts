@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { traitsOf } from '../schema/engine-traits.ts';
 import { classifyTypeChange } from './type-change.ts';
 
 describe('classifyTypeChange', () => {
@@ -15,7 +16,7 @@ describe('classifyTypeChange', () => {
     ['text', 'integer', 'changing', true],
     ['public.a', 'public.b', 'changing', true],
   ] as const)('PostgreSQL %s → %s: %s, rewrite %s', (from, to, direction, rewrite) => {
-    expect(classifyTypeChange(from, to, 'postgresql')).toEqual({ direction, rewrite });
+    expect(classifyTypeChange(from, to, traitsOf('postgresql'))).toEqual({ direction, rewrite });
   });
 
   it.each([
@@ -30,6 +31,6 @@ describe('classifyTypeChange', () => {
     ["enum('a','b')", "enum('b','a')", 'changing', true],
     ['decimal(5,2)', 'decimal(6,2)', 'widening', true],
   ] as const)('MySQL %s → %s: %s, rewrite %s', (from, to, direction, rewrite) => {
-    expect(classifyTypeChange(from, to, 'mysql')).toEqual({ direction, rewrite });
+    expect(classifyTypeChange(from, to, traitsOf('mysql'))).toEqual({ direction, rewrite });
   });
 });

@@ -31,6 +31,7 @@ import {
   diffValidity,
 } from './diff-lineage.ts';
 import { diffObjects, type ObjectsDiff } from './diff-objects.ts';
+import { type EngineTraits, traitsOf } from './engine-traits.ts';
 import {
   type ColumnModel,
   type SchemaModel,
@@ -86,7 +87,7 @@ export function diffSchemas(from: SchemaModel, to: SchemaModel): SchemaDiff {
   const changes = new Map<string, SchemaChange[]>();
   for (const [key, table] of after) {
     const previous = before.get(key);
-    if (previous) changes.set(key, diffTable(previous, table, to.dialect === 'mysql'));
+    if (previous) changes.set(key, diffTable(previous, table, traitsOf(to.dialect)));
   }
   for (const [key, change] of typeChanges(from, to)) changes.get(key)?.push(change);
 
@@ -151,7 +152,7 @@ function change(kind: ChangeKind, object: string, from: string | null, to: strin
   return { kind, object, from, to, severity: CHANGE_SEVERITY[kind] };
 }
 
-function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChange[] {
+function diffTable(from: TableModel, to: TableModel, engine: EngineTraits): SchemaChange[] {
   const out: SchemaChange[] = [];
   if (from.comment !== to.comment)
     out.push(change('table_comment_changed', to.name, from.comment, to.comment));
@@ -201,8 +202,8 @@ function diffTable(from: TableModel, to: TableModel, mysql: boolean): SchemaChan
   out.push(...diffNamed(from.foreign_keys, to.foreign_keys, describeForeignKey, 'foreign_key'));
 
   let indexChanges = diffNamed(from.indexes, to.indexes, describeIndex, 'index');
-  if (mysql) {
-    // InnoDB creates an index for every new foreign key that has none: not drift.
+  if (engine.foreignKeysOnIndexes) {
+    // The engine creates an index for every new foreign key that has none: not drift.
     const existing = new Set(from.foreign_keys.map((key) => key.name));
     const newKeyColumns = new Set(
       to.foreign_keys.filter((key) => !existing.has(key.name)).map((key) => JSON.stringify(key.columns)),

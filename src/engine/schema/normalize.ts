@@ -6,6 +6,29 @@
 // the current-timestamp family as `current_timestamp[(p)]`, keywords lower case outside quotes.
 import type { Flavor } from './model.ts';
 
+/** How a server family prints defaults and types in its catalog. */
+interface CatalogPrinting {
+  /** Defaults are printed bare: an empty one of a string column is '', literals are quoted here by type (MySQL 8). */
+  readonly bareDefaults: boolean;
+  /** A default printed `NULL` means no default (MariaDB). */
+  readonly nullWordIsNoDefault: boolean;
+  /** Backslash escapes inside string literals. */
+  readonly backslashEscapes: boolean;
+  /** Type names are printed canonical already (PostgreSQL's format_type()). */
+  readonly canonicalTypes: boolean;
+}
+
+const PRINTING: { readonly [F in Flavor]: CatalogPrinting } = {
+  postgresql: {
+    bareDefaults: false,
+    nullWordIsNoDefault: false,
+    backslashEscapes: false,
+    canonicalTypes: true,
+  },
+  mysql: { bareDefaults: true, nullWordIsNoDefault: false, backslashEscapes: true, canonicalTypes: false },
+  mariadb: { bareDefaults: false, nullWordIsNoDefault: true, backslashEscapes: true, canonicalTypes: false },
+};
+
 export interface DefaultContext {
   flavor: Flavor;
   /** The column's canonical type (decides numbers and booleans). */
@@ -21,11 +44,12 @@ export interface DefaultContext {
 export function normalizeDefault(raw: string | null, context: DefaultContext): string | null {
   if (raw === null) return null;
   let text = raw.trim();
-  if (text === '') return context.flavor === 'mysql' && isStringType(context.type) ? "''" : null;
-  if (context.flavor === 'mariadb' && text === 'NULL') return null;
-  if (context.flavor === 'mysql' && !context.expression) text = mysql8Literal(text, context.type);
+  const printing = PRINTING[context.flavor];
+  if (text === '') return printing.bareDefaults && isStringType(context.type) ? "''" : null;
+  if (printing.nullWordIsNoDefault && text === 'NULL') return null;
+  if (printing.bareDefaults && !context.expression) text = mysql8Literal(text, context.type);
 
-  const masked = mask(text, context.flavor !== 'postgresql');
+  const masked = mask(text, printing.backslashEscapes);
   let code = tidy(masked.code);
   code = stripOuterParens(code);
   code = dropLiteralCasts(code);
@@ -59,7 +83,7 @@ export function looseDefault(normalized: string | null): string | null {
 /** Canonical type name as stored in the model. */
 export function canonicalType(raw: string, flavor: Flavor, options: { json?: boolean } = {}): string {
   const text = raw.trim();
-  if (flavor === 'postgresql') return text; // format_type() already prints PostgreSQL's canonical names
+  if (PRINTING[flavor].canonicalTypes) return text;
   if (options.json) return 'json';
   const masked = mask(text, true);
   let code = masked.code.toLowerCase().replace(/\s+/g, ' ');
