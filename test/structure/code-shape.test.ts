@@ -144,6 +144,13 @@ describe('the shape of the code', () => {
     expect(files.flatMap((file) => longFunctions(file, 150))).toEqual([]);
   });
 
+  it('writes runs only in the runs module: runs.start is the one way a run is made', () => {
+    const writesRuns = /(insertInto|updateTable|deleteFrom)\('runs'\)/;
+    expect(
+      filesMatching(sources('src'), writesRuns).filter((file) => !file.startsWith('src/modules/runs/')),
+    ).toEqual([]);
+  });
+
   it('has no import cycle in src/, type-only imports included', () => {
     expect(importCycles(sources('src', { tests: false }))).toEqual([]);
   });

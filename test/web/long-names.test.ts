@@ -155,7 +155,7 @@ describe.skipIf(!chromiumAvailable)(
         ['migrations', 'Migrations', 'Migrations'],
         ['patches', 'Patches', 'Patches'],
         [`patches/${ids.patch}`, names.patch, 'patch'],
-        ['bridge', 'Copy between connections', 'bridge'],
+        ['bridge', 'Bridge: copy between connections', 'bridge'],
         ['seeds', 'Seed scenarios', 'seeds'],
         ['anonymize', 'Anonymization', 'anonymize'],
         ['approvals', 'Approvals', 'approvals'],

@@ -353,7 +353,7 @@ describe.skipIf(!chromiumAvailable)('web application: operations on real targets
 
   it('copies a table picked from the live schema to another connection and shows the rows per table', async () => {
     const { page, problems } = ownerPage;
-    await page.getByRole('link', { name: 'Copy' }).click();
+    await page.getByRole('link', { name: 'Bridge' }).click();
     const form = page.getByRole('form', { name: 'Copy tables' });
     await form.getByLabel('From').selectOption(ids.target!);
     await form.getByLabel('To').selectOption(ids.source!);

@@ -85,7 +85,7 @@ export function BridgePage() {
   ));
   return (
     <>
-      <h1>Copy between connections</h1>
+      <h1>Bridge: copy between connections</h1>
       <form className="card stack" onSubmit={submit} aria-label="Copy tables">
         <div className="inline-form">
           <label>

@@ -91,7 +91,7 @@ function SignedInLayout({ name }: { name: string }) {
             </NavLink>
             <NavLink to={`/projects/${project.id}/migrations`}>Migrations</NavLink>
             <NavLink to={`/projects/${project.id}/patches`}>Patches</NavLink>
-            <NavLink to={`/projects/${project.id}/bridge`}>Copy</NavLink>
+            <NavLink to={`/projects/${project.id}/bridge`}>Bridge</NavLink>
             <NavLink to={`/projects/${project.id}/seeds`}>Seeds</NavLink>
             <NavLink to={`/projects/${project.id}/anonymize`}>Anonymize</NavLink>
             <NavLink to={`/projects/${project.id}/approvals`}>
