@@ -98,7 +98,7 @@ export function columnsSql(features: CatalogFeatures): string {
       case a.attstorage when 'p' then 'plain' when 'e' then 'external' when 'x' then 'extended' else 'main' end
     end as storage,
     ${features.compression ? "case a.attcompression when 'p' then 'pglz' when 'l' then 'lz4' end" : 'null'} as compression,
-    (
+    case when a.attidentity <> '' then (
       select json_build_object('data_type', format_type(s.seqtypid, null), 'start', s.seqstart::text,
         'increment', s.seqincrement::text, 'min_value', s.seqmin::text, 'max_value', s.seqmax::text,
         'cache', s.seqcache::text, 'cycle', s.seqcycle)
@@ -106,7 +106,7 @@ export function columnsSql(features: CatalogFeatures): string {
       where a.attidentity <> '' and d.classid = 'pg_class'::regclass and d.refclassid = 'pg_class'::regclass
         and d.refobjid = a.attrelid and d.refobjsubid = a.attnum and d.deptype = 'i'
       limit 1
-    ) as identity_options
+    ) end as identity_options
   from rel r
   join pg_attribute a on a.attrelid = r.oid
   join pg_type t on t.oid = a.atttypid
@@ -151,15 +151,13 @@ export function constraintsSql(features: CatalogFeatures): string {
   return `
   with rel as (${TABLES_RELATIONS})
   select con.conrelid as table_oid, con.conname as name, con.contype as type,
-    array(
-      select a.attname::text from unnest(con.conkey) with ordinality k(num, ord)
-      join pg_attribute a on a.attrelid = con.conrelid and a.attnum = k.num order by k.ord
-    ) as columns,
+    coalesce(con.conkey::int[], '{}') as keys,
     fn.nspname as ref_schema, fc.relname as ref_table,
-    array(
-      select a.attname::text from unnest(con.confkey) with ordinality k(num, ord)
-      join pg_attribute a on a.attrelid = con.confrelid and a.attnum = k.num order by k.ord
-    ) as ref_columns,
+    -- The referenced table may be one the columns query leaves out (an extension's): named here.
+    case when con.contype = 'f' then array(
+      select (select a.attname::text from pg_attribute a where a.attrelid = con.confrelid and a.attnum = k.num)
+      from unnest(con.confkey) with ordinality k(num, ord) order by k.ord
+    ) end as ref_columns,
     con.confupdtype as on_update, con.confdeltype as on_delete,
     con.condeferrable as deferrable, con.condeferred as deferred,
     case when con.contype = 'c' then pg_get_expr(con.conbin, con.conrelid, true) end as expression,
@@ -168,13 +166,14 @@ export function constraintsSql(features: CatalogFeatures): string {
     con.confmatchtype = 'f' as match_full,
     ${features.nullsNotDistinct ? 'coalesce(ci.indnullsnotdistinct, false)' : 'false'} as nulls_not_distinct,
     cc.reloptions as index_options,
-    obj_description(con.oid, 'pg_constraint') as comment
+    ds.description as comment
   from rel r
   join pg_constraint con on con.conrelid = r.oid
   left join pg_index ci on ci.indexrelid = con.conindid and con.contype in ('p', 'u')
   left join pg_class cc on cc.oid = ci.indexrelid
   left join pg_class fc on fc.oid = con.confrelid
   left join pg_namespace fn on fn.oid = fc.relnamespace
+  left join pg_description ds on ds.objoid = con.oid and ds.classoid = 'pg_constraint'::regclass and ds.objsubid = 0
   where con.contype in ('p', 'u', 'c', 'f', 'x')
     -- A partition's copies of its parent's constraints, and checks only inherited, are the parent's.
     and con.conparentid = 0 and con.conislocal`;
@@ -184,10 +183,12 @@ export interface ConstraintRow {
   table_oid: number;
   name: string;
   type: 'p' | 'u' | 'c' | 'f' | 'x';
-  columns: string[];
+  /** The key's attribute numbers, in order: named from the table's column rows. */
+  keys: number[];
   ref_schema: string | null;
   ref_table: string | null;
-  ref_columns: string[];
+  /** A foreign key's referenced columns, in order; null for other constraints. */
+  ref_columns: string[] | null;
   on_update: string;
   on_delete: string;
   deferrable: boolean;
@@ -215,7 +216,7 @@ export function indexesOf(relations: string, features: CatalogFeatures = LATEST)
     pg_get_expr(i.indpred, i.indrelid, true) as predicate,
     ${features.nullsNotDistinct ? 'i.indnullsnotdistinct' : 'false'} as nulls_not_distinct,
     ic.reloptions as options,
-    obj_description(i.indexrelid, 'pg_class') as comment,
+    ds.description as comment,
     array(
       select pg_get_indexdef(i.indexrelid, k.n, true)
         -- A collation other than the key's own: a column's, or the database default for an
@@ -244,6 +245,7 @@ export function indexesOf(relations: string, features: CatalogFeatures = LATEST)
   join pg_index i on i.indrelid = r.oid
   join pg_class ic on ic.oid = i.indexrelid
   join pg_am am on am.oid = ic.relam
+  left join pg_description ds on ds.objoid = i.indexrelid and ds.classoid = 'pg_class'::regclass and ds.objsubid = 0
   where i.indisvalid
     -- A partition's index attached to its parent's index is the parent's.
     and not exists (select 1 from pg_inherits ih where ih.inhrelid = i.indexrelid)
@@ -327,13 +329,15 @@ export interface SequenceRow {
 }
 
 // Column defaults that call a sequence (nextval('s'::regclass) records a normal dependency on it).
+// Read from the sequences' side: they are few, column defaults are many.
 export const SEQUENCE_USES_SQL = `
-  select d.refobjid as sequence_oid, ad.adrelid as table_oid, a.attname as column_name
-  from pg_depend d
+  select s.oid as sequence_oid, ad.adrelid as table_oid, a.attname as column_name
+  from pg_class s
+  join pg_depend d on d.refclassid = 'pg_class'::regclass and d.refobjid = s.oid and d.refobjsubid = 0
+    and d.classid = 'pg_attrdef'::regclass
   join pg_attrdef ad on ad.oid = d.objid
   join pg_attribute a on a.attrelid = ad.adrelid and a.attnum = ad.adnum
-  join pg_class s on s.oid = d.refobjid and s.relkind = 'S'
-  where d.classid = 'pg_attrdef'::regclass and d.refclassid = 'pg_class'::regclass`;
+  where s.relkind = 'S'`;
 
 export interface SequenceUseRow {
   sequence_oid: number;

@@ -64,9 +64,23 @@ export function buildPostgresModel(rows: CatalogRows, objects?: ObjectRows): Sch
       enumUses.set(row.enum_oid, uses);
     }
   }
+  // A constraint's key comes as attribute numbers (naming them on the server cost more than the
+  // rest of its query): named here from the column rows.
+  const columnNames = new Map<number, Map<number, string>>();
+  for (const row of rows.columns) {
+    const names = columnNames.get(row.table_oid) ?? new Map<number, string>();
+    names.set(row.position, row.name);
+    columnNames.set(row.table_oid, names);
+  }
   for (const row of rows.constraints) {
     const table = tables.get(row.table_oid);
-    if (table) addConstraint(table, row);
+    const names = columnNames.get(row.table_oid);
+    if (table)
+      addConstraint(
+        table,
+        row,
+        row.keys.map((key) => names?.get(key) ?? String(key)),
+      );
   }
   for (const row of rows.indexes) {
     tables.get(row.table_oid)?.indexes.push({
@@ -232,7 +246,7 @@ function storage(row: TableRow): Pick<TableModel, 'table_storage'> {
 /** `{comment}` when there is one: objects without stay as older models had them. */
 export const commented = (comment: string | null | undefined) => (comment ? { comment } : {});
 
-function addConstraint(table: TableModel, row: ConstraintRow): void {
+function addConstraint(table: TableModel, row: ConstraintRow, columns: string[]): void {
   const deferral = {
     deferrable: row.deferrable,
     initially_deferred: row.deferred,
@@ -240,12 +254,12 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
   };
   switch (row.type) {
     case 'p':
-      table.primary_key = { name: row.name, columns: row.columns, ...deferral };
+      table.primary_key = { name: row.name, columns, ...deferral };
       return;
     case 'u':
       table.unique_constraints.push({
         name: row.name,
-        columns: row.columns,
+        columns,
         ...deferral,
         ...(row.nulls_not_distinct ? { nulls_not_distinct: true } : {}),
         ...(row.index_options?.length ? { options: row.index_options } : {}),
@@ -266,10 +280,10 @@ function addConstraint(table: TableModel, row: ConstraintRow): void {
     case 'f':
       table.foreign_keys.push({
         name: row.name,
-        columns: row.columns,
+        columns,
         referenced_schema: row.ref_schema,
         referenced_table: row.ref_table ?? '',
-        referenced_columns: row.ref_columns,
+        referenced_columns: row.ref_columns ?? [],
         on_update: ACTIONS[row.on_update] ?? 'no action',
         on_delete: ACTIONS[row.on_delete] ?? 'no action',
         ...deferral,
