@@ -27,7 +27,8 @@ export interface ViewRow {
 
 export const TRIGGERS_SQL = `
   select TRIGGER_NAME as name, EVENT_OBJECT_TABLE as table_name, EVENT_MANIPULATION as event,
-    ACTION_TIMING as timing, ACTION_STATEMENT as statement, ACTION_ORDER as action_order
+    ACTION_TIMING as timing, ACTION_STATEMENT as statement, ACTION_ORDER as action_order,
+    database() as current_schema
   from information_schema.TRIGGERS
   where TRIGGER_SCHEMA = database()
   order by EVENT_OBJECT_TABLE, ACTION_TIMING, EVENT_MANIPULATION, ACTION_ORDER`;
@@ -39,13 +40,15 @@ export interface TriggerRow {
   timing: string;
   statement: string;
   action_order: number;
+  /** The connection's database: its qualifier is left out of the names the body reads. */
+  current_schema?: string;
   /** SHOW CREATE TRIGGER's original statement: what the server dumps and recreates. */
   create?: string;
 }
 
 export const ROUTINES_SQL = `
   select ROUTINE_NAME as name, ROUTINE_TYPE as type, DTD_IDENTIFIER as result,
-    ROUTINE_COMMENT as comment
+    ROUTINE_COMMENT as comment, database() as current_schema
   from information_schema.ROUTINES
   where ROUTINE_SCHEMA = database()`;
 
@@ -54,6 +57,8 @@ export interface RoutineRow {
   type: 'FUNCTION' | 'PROCEDURE';
   result: string | null;
   comment: string | null;
+  /** The connection's database: its qualifier is left out of the names the body reads. */
+  current_schema?: string;
 }
 
 /** A routine's row with its SHOW CREATE text. */

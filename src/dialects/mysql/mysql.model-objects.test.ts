@@ -2,6 +2,7 @@
 // information_schema and SHOW CREATE; no MySQL 8 server runs here): the database qualifier and
 // DEFINER clauses go, view dependencies are read from the definition, options kept.
 import { describe, expect, it } from 'vitest';
+import { namedDependencies } from './mysql.model-dependencies.ts';
 import { buildMysqlObjects, unqualified, withoutDefiner } from './mysql.model-objects.ts';
 
 describe('MySQL objects from catalog rows', () => {
@@ -100,5 +101,44 @@ describe('MySQL objects from catalog rows', () => {
     expect(withoutDefiner("CREATE DEFINER='root'@'localhost' PROCEDURE `p`() SELECT 'DEFINER=x'")).toBe(
       "CREATE PROCEDURE `p`() SELECT 'DEFINER=x'",
     );
+  });
+
+  it('reads what views, routines and trigger bodies name: relations in parenthesised joins, calls', () => {
+    const known = {
+      database: 'shop',
+      relations: new Map<string, 'table' | 'view'>([
+        ['product', 'table'],
+        ['stock_move', 'table'],
+        ['in_stock', 'view'],
+        ['priced', 'view'],
+      ]),
+      routines: new Map([
+        ['best_price', 'best_price'],
+        ['log_move', 'log_move'],
+      ]),
+    };
+    const names = (text: string, self?: { kind: 'routine'; name: string }) =>
+      namedDependencies(text, known, self)
+        .map((ref) => `${ref.kind}:${ref.name}${ref.column === null ? '' : `.${ref.column}`}`)
+        .sort();
+    // As MariaDB stores a view: a join in parentheses, aliases, a call.
+    expect(
+      names(
+        'select `i`.`id` AS `id`,`best_price`() AS `floor` from (`shop`.`in_stock` `i` join `shop`.`priced` `pp` on(`pp`.`id` = `i`.`id`))',
+      ),
+    ).toEqual(['routine:best_price', 'view:in_stock', 'view:priced']);
+    // A body as written: bare names, CALL, another database's table, strings and comments skipped,
+    // its own name (a recursive call) left out, an alias named like a table not read.
+    expect(
+      names(
+        `CREATE PROCEDURE best_price() BEGIN
+           -- product is not read here
+           INSERT INTO stock_move (qty) SELECT 1 FROM archive.product AS product;
+           CALL log_move(1, 'in_stock'); CALL best_price(); SELECT product.title FROM product;
+         END`,
+        { kind: 'routine', name: 'best_price' },
+      ),
+    ).toEqual(['routine:log_move', 'table:product', 'table:product.title', 'table:stock_move']);
+    expect(names('SET NEW.qty = coalesce(NEW.qty, 0)')).toEqual([]);
   });
 });

@@ -3,10 +3,11 @@
 // The server stores a view's SELECT with every name qualified by the database (`db`.`t`.`c`):
 // the qualifier of the connection's own database is removed, so the same view in two databases
 // prints the same and recreates in whichever database the plan runs. DEFINER clauses are left out
-// (the account that created an object is not schema). Dependencies of views are read from their
-// definitions: every `t`.`c` names a column of a relation, every `t` after FROM or JOIN a relation.
-import type { DependencyRef, RoutineModel, TriggerModel, ViewModel } from '../../engine/schema/objects.ts';
+// (the account that created an object is not schema). What views, routines and triggers read is
+// read from their text (mysql.model-dependencies.ts).
+import type { RoutineModel, TriggerModel, ViewModel } from '../../engine/schema/objects.ts';
 import type { MysqlObjectRows } from './mysql.catalog-objects.ts';
+import { type KnownObjects, namedDependencies } from './mysql.model-dependencies.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const quoted = (name: string) => `\`${name.replace(/`/g, '``')}\``;
@@ -21,20 +22,6 @@ export function withoutDefiner(text: string): string {
   return text.replace(/\s+DEFINER\s*=\s*(?:`(?:[^`]|``)*`|'[^']*'|\S+)@(?:`(?:[^`]|``)*`|'[^']*'|\S+)/i, '');
 }
 
-function viewDependencies(definition: string, relations: Map<string, 'table' | 'view'>): DependencyRef[] {
-  const out = new Map<string, DependencyRef>();
-  const add = (name: string, column: string | null) => {
-    const kind = relations.get(name);
-    if (kind) out.set(JSON.stringify([name, column]), { kind, schema: null, name, column });
-  };
-  const ident = '`((?:[^`]|``)*)`';
-  for (const match of definition.matchAll(new RegExp(`${ident}\\.${ident}`, 'g')))
-    add(match[1]!.replace(/``/g, '`'), match[2]!.replace(/``/g, '`'));
-  for (const match of definition.matchAll(new RegExp(`\\b(?:from|join)\\s+${ident}`, 'gi')))
-    add(match[1]!.replace(/``/g, '`'), null);
-  return [...out.values()].sort((a, b) => byText(JSON.stringify(a), JSON.stringify(b)));
-}
-
 export function buildMysqlObjects(
   rows: MysqlObjectRows,
   tables: string[],
@@ -42,6 +29,15 @@ export function buildMysqlObjects(
 ): { views: ViewModel[]; routines: RoutineModel[]; triggers: TriggerModel[] } {
   const relations = new Map<string, 'table' | 'view'>(tables.map((name) => [name, 'table']));
   for (const row of rows.views) relations.set(row.name, 'view');
+  const known: KnownObjects = {
+    database:
+      rows.views[0]?.current_schema ??
+      rows.routines[0]?.current_schema ??
+      rows.triggers[0]?.current_schema ??
+      null,
+    relations,
+    routines: new Map(rows.routines.map((row) => [row.name.toLowerCase(), row.name])),
+  };
   const views: ViewModel[] = rows.views.map((row) => {
     const definition = unqualified(row.definition, row.current_schema);
     const options: string[] = [];
@@ -59,19 +55,22 @@ export function buildMysqlObjects(
       options,
       indexes: [],
       comment: null,
-      depends_on: viewDependencies(definition, relations),
+      depends_on: namedDependencies(definition, known, { kind: 'view', name: row.name }),
     };
   });
-  const routines: RoutineModel[] = rows.routines.map((row) => ({
-    schema: null,
-    name: row.name,
-    kind: row.type === 'PROCEDURE' ? 'procedure' : 'function',
-    arguments: '',
-    result: row.type === 'FUNCTION' ? row.result : null,
-    definition: withoutDefiner(row.create).trim(),
-    comment: row.comment || null,
-    depends_on: [],
-  }));
+  const routines: RoutineModel[] = rows.routines.map((row) => {
+    const definition = withoutDefiner(row.create).trim();
+    return {
+      schema: null,
+      name: row.name,
+      kind: row.type === 'PROCEDURE' ? 'procedure' : 'function',
+      arguments: '',
+      result: row.type === 'FUNCTION' ? row.result : null,
+      definition,
+      comment: row.comment || null,
+      depends_on: namedDependencies(definition, known, { kind: 'routine', name: row.name }),
+    };
+  });
   const triggers: TriggerModel[] = rows.triggers.map((row) => ({
     schema: null,
     table: row.table_name,
@@ -81,7 +80,8 @@ export function buildMysqlObjects(
       : `CREATE TRIGGER ${quoted(row.name)} ${row.timing} ${row.event} ON ${quoted(row.table_name)} FOR EACH ROW ${row.statement}`,
     state: 'O',
     comment: null,
-    depends_on: [],
+    // The body only: its own table is read anyway (create_trigger needs it).
+    depends_on: namedDependencies(row.statement, known),
   }));
   return {
     views: views.sort((a, b) => byText(a.name, b.name)),
