@@ -26,7 +26,7 @@ export type CpuDelta = CpuSnapshot & {
 };
 
 /** Milliseconds of user + system time in a /proc stat line: fields 14 and 15, and 16 and 17 with `waited`. */
-function statMs(line: string, waited: boolean): number {
+export function statMs(line: string, waited: boolean): number {
   const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
   const ticks = (i: number) => Number(fields[i - 3]);
   const own = ticks(14) + ticks(15);
