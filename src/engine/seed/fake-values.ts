@@ -144,13 +144,12 @@ export function fakeValue(fake: FakeValue, persona: RowPersona, key: number, roo
       return (row, attempt) => filled(pick(patterns, row, attempt, 0), key, row, attempt, 10);
     }
     case 'title':
-      return wordsValue(fits(pools.words, room, ['X']), key, room, 1, 3, (w) => w.map(capitalized).join(' '));
-    case 'sentence':
-      return wordsValue(fits(pools.lorem, room - 1, ['x']), key, room, 4, 12, (w) => {
-        const text = w.join(' ');
-        const line = `${capitalized(text)}.`;
-        return length(line) <= room ? line : capitalized(text);
-      });
+      return wordsValue(fits(pools.words.map(capitalized), room, ['X']), key, room, 1, 3, '');
+    case 'sentence': {
+      const words = fits(pools.lorem, room, ['x']);
+      const sentence = wordsValue(words, key, room, 4, 12, '.');
+      return (row, attempt) => capitalized(sentence(row, attempt));
+    }
     case 'code': {
       const size = Math.max(1, Math.min(room, 8));
       return (row, attempt) => {
@@ -195,25 +194,38 @@ function countryValue(persona: RowPersona, form: CountryForm, room: number): Fak
   }
 }
 
-/** Between `least` and `most` words of `list`, as many as fit `room` once joined by `join`. */
+/**
+ * Between `least` and `most` words of `list` joined by spaces, as many as fit `room`, ended by
+ * `end` when it fits too. Two words are drawn from each hash word (16 bits each: lists are short).
+ */
 function wordsValue(
   list: readonly string[],
   key: number,
   room: number,
   least: number,
   most: number,
-  join: (words: string[]) => string,
+  end: string,
 ): FakeFn {
+  const lengths = list.map(length);
+  const n = list.length;
+  const wide = n > 0x10000;
   return (row, attempt) => {
-    const n = least + (word(key, row, attempt, 9) % (most - least + 1));
-    const words: string[] = [];
+    let w = word(key, row, attempt, 9);
+    const count = least + (w % (most - least + 1));
+    let text = '';
     let size = -1;
-    for (let i = 0; i < n; i++) {
-      const w = list[index(key, row, list.length, attempt, i)] as string;
-      if (words.length > 0 && size + 1 + length(w) > room - 1) break;
-      words.push(w);
-      size += 1 + length(w);
+    for (let i = 0; i < count; i++) {
+      let at: number;
+      if (wide) at = index(key, row, n, attempt, i);
+      else {
+        if ((i & 1) === 0) w = word(key, row, attempt, i);
+        at = Math.floor((((i & 1) === 0 ? w & 0xffff : w >>> 16) * n) / 0x10000);
+      }
+      const grown = size + 1 + (lengths[at] as number);
+      if (i > 0 && grown > room) break;
+      text = i === 0 ? (list[at] as string) : `${text} ${list[at]}`;
+      size = grown;
     }
-    return join(words);
+    return size + end.length <= room ? text + end : text;
   };
 }

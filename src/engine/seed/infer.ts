@@ -13,7 +13,8 @@
 //   | text: e-mail, courriel, correo          | e-mail on example.com                            |
 //   | text: first name, vorname, prénom, nome | first name (locale)                              |
 //   | text: last name, surname, nachname, …   | last name (locale)                               |
-//   | text: name, full name, contact          | full name (locale)                               |
+//   | text: name, full name, contact          | full name (locale); a bare `name` outside a      |
+//   |                                         | table of people: a few words                     |
 //   | text: phone, tel, telefon, mobile, fax  | phone number (locale pattern)                    |
 //   | text: city, town, stadt, ville, ciudad  | city (locale)                                    |
 //   | text: country, land, pays, país         | country (locale)                                 |
@@ -75,7 +76,7 @@ const TEXT_RULES: [RegExp, FakeValue][] = [
   [/(^|_)(zip|zip_?code|postal|postal_?code|post_?code|postcode|plz|code_postal|cp|cep)(_|$)/, 'postal_code'],
   [/(^|_)(user_?name|login|benutzer(name)?|utilisateur|usuario|handle|nick(name)?)(_|$)/, 'username'],
   [
-    /(^|_)(full_?name|contact(_?name)?|customer_?name|person|owner|author|name|nom|naam|nombre_completo)(_|$)/,
+    /(^|_)(full_?name|contact(_?name)?|customer_?name|person|owner|author|composer|name|nom|naam|nombre_completo)(_|$)/,
     'full_name',
   ],
   [/(^|_)(title|titel|titre|t[ií]tulo|subject|label|headline|caption)(_|$)/, 'title'],
@@ -117,9 +118,17 @@ function within(seed: SeedColumn, min: number, max: number, step: number): [numb
   return [a, Math.max(a, Math.min(b, a + (max - min)))];
 }
 
-/** The inferred generator, narrowed to the column's type and CHECKs, and the rule that chose it. */
-export function inferGenerator(seed: SeedColumn): { generator: Resolved; rule: string } | null {
-  const found = inferByRule(seed);
+/** A column called just "name": a person's only in a table of people. */
+const BARE_NAME = /^(name|nom|naam|nombre|nome)$/;
+const PEOPLE =
+  /(^|_)(customers?|clients?|users?|persons?|people|employees?|staff|members?|contacts?|authors?|artists?|actors?|owners?|patients?|students?|teachers?|drivers?|passengers?|guests?|subscribers?|composers?|managers?|agents?|players?|kunden?|mitarbeiter|benutzer|personnes?|utilisateurs?|usuarios?)(_|$)/;
+
+/**
+ * The inferred generator, narrowed to the column's type and CHECKs, and the rule that chose it;
+ * `table` is the table's name (a bare `name` column is a person's in a table of people only).
+ */
+export function inferGenerator(seed: SeedColumn, table = ''): { generator: Resolved; rule: string } | null {
+  const found = inferByRule(seed, table);
   if (!found) return null;
   const g = found.generator;
   if (g.kind === 'int') {
@@ -133,7 +142,7 @@ export function inferGenerator(seed: SeedColumn): { generator: Resolved; rule: s
   return found;
 }
 
-function inferByRule(seed: SeedColumn): { generator: Resolved; rule: string } | null {
+function inferByRule(seed: SeedColumn, table: string): { generator: Resolved; rule: string } | null {
   const name = normalizedName(seed.column.name);
   const allowed = seed.limits.allowed;
   if (allowed && allowed.length > 0)
@@ -143,6 +152,8 @@ function inferByRule(seed: SeedColumn): { generator: Resolved; rule: string } | 
       return { generator: { kind: 'choice', values: seed.enumValues ?? [], weights: null }, rule: 'enum' };
     case 'text': {
       const found = TEXT_RULES.find(([pattern]) => pattern.test(name));
+      if (found?.[1] === 'full_name' && BARE_NAME.test(name) && !PEOPLE.test(normalizedName(table)))
+        return { generator: { kind: 'fake', fake: 'title' }, rule: 'name:title' };
       return found
         ? { generator: { kind: 'fake', fake: found[1] }, rule: `name:${found[1]}` }
         : { generator: { kind: 'fake', fake: 'word' }, rule: 'text' };

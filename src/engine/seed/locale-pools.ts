@@ -46,6 +46,8 @@ export interface LocalePools {
   words: readonly string[];
   lorem: readonly string[];
   dictionary: Dictionary;
+  /** No entry of any list holds a character the row format escapes (backslash, tab, newline). */
+  plain: boolean;
 }
 
 /**
@@ -95,8 +97,10 @@ function personNames(definition: LocaleDefinition | undefined, field: 'first_nam
   return unique(['generic', 'female', 'male'].flatMap((k) => plainStrings(parts[k])));
 }
 
+/** A locale's own cities; a few (Hebrew abbreviations) carry quotes and backslashes, and are left out. */
 function cityNames(definition: LocaleDefinition | undefined): string[] {
-  return unique(plainStrings((definition?.location as Record<string, unknown> | undefined)?.city_name));
+  const listed = plainStrings((definition?.location as Record<string, unknown> | undefined)?.city_name);
+  return unique(listed.filter((c) => !/[\\"]/.test(c)));
 }
 
 /** The locale, its language, English: where a list missing from the locale is looked up. */
@@ -175,7 +179,7 @@ export function localePools(locale = 'en'): LocalePools {
   const cached = cache.get(locale);
   if (cached) return cached;
   const countries = countryList(locale);
-  const built: LocalePools = {
+  const lists = {
     firstNames: namePool(locale, 'first_name'),
     lastNames: namePool(locale, 'last_name'),
     countries,
@@ -183,6 +187,25 @@ export function localePools(locale = 'en'): LocalePools {
     ...englishWords(),
     dictionary: dictionary(locale),
   };
+  const d = lists.dictionary;
+  const every = [
+    lists.firstNames.names,
+    lists.lastNames.names,
+    countries.flatMap((c) => c.names),
+    [lists.home, ...lists.world].flatMap((p) => p?.cities ?? []),
+    lists.words,
+    lists.lorem,
+    d.streetNames,
+    d.buildingNumbers,
+    d.postcodes,
+    d.companySuffixes,
+    d.phonePatterns,
+  ];
+  // Words are also JSON keys and values, where a quote would be escaped with a backslash.
+  const plain =
+    every.every((list) => !list.some((s) => /[\\\t\n\r]/.test(s))) &&
+    !lists.words.some((w) => w.includes('"'));
+  const built: LocalePools = { ...lists, plain };
   cache.set(locale, built);
   return built;
 }

@@ -243,7 +243,7 @@ function inferColumn(
       return { name: column.name, generator: { kind: 'key' }, nullRatio: 0, unique: true, origin: 'key' };
     return null;
   }
-  const inferred = inferGenerator(seed);
+  const inferred = inferGenerator(seed, table.name);
   if (inferred) {
     if (unique) widenForUnique(seed, inferred.generator, rows);
     const capacity = distinctCapacity(inferred.generator);

@@ -17,14 +17,29 @@ import { type CompileContext, compileValue, type ValueFn } from './values.ts';
 /** How many times a row is drawn again before a unique key is declared impossible. */
 export const MAX_ATTEMPTS = 64;
 
+const ESCAPED = /[\\\t\n\r]/;
+const SAFE_BASE = BigInt(Number.MAX_SAFE_INTEGER - 2 ** 32);
+
+/** The text of the key `base + 1 + offset`: in doubles while they are exact, the common case. */
+export function keyText(base: bigint, offset: number): string {
+  return base < SAFE_BASE ? String(Number(base) + 1 + offset) : (base + 1n + BigInt(offset)).toString();
+}
+
 /** Rows of a parent a reference can point at: the existing ones, then those the run generates. */
 export class KeyPool {
   readonly existing: (string | null)[][];
   private readonly generated: (string | null)[][] = [];
   private range: { base: bigint; count: number } | null = null;
   private lazy: { count: number; row: (i: number) => (string | null)[] } | null = null;
+  /** Whether every existing value is written as it is in the row format (no escape). */
+  private readonly plainExisting: boolean;
   constructor(existing: (string | null)[][]) {
     this.existing = existing;
+    this.plainExisting = existing.every((row) => row.every((v) => v === null || !ESCAPED.test(v)));
+  }
+  /** Whether every value a reference can take is written as it is: existing plain ones, then keys. */
+  get plain(): boolean {
+    return this.plainExisting && (this.range !== null || (this.lazy === null && this.generated.length === 0));
   }
   /** The generated rows are the keys base+1 … base+count (a service-written single-column key). */
   setRange(base: bigint, count: number): void {
@@ -47,7 +62,7 @@ export class KeyPool {
   value(i: number): (string | null)[] {
     if (i < this.existing.length) return this.existing[i] as (string | null)[];
     const at = i - this.existing.length;
-    if (this.range) return [(this.range.base + 1n + BigInt(at)).toString()];
+    if (this.range) return [keyText(this.range.base, at)];
     if (this.lazy) return this.lazy.row(at);
     return this.generated[at] as (string | null)[];
   }
@@ -148,6 +163,8 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
       .map((c) => c.name),
   );
   const shared = compiled.flatMap((c, i) => (c.shared ? [i] : []));
+  // Keys the service writes are digits; a reference may copy any text of an existing parent row.
+  const plainText = table.columns.map((c, i) => compiled[i]!.plain === true || c.generator.kind === 'key');
   const plain: number[] = [];
   const templates: number[] = [];
   table.columns.forEach((c, i) => {
@@ -167,6 +184,8 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
       nullKey: streamKey(inputs.seed, table.key, `reference-null:${r.fk.name}`),
       nullRatio: table.columns.find((c) => c.name === r.fk.columns[0])?.nullRatio ?? 0,
     }));
+  for (const ref of references)
+    for (const p of ref.positions) if (p >= 0) plainText[p] = ref.pool?.plain ?? true;
   const tracked = table.uniqueKeys
     // A column distinct by construction keeps this run's rows apart, not from rows already there.
     .filter(
@@ -188,7 +207,7 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
 
   function fill(values: (string | null)[], row: number, attempt: number, only?: Set<number>): void {
     const want = (i: number) => only === undefined || only.has(i);
-    for (const { i, base } of keys) if (want(i)) values[i] = (base + 1n + BigInt(row)).toString();
+    for (const { i, base } of keys) if (want(i)) values[i] = keyText(base, row);
     for (const i of plain) {
       if (!want(i)) continue;
       const c = table.columns[i]!;
@@ -259,8 +278,11 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
       for (let row = 0; row < table.rows; row++) {
         const values = produce(row);
         let line = '';
-        for (let i = 0; i < values.length; i++)
-          line += (i === 0 ? '' : '\t') + encodeField(values[i] ?? null);
+        for (let i = 0; i < values.length; i++) {
+          const value = values[i] ?? null;
+          if (i > 0) line += '\t';
+          line += value === null ? '\\N' : plainText[i] ? value : encodeField(value);
+        }
         lines += `${line}\n`;
         if (++count >= batchRows) {
           yield { data: Buffer.from(lines, 'utf8'), rows: count };

@@ -22,15 +22,31 @@ export type ValueFn = (row: number, attempt: number, values: (string | null)[]) 
 export const FAKER_BLOCK = 1000;
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => pad(i));
+
+/** `y-mm-dd` of a day counted from 1970-01-01, without a Date (the civil calendar by arithmetic). */
+function dayText(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return `${yoe + era * 400 + (month <= 2 ? 1 : 0)}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`;
+}
 
 export function dateText(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  return dayText(Math.floor(ms / 86_400_000));
 }
 
 export function timestampText(ms: number): string {
-  const d = new Date(ms);
-  return `${dateText(ms)} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  const days = Math.floor(ms / 86_400_000);
+  const s = Math.floor((ms - days * 86_400_000) / 1000);
+  return `${dayText(days)} ${TWO_DIGITS[Math.floor(s / 3600)]}:${TWO_DIGITS[Math.floor(s / 60) % 60]}:${TWO_DIGITS[s % 60]}`;
 }
 
 /** Text padded when a CHECK wants more characters; cut only for values the definition gives (templates). */
@@ -92,6 +108,32 @@ export interface CompiledValue {
   distinct: boolean;
   /** Drawn from the row's persona (redraw it with the row's other such columns). */
   shared?: boolean;
+  /** Never holds a character the row format escapes: written as it is, without a scan. */
+  plain?: boolean;
+}
+
+const ESCAPED = /[\\\t\n\r]/;
+
+/** Whether every value of `generator` is written as it is in the row format. */
+function plainValues(generator: Resolved, locale: string): boolean {
+  switch (generator.kind) {
+    case 'key':
+    case 'sequence':
+    case 'int':
+    case 'float':
+    case 'date':
+    case 'timestamp':
+    case 'time':
+      return true;
+    case 'choice':
+      return !generator.values.some((v) => ESCAPED.test(v));
+    case 'constant':
+      return generator.value === null || !ESCAPED.test(generator.value);
+    case 'fake':
+      return localePools(locale).plain;
+    default:
+      return false;
+  }
 }
 
 /**
@@ -100,6 +142,17 @@ export interface CompiledValue {
  * columns need no tracking.
  */
 export function compileValue(
+  seed: SeedColumn,
+  generator: Resolved,
+  unique: boolean,
+  context: CompileContext,
+  columnIndex: (name: string) => number,
+): CompiledValue {
+  const compiled = compileFn(seed, generator, unique, context, columnIndex);
+  return { ...compiled, plain: plainValues(generator, context.locale) };
+}
+
+function compileFn(
   seed: SeedColumn,
   generator: Resolved,
   unique: boolean,
