@@ -40,7 +40,7 @@ const KEYS_SQL = `
   select c.relname, i.relname, 'i', pg_get_indexdef(i.oid), ix.indisvalid
   from pg_index ix join pg_class i on i.oid = ix.indexrelid join pg_class c on c.oid = ix.indrelid
   where c.relnamespace = 'public'::regnamespace
-  order by 1, 2`;
+  order by 1, 2, 3`;
 
 describe.skipIf(!up)('bridge create_tables: keys built after the load', () => {
   const suite = bridgeSuite({ org: 'Create org', project: 'Create' }, async ({ database }) => {

@@ -89,18 +89,39 @@ export interface KeysAroundLoad {
 /**
  * For the tables this run created (empty, so taking their keys off costs nothing), the statements
  * that build the primary key, unique constraints and indexes after the load instead of row by row
- * during it: a sorted build in one pass is cheaper than maintaining each index per row. Only where
- * DDL is transactional (PostgreSQL): both run in the table's load transaction, so a failed or
- * killed load leaves the table exactly as it was created. Not for `upsert`, which needs the
- * primary key while it loads.
+ * during it: a sorted build in one pass is cheaper than maintaining each index per row. In
+ * `replace` mode, the tables that were there (`replaced`, emptied in the load transaction) have
+ * their plain (not unique) indexes treated the same way; their primary key and unique constraints
+ * stay, since keys outside the copy may rely on them. Only where DDL is transactional
+ * (PostgreSQL): both run in the table's load transaction, so a failed, cancelled or killed load
+ * leaves the table exactly as it was, every index in place. Not for `upsert`, which needs the
+ * primary key while it loads, nor for `append`, which would rebuild indexes over rows it did not
+ * write.
  */
 export function keysAroundLoad(
   created: TableModel[],
   dialect: MigrationDialect,
   context: { flavor: SchemaModel['flavor']; mode: string },
+  replaced: TableModel[] = [],
 ): Map<string, KeysAroundLoad> {
   const around = new Map<string, KeysAroundLoad>();
   if (!dialect.capabilities.transactionalDdl || context.mode === 'upsert') return around;
+  const render = (operations: MigrationOperation[]) =>
+    dialect.renderDdl(operations, { flavor: context.flavor }).map((statement) => statement.sql);
+  if (context.mode === 'replace')
+    for (const table of replaced) {
+      const plain = table.indexes.filter((index) => !index.unique);
+      if (plain.length === 0 || table.partitioning || (table.inherits ?? []).length > 0) continue;
+      const ref = { schema: table.schema, name: table.name };
+      around.set(displayName(table), {
+        before: render(
+          plain.map((index) => ({ kind: 'drop_index', table: ref, index, concurrently: false })),
+        ),
+        after: render(
+          plain.map((index) => ({ kind: 'create_index', table: ref, index, concurrently: false })),
+        ),
+      });
+    }
   for (const table of created) {
     // A partitioned table's indexes and its partitions' are attached to each other, and an
     // inheritance child's keys stand apart from its parent's: such tables keep their keys.
@@ -139,8 +160,6 @@ export function keysAroundLoad(
         concurrently: false,
       })),
     ];
-    const render = (operations: MigrationOperation[]) =>
-      dialect.renderDdl(operations, { flavor: context.flavor }).map((statement) => statement.sql);
     around.set(displayName(table), { before: render(before), after: render(after) });
   }
   return around;

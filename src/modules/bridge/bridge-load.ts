@@ -1,18 +1,22 @@
 // The target side of a bridge run: each table loaded in one transaction of the target (so it ends
 // loaded or untouched, in every mode), with the target's foreign keys among the copied tables out
 // of the way during the load and checked after it, as the dialect says (RowFormat.foreignKeyLoad):
-// PostgreSQL drops each key inside the transaction of a table it touches and adds it back there
-// NOT VALID, then validates all of them at the end (a run killed midway leaves every key in place);
-// MySQL turns checking off for the load's session and runs one orphan query per key at the end.
-// The checks at the end run on two sessions at once when there are several (a spare session of the
-// target, opened for them): each is a scan of a child table, and they lock nothing the others need
-// (PostgreSQL's VALIDATE takes SHARE UPDATE EXCLUSIVE on the child, ROW SHARE on the parent).
-// Triggers stay as the user has them. Sequences are moved past the copied keys in the same
-// transaction. A table truncated in its load transaction is written already visible to all
-// (WriteRowsRequest.emptiedInTransaction): the validation that reads it next is spared the
-// per-row visibility bookkeeping of freshly written rows. Tables the run created get their primary
-// key, unique constraints and indexes built after their rows, in the same transaction
-// (bridge-create.ts, keysAroundLoad).
+// PostgreSQL drops them all in one transaction before the first table loads, after writing in the
+// run's report how to add each back (the journal: a run killed meanwhile leaves it to the
+// interrupted hook, bridge-interrupted.ts, which adds them back), adds them back NOT VALID once
+// the tables are in, whatever happened, then validates them; MySQL turns checking off for each
+// load session and runs one orphan query per key at the end. With the keys out of the way up
+// front, tables hold no lock on each other and load side by side, each on its own session (a lane,
+// bridge-tables.ts). The checks at the end run on two sessions at once when there are several (a
+// spare session of the target, opened for them): each is a scan of a child table, and they lock
+// nothing the others need (PostgreSQL's VALIDATE takes SHARE UPDATE EXCLUSIVE on the child, ROW
+// SHARE on the parent). Triggers stay as the user has them. Sequences are moved past the copied
+// keys in the same transaction. A table truncated in its load transaction is written already
+// visible to all (WriteRowsRequest.emptiedInTransaction): the validation that reads it next is
+// spared the per-row visibility bookkeeping of freshly written rows. Tables the run created get
+// their primary key, unique constraints and indexes built after their rows, and a replaced table
+// its plain secondary indexes, in the same transaction (bridge-create.ts, keysAroundLoad): a
+// failed, cancelled or killed load rolls back to the table with every index it had.
 import type { RowFormat, RowSession, SqlWriter } from '../../dialects/dialect.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { displayName, type PlannedTable } from '../../engine/bridge/copy-plan.ts';
@@ -27,9 +31,30 @@ interface InnerKey {
   fk: ForeignKeyModel;
 }
 
+/** A key set aside for the load, and how to put it back: what the run's journal keeps. */
+export interface KeySetAside {
+  table: string;
+  name: string;
+  /** The statements that add it back NOT VALID, as it was. */
+  add: string[];
+  validate: string;
+}
+
 export interface TargetLoader {
-  /** Loads one planned table from its batches in one transaction; returns the rows written and how. */
-  load(table: PlannedTable, batches: AsyncIterable<RowBatch>): Promise<{ rows: number; method: string }>;
+  /**
+   * Takes the foreign keys among the copied tables out of the way before any table loads
+   * (PostgreSQL: dropped in one transaction, after the journal has them); nothing where the
+   * dialect turns checking off per session instead.
+   */
+  setAside(): Promise<void>;
+  /** Readies another session of the target to load tables on (MySQL: key checks off there too). */
+  readyLane(lane: RowSession): Promise<void>;
+  /** Loads one planned table from its batches in one transaction on `lane` (default: the loader's session). */
+  load(
+    table: PlannedTable,
+    batches: AsyncIterable<RowBatch>,
+    lane?: RowSession,
+  ): Promise<{ rows: number; method: string }>;
   /**
    * Checks every foreign key among the copied tables (validating the ones added back NOT VALID):
    * the failures, each naming the key. Run also after a failure: keys are restored before the run ends.
@@ -60,6 +85,11 @@ export async function createTargetLoader(input: {
   mode: BridgeMode;
   /** Per target table (displayName), its keys taken off for the load and built after it (bridge-create.ts). */
   keysAroundLoad?: Map<string, KeysAroundLoad>;
+  /**
+   * Records durably the keys set aside (null once they are back), before they are dropped and
+   * after they are added back: what the interrupted hook of a killed run restores from.
+   */
+  journal?: (keys: KeySetAside[] | null) => Promise<void>;
 }): Promise<TargetLoader> {
   const { session, rows, sql, mode } = input;
   const q = (name: string) => sql.quoteIdent(name);
@@ -95,19 +125,57 @@ export async function createTargetLoader(input: {
     }
   }
 
-  async function load(table: PlannedTable, batches: AsyncIterable<RowBatch>) {
-    const target = table.target!;
-    const name = qualified(target);
-    const keys =
-      fkLoad.kind === 'readd'
-        ? inner.filter(
-            (k) => k.table === target || displayName(referencedOf(k.table, k.fk)) === displayName(target),
-          )
-        : [];
+  /** How to put each inner key back (PostgreSQL), in the order they are dropped. */
+  const setAsideKeys = (): KeySetAside[] =>
+    fkLoad.kind === 'readd'
+      ? inner.map((k) => ({
+          table: qualified(k.table),
+          name: k.fk.name,
+          add: fkLoad.addNotValid(qualified(k.table), k.fk, qualified(referencedOf(k.table, k.fk))),
+          validate: fkLoad.validate(qualified(k.table), k.fk.name),
+        }))
+      : [];
+  let aside = false;
+
+  async function setAside() {
+    if (fkLoad.kind !== 'readd' || inner.length === 0) return;
+    // Journalled first: a kill between the journal and the COMMIT leaves keys that are still there,
+    // which the hook's re-adding finds present and leaves alone.
+    await input.journal?.(setAsideKeys());
     await session.query('BEGIN');
     try {
-      if (fkLoad.kind === 'readd')
-        for (const k of keys) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
+      for (const k of inner) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
+      await session.query('COMMIT');
+    } catch (error) {
+      await session.query('ROLLBACK').catch(() => {});
+      await input.journal?.(null);
+      throw error;
+    }
+    aside = true;
+    for (const k of inner) touched.add(k);
+  }
+
+  /** Adds every key set aside back NOT VALID, in one short transaction, then clears the journal. */
+  async function putBack() {
+    if (!aside || fkLoad.kind !== 'readd') return;
+    await session.query('BEGIN');
+    try {
+      for (const k of setAsideKeys()) for (const statement of k.add) await session.query(statement);
+      await session.query('COMMIT');
+    } catch (error) {
+      await session.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+    aside = false;
+    await input.journal?.(null);
+  }
+
+  async function load(table: PlannedTable, batches: AsyncIterable<RowBatch>, lane: RowSession = session) {
+    const target = table.target!;
+    const name = qualified(target);
+    const session = lane;
+    await session.query('BEGIN');
+    try {
       const around = input.keysAroundLoad?.get(displayName(target));
       for (const statement of around?.before ?? []) await session.query(statement);
       const truncated =
@@ -143,16 +211,6 @@ export async function createTargetLoader(input: {
         const sync = sequenced ? rows.syncSequence(target, column.name) : null;
         if (sync) await session.query(sync.sql, sync.params);
       }
-      if (fkLoad.kind === 'readd')
-        for (const k of keys) {
-          for (const statement of fkLoad.addNotValid(
-            qualified(k.table),
-            k.fk,
-            qualified(referencedOf(k.table, k.fk)),
-          ))
-            await session.query(statement);
-          touched.add(k);
-        }
       await session.query('COMMIT');
       return written;
     } catch (error) {
@@ -185,6 +243,7 @@ export async function createTargetLoader(input: {
 
   async function finish(): Promise<string[]> {
     if (fkLoad.kind === 'session') await session.query(fkLoad.on);
+    await putBack();
     const keys = fkLoad.kind === 'readd' ? [...touched] : inner;
     const failures: (string | null)[] = keys.map(() => null);
     let next = 0;
@@ -211,6 +270,10 @@ export async function createTargetLoader(input: {
   }
 
   return {
+    setAside,
+    async readyLane(lane) {
+      if (fkLoad.kind === 'session') await lane.query(fkLoad.off);
+    },
     load,
     finish,
     validated: () =>

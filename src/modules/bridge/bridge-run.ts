@@ -184,7 +184,12 @@ async function copy(state: BridgeRunState): Promise<Record<string, unknown>> {
 
 /** The run's result so far: what is loaded, what is not. */
 function resultOf(state: BridgeRunState, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const { done, planned } = state;
+  const { planned } = state;
+  // In the plan's order (parents first), those carried over first: tables load side by side and
+  // commit in any order.
+  const rank = (name: string) =>
+    (state.skip.has(name) ? 0 : planned.length) + planned.findIndex((t) => t.name === name);
+  const done = [...state.done].sort((a, b) => rank(a.table) - rank(b.table));
   return {
     tables: done,
     rows_total: done.reduce((sum, t) => sum + t.rows, 0),
@@ -334,7 +339,12 @@ async function prepareLoad(state: BridgeRunState): Promise<PreparedLoad> {
           planned.filter((t) => state.created.includes(displayName(t.target!))).map((t) => t.target!),
           tgtDialect,
           { flavor: state.targetModel!.flavor, mode: params.mode },
+          // Replaced tables that were there before: their plain indexes, built again after the rows.
+          planned.filter((t) => !state.created.includes(displayName(t.target!))).map((t) => t.target!),
         ),
+        // What the interrupted hook puts back if the process dies with the keys off (bridge-interrupted.ts).
+        journal: (keys) =>
+          state.context.report({ ...resultOf(state), ...(keys && { keys_set_aside: keys }) }),
       }),
     ),
     !subsetRequest
@@ -383,9 +393,12 @@ async function loadAll(state: BridgeRunState, { loader, stats }: PreparedLoad): 
     now: state.deps.now,
     context: state.context,
     clock: state.clock,
-    source: source.session,
+    first: { source: source.session, target: state.target.session },
+    // A subset's key tables live in the first source session: its tables load there.
+    ...(!subset && { openLane: () => openLane(state) }),
     loader,
     todo,
+    estimate,
     whereOf: (table) => {
       const conditions = [
         ...(state.filterOf.has(table.name) ? [`(${state.filterOf.get(table.name)})`] : []),
@@ -394,12 +407,24 @@ async function loadAll(state: BridgeRunState, { loader, stats }: PreparedLoad): 
       return conditions.length > 0 ? conditions.join(' AND ') : undefined;
     },
     anonymization: state.anonymization,
-    total: todo.reduce((sum, t) => sum + estimate(t), 0),
     onLoaded(table, written) {
       state.methods.add(written.method);
       state.done.push({ table: table.name, rows: written.rows });
     },
   });
+}
+
+/** Another row session on each side, for a table to load beside the others. */
+async function openLane(state: BridgeRunState) {
+  const [source, target] = await openSessions(state.source.handle, state.target.handle, state.clock);
+  return {
+    source,
+    target,
+    async close() {
+      await target.close();
+      await source.close();
+    },
+  };
 }
 
 /**
@@ -446,7 +471,7 @@ function successResult(state: BridgeRunState): Record<string, unknown> {
 
 /** What the run ends with when a step threw: failed or cancelled, with what it finished. */
 function failureOf(state: BridgeRunState, error: unknown): unknown {
-  const { done } = state;
+  const done = resultOf(state).tables as BridgeRunState['done'];
   if (error instanceof RunFailed)
     return new RunFailed(error.message, { ...resultOf(state), ...error.result });
   // A cancelled run says what it finished too (docs/contract.md §9.3), so that running it again completes it.

@@ -6,6 +6,7 @@ import type { Module, Shared } from '../module.ts';
 import { connectionParam } from '../runs/run-kinds.ts';
 import { registerBridgeRoutes } from './bridge.routes.ts';
 import { createBridgeService } from './bridge.service.ts';
+import { createBridgeInterrupted } from './bridge-interrupted.ts';
 import { BridgeParams } from './bridge-params.ts';
 import { createBridgeRun } from './bridge-run.ts';
 
@@ -28,6 +29,8 @@ export function bridgeModule(shared: Shared): Module {
           readsRows: connectionParam(params, 'source_connection_id'),
         }),
         events: { succeeded: 'bridge.completed' },
+        // The foreign keys a killed run had set aside go back (journalled in its report).
+        interrupted: createBridgeInterrupted({ db, connections }),
       },
     ],
     events: ['bridge.completed', 'run.failed'],
