@@ -14,7 +14,9 @@ export type FakeFn = (row: number, attempt: number) => string;
 
 const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const DOMAIN = '@example.com';
+const SHORT_DOMAIN = '@x.test';
+/** Reserved domains (RFC 2606): the usual one, and a short one for narrow columns. */
+const DOMAINS = ['@example.com', SHORT_DOMAIN];
 
 /** The entries of `list` at most `room` characters long; `fallback` when none is. */
 const fits = (list: readonly string[], room: number, fallback: readonly string[] = []): readonly string[] => {
@@ -82,15 +84,13 @@ export function fakeValue(fake: FakeValue, persona: RowPersona, key: number, roo
         const first = persona.firstNames.ascii[firstOf(row, attempt)]!;
         const last = persona.lastNames.ascii[lastOf(row, attempt)]!;
         const n = word(key, row, attempt, 2) % 100;
-        return firstFitting(
-          [
-            `${first}.${last}${n}${DOMAIN}`,
-            `${first[0]}.${last}${n}${DOMAIN}`,
-            `${last}${n}${DOMAIN}`,
-            `${last}${DOMAIN}`,
-          ],
-          room,
-        );
+        const forms = [`${first}.${last}${n}`, `${first[0]}.${last}${n}`, `${last}${n}`, last, first];
+        for (const domain of DOMAINS) {
+          const local = forms.find((f) => f.length + domain.length <= room);
+          if (local !== undefined) return local + domain;
+        }
+        // A column too short for any whole form: the row's initials at a reserved domain, cut.
+        return firstFitting([`${first[0]}${last}${SHORT_DOMAIN}`], room);
       };
     case 'username':
       return (row, attempt) => {
