@@ -1,7 +1,8 @@
-// The resident memory of a set of processes and everything they started (worker threads are in their
+// The resident memory (and CPU time) of a set of processes and everything they started (worker threads are in their
 // process's RSS; child processes are found by their parent id in /proc), read from
 // /proc/<pid>/status VmRSS: what the service holds in all, whatever process does the work.
 import { readdirSync, readFileSync } from 'node:fs';
+import { statMs } from './cpu-time.ts';
 
 function parentOf(pid: number): number | undefined {
   try {
@@ -44,12 +45,30 @@ export function processTree(roots: readonly number[]): number[] {
   return tree;
 }
 
+/**
+ * User + system ms the roots' trees have spent so far (their threads, ended ones included, and the
+ * children they waited for).
+ */
+export function treeCpuMs(roots: readonly number[]): number {
+  let ms = 0;
+  for (const pid of processTree(roots)) {
+    try {
+      ms += statMs(readFileSync(`/proc/${pid}/stat`, 'utf8'), true);
+    } catch {
+      // Ended between the listing and the read.
+    }
+  }
+  return ms;
+}
+
 /** RSS of the roots' whole trees now, in bytes. */
 export function treeRss(roots: readonly number[]): number {
   return processTree(roots).reduce((sum, pid) => sum + rssKb(pid) * 1024, 0);
 }
 
 export interface RssPeaks {
+  /** The total when the watch started, in bytes. */
+  start: number;
   /** The highest total of all the trees together, in bytes. */
   total: number;
   /** The highest of each root's tree alone, in the roots' order, in bytes. */
@@ -66,7 +85,7 @@ export interface RssWatch {
  * mid-run is counted) until stopped.
  */
 export function watchRss(roots: readonly number[], intervalMs = 50): RssWatch {
-  const peaks: RssPeaks = { total: 0, byRoot: roots.map(() => 0) };
+  const peaks: RssPeaks = { start: 0, total: 0, byRoot: roots.map(() => 0) };
   const sample = () => {
     const each = roots.map((root) => treeRss([root]));
     peaks.total = Math.max(
@@ -78,12 +97,13 @@ export function watchRss(roots: readonly number[], intervalMs = 50): RssWatch {
     });
   };
   sample();
+  peaks.start = peaks.total;
   const timer = setInterval(sample, intervalMs);
   return {
     stop() {
       clearInterval(timer);
       sample();
-      return { total: peaks.total, byRoot: [...peaks.byRoot] };
+      return { start: peaks.start, total: peaks.total, byRoot: [...peaks.byRoot] };
     },
   };
 }

@@ -94,12 +94,27 @@ export function shopReport(args: {
       `| ${cell(o.work)} | ${cell(o.reference)} | ${Number.isFinite(o.referenceMs) ? s(o.referenceMs) : '–'} | ${goalText(o)} | ${Number.isFinite(oursMs) ? s(oursMs) : '–'} | ${Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '–'} | ${o.ours.length > 0 ? `+${mb(growth)} (all ${mb(peak)}, worker ${mb(workerPeak)})` : '–'} | ${cell(result(o, idle))} |`,
     );
   }
-  lines.push('', '## Every measure', '');
+  const measured = outcomes.filter((o) => o.ours.length > 0).map((o) => figures(o, idle));
+  if (measured.length > 0) {
+    const growths = measured.map((f) => f.growth);
+    const [low, high] = [Math.min(...growths), Math.max(...growths)];
+    const peak = Math.max(...measured.map((f) => f.peak));
+    lines.push(
+      `| Memory, each of the above | the service idle: ${mb(idle)} RSS (API + worker) | – | < +${mb(RSS_GROWTH_LIMIT)} | +${mb(low)} to +${mb(high)} (peak ${mb(peak)}) | – | – | ${high < RSS_GROWTH_LIMIT ? 'ok' : 'MISSED'} |`,
+    );
+  }
+  lines.push(
+    '',
+    '## Every measure',
+    '',
+    "CPU: user + system time from /proc, of the service's two processes (threads and waited-for children included) and of every PostgreSQL and MariaDB server process on the machine (other sessions of this shared machine included), from the POST to the run seen `succeeded`.",
+    '',
+  );
   for (const o of outcomes) {
     const runs = o.ours
       .map(
         (r) =>
-          `${s(r.wallMs)} (run ${s(r.runMs)}, pick-up ${s(r.pickupMs)}, peak ${mb(r.peakRss)}, worker ${mb(r.workerPeakRss)})`,
+          `${s(r.wallMs)} (run ${s(r.runMs)}, pick-up ${s(r.pickupMs)}; CPU: service ${s(r.serviceCpuMs)}, database servers ${s(r.databaseCpuMs)}; RSS at the POST ${mb(r.startRss)}, peak ${mb(r.peakRss)}, worker's peak ${mb(r.workerPeakRss)})`,
       )
       .join(', ');
     const references = o.referenceAll.filter(Number.isFinite).map(s).join(', ');

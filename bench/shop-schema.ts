@@ -25,9 +25,19 @@ export const PG_SHOP_TABLES = `
     note text);
   create table order_items (id bigint primary key, order_id bigint not null, product_name varchar(200) not null,
     quantity integer not null check (quantity > 0), unit_price numeric(10,2) not null);
-  create index customers_email_idx on customers (email);
+`;
+
+export const PG_CUSTOMERS_INDEX = 'create index customers_email_idx on customers (email);';
+
+/** The secondary indexes: a reference that loads fast builds them after its rows, as it adds the keys. */
+export const PG_SHOP_INDEXES = `
+  ${PG_CUSTOMERS_INDEX}
   create index orders_customer_idx on orders (customer_id);
   create index order_items_order_idx on order_items (order_id);
+`;
+
+export const PG_SHOP_DROP_INDEXES = `
+  drop index if exists customers_email_idx, orders_customer_idx, order_items_order_idx;
 `;
 
 export const PG_SHOP_KEYS = `
@@ -40,8 +50,11 @@ export const PG_SHOP_DROP_KEYS = `
   alter table orders drop constraint if exists orders_customer_fk;
 `;
 
-/** The customers table alone, for a copy of that one table (the anonymized bridge's target). */
-export const PG_CUSTOMERS_ONLY = PG_SHOP_TABLES.split(';')[0]!.concat(';');
+/** The whole schema as a target or a source has it: tables, secondary indexes, foreign keys. */
+export const PG_SHOP_SCHEMA = PG_SHOP_TABLES + PG_SHOP_INDEXES + PG_SHOP_KEYS;
+
+/** The customers table alone, with its index, for a copy of that one table (the anonymized bridge's). */
+export const PG_CUSTOMERS_ONLY = `${PG_SHOP_TABLES.split(';')[0]!}; ${PG_CUSTOMERS_INDEX}`;
 
 export const MYSQL_SHOP_TABLES = `
   create table customers (id bigint primary key, first_name varchar(80) not null, last_name varchar(80) not null,

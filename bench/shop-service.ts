@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { TestPgDatabase } from '../test/support/databases.ts';
 import { runToEnd, type ServiceProcess, scrubbedEnv, startProcess } from '../test/support/server-process.ts';
-import { idleRss, type RssPeaks, watchRss } from './shop-memory.ts';
+import { cpuSnapshot } from './cpu-time.ts';
+import { idleRss, type RssPeaks, treeCpuMs, watchRss } from './shop-memory.ts';
 
 const API = '/api/v1';
 const EMAIL = 'owner@shop-bench.example';
@@ -24,8 +25,14 @@ export interface TimedRun {
   runMs: number;
   /** POST → started_at: the queue's pick-up. */
   pickupMs: number;
+  /** RSS of every service process together at the POST, in bytes. */
+  startRss: number;
   /** Peak RSS of every service process together during the run, in bytes. */
   peakRss: number;
+  /** CPU time the service's processes spent, POST → seen succeeded. */
+  serviceCpuMs: number;
+  /** CPU time of every PostgreSQL and MariaDB server process meanwhile (other sessions included). */
+  databaseCpuMs: number;
   /** Peak RSS of the worker's process tree alone (the process that does the work), in bytes. */
   workerPeakRss: number;
   result: Record<string, unknown>;
@@ -93,7 +100,11 @@ async function writeKey(base: string): Promise<string> {
   return `Bearer ${String(key.body.secret)}`;
 }
 
-const peaksOf = (peaks: RssPeaks) => ({ peakRss: peaks.total, workerPeakRss: peaks.byRoot[1] ?? 0 });
+const peaksOf = (peaks: RssPeaks) => ({
+  startRss: peaks.start,
+  peakRss: peaks.total,
+  workerPeakRss: peaks.byRoot[1] ?? 0,
+});
 
 /** Starts the API and the worker on `store` (migrated here), an organization with its limits lifted. */
 export async function startShopService(store: TestPgDatabase): Promise<ShopService> {
@@ -188,12 +199,15 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
     },
     async timedRun(path, body) {
       const watch = watchRss(pids());
+      const cpuBefore = { service: treeCpuMs(pids()), databases: cpuSnapshot()?.servers ?? Number.NaN };
       try {
         const { id, posted } = await post(path, body);
         for (;;) {
           const run = await call('GET', `/runs/${id}`);
           if (run.status === 'succeeded') {
             const wallMs = performance.now() - posted;
+            const serviceCpuMs = treeCpuMs(pids()) - cpuBefore.service;
+            const databaseCpuMs = (cpuSnapshot()?.servers ?? Number.NaN) - cpuBefore.databases;
             // The API answers whole seconds; the store keeps milliseconds.
             const times = await storeDb.query<{ created_at: Date; started_at: Date; finished_at: Date }>(
               'select created_at, started_at, finished_at from runs where id = $1',
@@ -204,6 +218,8 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
               wallMs,
               runMs: finished_at.getTime() - started_at.getTime(),
               pickupMs: started_at.getTime() - created_at.getTime(),
+              serviceCpuMs,
+              databaseCpuMs,
               ...peaksOf(watch.stop()),
               result: (run.result ?? {}) as Record<string, unknown>,
             };
