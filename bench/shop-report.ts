@@ -3,7 +3,7 @@
 import os from 'node:os';
 import type { TimedRun } from './shop-service.ts';
 
-/** RSS growth over idle that every operation must stay under (issue's memory goal), in bytes. */
+/** RSS growth over idle that every operation must stay under, at any row count, in bytes. */
 export const RSS_GROWTH_LIMIT = 150 * 2 ** 20;
 
 export interface Outcome {

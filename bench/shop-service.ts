@@ -166,7 +166,7 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
       const posted = performance.now();
       const answer = await request(api.base, 'POST', path, { authorization }, body);
       if (answer.response.status === 202) return { id: String(answer.body.id), posted };
-      // Runs that copy are limited per user and minute (docs/contract.md); the wait is not the run's.
+      // Runs that copy are limited per user and minute (docs/contract.md §4); the wait is not the run's.
       if (answer.response.status === 429) {
         const retry = Number(answer.response.headers.get('retry-after') ?? '5');
         await sleep(Math.max(1, retry) * 1000);
