@@ -43,13 +43,16 @@ function significant(text: string): (Name | { symbol: string } | { other: true }
 
 /**
  * The relations, columns (`t`.`c` of a relation) and routines `text` names, sorted; `self` (the
- * object whose text it is) left out.
+ * object whose text it is) left out. `columns: false` reads `t`.`c` as the relation alone: a
+ * routine or trigger body is bound when it runs, so a column retyped under it needs nothing of it,
+ * and stepping it aside would only leave a moment without it (MySQL's DDL is not transactional).
  */
 export function namedDependencies(
   text: string,
   known: KnownObjects,
-  self?: { kind: DependencyRef['kind']; name: string },
+  options: { self?: { kind: DependencyRef['kind']; name: string }; columns?: boolean } = {},
 ): DependencyRef[] {
+  const { self, columns = true } = options;
   const tokens = significant(text);
   const out = new Map<string, DependencyRef>();
   const add = (ref: DependencyRef) => {
@@ -77,7 +80,12 @@ export function namedDependencies(
     }
     if (qualifier !== null) {
       // `t`.`c`: a column of a relation (an alias named like a relation reads as that relation).
-      add({ kind: known.relations.get(qualifier)!, schema: null, name: qualifier, column: token.name });
+      add({
+        kind: known.relations.get(qualifier)!,
+        schema: null,
+        name: qualifier,
+        column: columns ? token.name : null,
+      });
       continue;
     }
     if (symbolAt(at + 1) === '.' && nameAt(at + 2) !== null) {

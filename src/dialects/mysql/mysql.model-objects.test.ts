@@ -117,8 +117,8 @@ describe('MySQL objects from catalog rows', () => {
         ['log_move', 'log_move'],
       ]),
     };
-    const names = (text: string, self?: { kind: 'routine'; name: string }) =>
-      namedDependencies(text, known, self)
+    const names = (text: string, self?: { kind: 'routine'; name: string }, columns = true) =>
+      namedDependencies(text, known, { self, columns })
         .map((ref) => `${ref.kind}:${ref.name}${ref.column === null ? '' : `.${ref.column}`}`)
         .sort();
     // As MariaDB stores a view: a join in parentheses, aliases, a call.
@@ -139,6 +139,8 @@ describe('MySQL objects from catalog rows', () => {
         { kind: 'routine', name: 'best_price' },
       ),
     ).toEqual(['routine:log_move', 'table:product', 'table:product.title', 'table:stock_move']);
+    // A body's `t`.`c` is the relation alone when columns are not wanted.
+    expect(names('SELECT product.title FROM archive.other', undefined, false)).toEqual(['table:product']);
     expect(names('SET NEW.qty = coalesce(NEW.qty, 0)')).toEqual([]);
   });
 });

@@ -55,7 +55,7 @@ export function buildMysqlObjects(
       options,
       indexes: [],
       comment: null,
-      depends_on: namedDependencies(definition, known, { kind: 'view', name: row.name }),
+      depends_on: namedDependencies(definition, known, { self: { kind: 'view', name: row.name } }),
     };
   });
   const routines: RoutineModel[] = rows.routines.map((row) => {
@@ -68,7 +68,10 @@ export function buildMysqlObjects(
       result: row.type === 'FUNCTION' ? row.result : null,
       definition,
       comment: row.comment || null,
-      depends_on: namedDependencies(definition, known, { kind: 'routine', name: row.name }),
+      depends_on: namedDependencies(definition, known, {
+        self: { kind: 'routine', name: row.name },
+        columns: false,
+      }),
     };
   });
   const triggers: TriggerModel[] = rows.triggers.map((row) => ({
@@ -81,7 +84,7 @@ export function buildMysqlObjects(
     state: 'O',
     comment: null,
     // The body only: its own table is read anyway (create_trigger needs it).
-    depends_on: namedDependencies(row.statement, known),
+    depends_on: namedDependencies(row.statement, known, { columns: false }),
   }));
   return {
     views: views.sort((a, b) => byText(a.name, b.name)),
