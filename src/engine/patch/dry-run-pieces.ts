@@ -313,11 +313,20 @@ function mysqlPieces(sql: string, relationOf: RelationOf): StatementPieces {
   return pieces;
 }
 
+/** Each engine's reader of a statement's pieces: a new engine is one more entry. */
+const PIECE_READERS: Record<
+  DialectName,
+  (sql: string, relationOf: RelationOf) => StatementPieces | Promise<StatementPieces>
+> = {
+  postgresql: postgresPieces,
+  mysql: mysqlPieces,
+};
+
 /** The statement's pieces, other table references rewritten through `relationOf`. */
 export async function statementPieces(
   dialect: DialectName,
   sql: string,
   relationOf: RelationOf,
 ): Promise<StatementPieces> {
-  return dialect === 'postgresql' ? postgresPieces(sql, relationOf) : mysqlPieces(sql, relationOf);
+  return PIECE_READERS[dialect](sql, relationOf);
 }

@@ -11,7 +11,14 @@
 // Values only a write would produce are null and said in a note: numbers a sequence, identity or
 // AUTO_INCREMENT would give an inserted row, ON UPDATE columns, what triggers and cascading
 // foreign keys would do. Generated columns are recomputed from their expressions. Pure.
-import type { ColumnModel, DialectName, ForeignKeyModel, SchemaModel, TableModel } from '../schema/model.ts';
+import type {
+  ColumnModel,
+  DialectName,
+  Flavor,
+  ForeignKeyModel,
+  SchemaModel,
+  TableModel,
+} from '../schema/model.ts';
 import { schemaObjects } from '../schema/objects.ts';
 import { type StatementPieces, statementPieces, type TableName } from './dry-run-pieces.ts';
 import { findTable } from './rollback-key.ts';
@@ -59,15 +66,32 @@ function numberedOnWrite(column: ColumnModel): boolean {
   return column.identity !== null || column.auto_increment || /\bnextval\s*\(/i.test(column.default ?? '');
 }
 
-/** A column default as an expression (MySQL 8 prints a literal default bare; MariaDB quotes it). */
-function defaultExpression(dialect: DialectName, flavor: string, column: ColumnModel): string | null {
+/** How each engine's SQL says what the plan's reads need: a new engine is one more entry. */
+interface DryRunSql {
+  /**
+   * An UPDATE's SET assigns left to right, each expression seeing the columns already assigned;
+   * without, every expression reads the old row.
+   */
+  assignsLeftToRight: boolean;
+  /** A value takes its column's type on assignment, which a read says with a CAST; without, as it is. */
+  castsOnAssignment: boolean;
+  /** A derived table names its columns after its alias (`AS a(c1, c2)`); without, a WITH inside it does. */
+  namesDerivedColumns: boolean;
+}
+
+const DRY_RUN_SQL: Record<DialectName, DryRunSql> = {
+  postgresql: { assignsLeftToRight: false, castsOnAssignment: true, namesDerivedColumns: true },
+  mysql: { assignsLeftToRight: true, castsOnAssignment: false, namesDerivedColumns: false },
+};
+
+/** The catalog prints a literal column default bare (MySQL 8); the others print an expression. */
+const BARE_LITERAL_DEFAULTS: Record<Flavor, boolean> = { postgresql: false, mariadb: false, mysql: true };
+
+/** A column default as an expression. */
+function defaultExpression(flavor: Flavor, column: ColumnModel): string | null {
   const text = column.default;
   if (text === null) return null;
-  if (
-    dialect === 'mysql' &&
-    flavor === 'mysql' &&
-    !/^(current_timestamp|now|[a-z_]+\(|null$|-?\d)/i.test(text)
-  )
+  if (BARE_LITERAL_DEFAULTS[flavor] && !/^(current_timestamp|now|[a-z_]+\(|null$|-?\d)/i.test(text))
     return `'${text.replaceAll("'", "''")}'`;
   return text;
 }
@@ -79,6 +103,7 @@ export async function planDryRun(
   statements: { index: number; sql: string }[],
 ): Promise<StatementPlan[]> {
   const q = (name: string) => writer.quoteIdent(name);
+  const engine = DRY_RUN_SQL[dialect];
   const tableSql = (table: TableModel) =>
     table.schema === null ? q(table.name) : `${q(table.schema)}.${q(table.name)}`;
   /** Each changed table's rows as the statements so far leave them, as a SELECT of its columns. */
@@ -116,11 +141,11 @@ export async function planDryRun(
         return 'NULL';
       }
       if (column.generated) return 'NULL';
-      return defaultExpression(dialect, model.flavor, column) ?? 'NULL';
+      return defaultExpression(model.flavor, column) ?? 'NULL';
     };
     /** A value as the column stores it (PostgreSQL converts on assignment; MySQL's union types suffice). */
     const assigned = (column: ColumnModel, value: string) =>
-      dialect === 'postgresql' ? `CAST((${value}) AS ${column.type})` : `(${value})`;
+      engine.castsOnAssignment ? `CAST((${value}) AS ${column.type})` : `(${value})`;
     /** Generated columns recomputed from the other columns of `from` (aliased `a`). */
     const withGenerated = (from: string, extra: string[] = []) =>
       `SELECT ${[
@@ -156,10 +181,9 @@ export async function planDryRun(
           .join(' UNION ALL ');
       else if (source?.kind === 'query') {
         const inner = listed.map((_, i) => `__dbops_c${i}`);
-        const from =
-          dialect === 'postgresql'
-            ? `(${source.sql}) AS ${a}(${inner.map(q).join(', ')})`
-            : `(WITH ${q('__dbops_q')}(${inner.map(q).join(', ')}) AS (${source.sql}) SELECT * FROM ${q('__dbops_q')}) AS ${a}`;
+        const from = engine.namesDerivedColumns
+          ? `(${source.sql}) AS ${a}(${inner.map(q).join(', ')})`
+          : `(WITH ${q('__dbops_q')}(${inner.map(q).join(', ')}) AS (${source.sql}) SELECT * FROM ${q('__dbops_q')}) AS ${a}`;
         rows = `SELECT ${rowOf((name) => (listed.includes(name) ? `${a}.${q(inner[listed.indexOf(name)]!)}` : undefined)).join(', ')} FROM ${from}`;
       } else rows = `SELECT ${rowOf(() => undefined).join(', ')}`;
       const inserted = hasGenerated ? withGenerated(rows) : rows;
@@ -179,7 +203,7 @@ export async function planDryRun(
       } else {
         // PostgreSQL evaluates every SET expression over the old row; MySQL assigns left to right,
         // each later expression seeing the columns already assigned.
-        const layers = dialect === 'mysql' ? pieces.assignments.map((x) => [x]) : [pieces.assignments];
+        const layers = engine.assignsLeftToRight ? pieces.assignments.map((x) => [x]) : [pieces.assignments];
         let layered = marked;
         for (const layer of layers) {
           const set = new Map(layer.map((x) => [x.column, x.value]));
@@ -261,47 +285,18 @@ export async function planDryRun(
                 `SELECT 1 AS duplicate FROM (${after}) AS ${a} WHERE ${key.columns.map((c) => `${a}.${q(c)} IS NOT NULL`).join(' AND ')} ` +
                 `GROUP BY ${key.columns.map((c) => `${a}.${q(c)}`).join(', ')} HAVING count(*) > 1 LIMIT 1`,
             }));
-    // References a NO ACTION / RESTRICT foreign key would refuse: a written reference without its
-    // row, or a removed (or re-keyed) row still referenced. Cascading actions are noted above.
-    const relationAfter = (other: TableModel) =>
-      other === table ? `(${after})` : state.has(other) ? `(${state.get(other)})` : tableSql(other);
-    const referencedTable = (fk: ForeignKeyModel, owner: TableModel) =>
-      model.tables.find(
-        (t) => t.name === fk.referenced_table && t.schema === (fk.referenced_schema ?? owner.schema),
-      );
-    const foreignKeyChecks: StatementPlan['foreignKeyChecks'] = [];
-    if (pieces.kind !== 'delete')
-      for (const fk of table.foreign_keys) {
-        const parent = referencedTable(fk, table);
-        if (!parent || !fk.columns.some((c) => written.includes(c))) continue;
-        foreignKeyChecks.push({
-          message: `insert or update on table "${table.name}" violates foreign key constraint "${fk.name}"`,
-          sql:
-            `SELECT 1 AS missing FROM (${changed}) AS ${a} WHERE ${fk.columns.map((c) => `${a}.${q(c)} IS NOT NULL`).join(' AND ')} ` +
-            `AND NOT EXISTS (SELECT 1 FROM ${relationAfter(parent)} AS ${q('__dbops_parent')} WHERE ${fk.referenced_columns.map((r, i) => `${q('__dbops_parent')}.${q(r)} = ${a}.${q(fk.columns[i]!)}`).join(' AND ')}) LIMIT 1`,
-        });
-      }
-    if (pieces.kind !== 'insert')
-      for (const child of model.tables)
-        for (const fk of child.foreign_keys) {
-          if (referencedTable(fk, child) !== table) continue;
-          const action = pieces.kind === 'delete' ? fk.on_delete : fk.on_update;
-          if (action !== 'no action' && action !== 'restrict') continue;
-          const old = (column: string) => `${a}.${q(`__dbops_old_${columns.indexOf(column)}`)}`;
-          const moved =
-            pieces.kind === 'delete'
-              ? 'TRUE'
-              : fk.referenced_columns.some((c) => written.includes(c))
-                ? `NOT (${fk.referenced_columns.map((c) => `${a}.${q(c)} = ${old(c)}`).join(' AND ')})`
-                : null;
-          if (moved === null) continue;
-          foreignKeyChecks.push({
-            message: `update or delete on table "${table.name}" violates foreign key constraint "${fk.name}" on table "${child.name}"`,
-            sql:
-              `SELECT 1 AS referenced FROM (${changed}) AS ${a} WHERE ${moved} AND EXISTS (SELECT 1 FROM ${relationAfter(child)} AS ${q('__dbops_child')} ` +
-              `WHERE ${fk.columns.map((c, i) => `${q('__dbops_child')}.${q(c)} = ${old(fk.referenced_columns[i]!)}`).join(' AND ')}) LIMIT 1`,
-          });
-        }
+    const foreignKeyChecks = referenceChecks({
+      model,
+      table,
+      kind: pieces.kind,
+      written,
+      columns,
+      changed,
+      relationAfter: (other) =>
+        other === table ? `(${after})` : state.has(other) ? `(${state.get(other)})` : tableSql(other),
+      q,
+      a,
+    });
     plans.push({
       index: statement.index,
       kind: pieces.kind,
@@ -320,6 +315,65 @@ export async function planDryRun(
     state.set(table, after);
   }
   return plans;
+}
+
+/**
+ * References a NO ACTION / RESTRICT foreign key would refuse: a written reference without its row,
+ * or a removed (or re-keyed) row still referenced. Cascading actions are noted by the plan.
+ */
+function referenceChecks(args: {
+  model: SchemaModel;
+  table: TableModel;
+  kind: StatementPieces['kind'];
+  written: string[];
+  columns: string[];
+  /** The changed rows (new values under the column names, the old ones as `__dbops_old_<i>`). */
+  changed: string;
+  /** A table's rows as the statements so far, this one included, leave them. */
+  relationAfter: (table: TableModel) => string;
+  q: (name: string) => string;
+  /** The quoted alias of the changed rows. */
+  a: string;
+}): StatementPlan['foreignKeyChecks'] {
+  const { model, table, kind, written, columns, changed, relationAfter, q, a } = args;
+  const referencedTable = (fk: ForeignKeyModel, owner: TableModel) =>
+    model.tables.find(
+      (t) => t.name === fk.referenced_table && t.schema === (fk.referenced_schema ?? owner.schema),
+    );
+  const foreignKeyChecks: StatementPlan['foreignKeyChecks'] = [];
+  if (kind !== 'delete')
+    for (const fk of table.foreign_keys) {
+      const parent = referencedTable(fk, table);
+      if (!parent || !fk.columns.some((c) => written.includes(c))) continue;
+      foreignKeyChecks.push({
+        message: `insert or update on table "${table.name}" violates foreign key constraint "${fk.name}"`,
+        sql:
+          `SELECT 1 AS missing FROM (${changed}) AS ${a} WHERE ${fk.columns.map((c) => `${a}.${q(c)} IS NOT NULL`).join(' AND ')} ` +
+          `AND NOT EXISTS (SELECT 1 FROM ${relationAfter(parent)} AS ${q('__dbops_parent')} WHERE ${fk.referenced_columns.map((r, i) => `${q('__dbops_parent')}.${q(r)} = ${a}.${q(fk.columns[i]!)}`).join(' AND ')}) LIMIT 1`,
+      });
+    }
+  if (kind !== 'insert')
+    for (const child of model.tables)
+      for (const fk of child.foreign_keys) {
+        if (referencedTable(fk, child) !== table) continue;
+        const action = kind === 'delete' ? fk.on_delete : fk.on_update;
+        if (action !== 'no action' && action !== 'restrict') continue;
+        const old = (column: string) => `${a}.${q(`__dbops_old_${columns.indexOf(column)}`)}`;
+        const moved =
+          kind === 'delete'
+            ? 'TRUE'
+            : fk.referenced_columns.some((c) => written.includes(c))
+              ? `NOT (${fk.referenced_columns.map((c) => `${a}.${q(c)} = ${old(c)}`).join(' AND ')})`
+              : null;
+        if (moved === null) continue;
+        foreignKeyChecks.push({
+          message: `update or delete on table "${table.name}" violates foreign key constraint "${fk.name}" on table "${child.name}"`,
+          sql:
+            `SELECT 1 AS referenced FROM (${changed}) AS ${a} WHERE ${moved} AND EXISTS (SELECT 1 FROM ${relationAfter(child)} AS ${q('__dbops_child')} ` +
+            `WHERE ${fk.columns.map((c, i) => `${q('__dbops_child')}.${q(c)} = ${old(fk.referenced_columns[i]!)}`).join(' AND ')}) LIMIT 1`,
+        });
+      }
+  return foreignKeyChecks;
 }
 
 /** The keys no two rows may share: the primary key, unique constraints, unique indexes on plain columns. */

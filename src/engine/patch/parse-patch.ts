@@ -229,13 +229,21 @@ function rawMysql(text: string): Raw[] | { index: number; message: string } {
   });
 }
 
+/** Each engine's parser of patch text: a new engine is one more entry. */
+type RawParse = Raw[] | { index: number; message: string };
+
+const RAW_PARSERS: Record<DialectName, (text: string) => RawParse | Promise<RawParse>> = {
+  postgresql: rawPostgres,
+  mysql: rawMysql,
+};
+
 /** Parses and checks patch SQL for `dialect`. Never throws on bad SQL. */
 export async function parsePatch(
   dialect: DialectName,
   text: string,
   options: PatchParseOptions = {},
 ): Promise<PatchParse> {
-  const raw = dialect === 'postgresql' ? await rawPostgres(text) : rawMysql(text);
+  const raw = await RAW_PARSERS[dialect](text);
   if (!Array.isArray(raw)) return { ok: false, ...raw };
   if (raw.length === 0) return { ok: false, index: 0, message: 'The patch has no statement' };
   const statements: PatchStatement[] = [];

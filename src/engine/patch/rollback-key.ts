@@ -4,6 +4,7 @@
 // column is found by another key it leaves alone; an INSERT is recorded through RETURNING, which
 // MySQL 8 lacks (MariaDB has it); an upsert changes rows whose before-images nobody kept; a
 // PostgreSQL rewrite rule on the table may send the statement's rows elsewhere. Pure.
+import { traitsOf } from '../schema/engine-traits.ts';
 import type { Flavor, SchemaModel, TableModel } from '../schema/model.ts';
 import type { PatchStatement } from './parse-patch.ts';
 
@@ -20,7 +21,7 @@ export function namedBy(model: SchemaModel, named: string, object: { schema: str
   const schema = second === undefined ? null : first!;
   return (
     object.name === (second ?? first!) &&
-    (model.dialect === 'mysql' || (object.schema ?? 'public') === (schema ?? 'public'))
+    (!traitsOf(model.dialect).schemas || (object.schema ?? 'public') === (schema ?? 'public'))
   );
 }
 
@@ -50,6 +51,9 @@ export function hasRules(model: SchemaModel, table: TableModel): boolean {
 
 const irreversible = (reason: string): RollbackKey => ({ reversible: false, key: null, reason });
 
+/** Whether the server's INSERT … RETURNING gives back the inserted rows' keys (MySQL 8 has none). */
+const INSERT_RETURNING: Record<Flavor, boolean> = { postgresql: true, mariadb: true, mysql: false };
+
 export function rollbackKeyOf(
   statement: Pick<PatchStatement, 'kind' | 'table' | 'set_columns' | 'upsert'>,
   table: TableModel,
@@ -62,7 +66,7 @@ export function rollbackKeyOf(
     );
   if (statement.kind === 'insert' && statement.upsert)
     return irreversible('it updates existing rows on conflict, and their before-images are not kept');
-  if (statement.kind === 'insert' && flavor === 'mysql')
+  if (statement.kind === 'insert' && !INSERT_RETURNING[flavor])
     return irreversible('MySQL has no INSERT … RETURNING, so the inserted rows cannot be recorded');
   const keys = rowKeys(table);
   if (keys.length === 0)
