@@ -11,6 +11,9 @@
 // in and out (COPY, LOAD DATA LOCAL INFILE) belong on the handle, as `readRows`/`writeRows` beside
 // `transaction` (async iterables, back-pressure end to end), with a capability here saying how the
 // engine loads (a copy protocol, a local file stream) and its SqlWriter naming columns as it does.
+
+import type { FilterReader } from '../engine/bridge/filter-check.ts';
+import type { CreatedTableRules } from '../engine/bridge/translate-table.ts';
 import type { DdlRenderer, ExecutableStatement } from '../engine/migration/migration.ts';
 import type { TableRef } from '../engine/migration/operations.ts';
 import type { SqlParser } from '../engine/migration/parsed.ts';
@@ -199,6 +202,10 @@ export interface RowFormat {
   refusal(kind: ValueKind, type: string): string | null;
   /** The column type this engine gives a column whose values are of `kind` in the other engine's `type` (create_tables). */
   columnType(kind: ValueKind, type: string): string;
+  /** How this engine keeps what the other engine's keys need, in a table a copy creates (create_tables). */
+  readonly createdTables: CreatedTableRules;
+  /** How this engine reads a bridge filter: its own parser, under its filter mode (filterModeSql). */
+  readonly readFilter: FilterReader;
   /**
    * A query answering one row with the column `identity`: the server and database a connection
    * reaches, the same whatever address or account reached it (two connection records of one

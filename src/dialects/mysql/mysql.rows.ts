@@ -8,6 +8,7 @@
 // load with any warning is failed here with the first one, which names the column and the row.
 import { Readable } from 'node:stream';
 import type mysql from 'mysql2/promise';
+import { readMysqlFilter } from '../../engine/bridge/filter-check.ts';
 import { decodeRow, type RowBatch } from '../../engine/rows/copy-text.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import type { Flavor } from '../../engine/schema/model.ts';
@@ -345,6 +346,10 @@ export const mysqlRowFormat: RowFormat = {
       ? `a PostgreSQL array cannot be stored in a MySQL column (${type}); leave the column out or give the target a column of another name`
       : null,
   columnType: mysqlColumnType,
+  // AUTO_INCREMENT on the primary key; InnoDB cannot index unbounded text, so a keyed text column
+  // gets a bounded type; key parts stay bare, as the model keeps MySQL names.
+  createdTables: { generatedKey: 'auto_increment', keyedTextType: 'varchar(255)', quotedKeyParts: false },
+  readFilter: readMysqlFilter,
   // MariaDB has no @@server_uuid; host name, port and data directory tell servers apart on both.
   identitySql: "SELECT CONCAT(@@hostname, ':', @@port, ':', @@datadir, '/', DATABASE()) AS identity",
   filterModeSql: 'SELECT @@SESSION.sql_mode AS mode',

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { readPostgresFilter } from '../../engine/bridge/filter-check.ts';
 import { type RowBatch, wholeRowBatches } from '../../engine/rows/copy-text.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import type { ForeignKeyModel } from '../../engine/schema/model.ts';
@@ -216,6 +217,9 @@ export const postgresRowFormat: RowFormat = {
   // PostgreSQL reads every kind's neutral text; a value it cannot hold fails the COPY, naming the line.
   refusal: () => null,
   columnType: postgresColumnType,
+  // Identity for generated keys; every key part quoted (the model keeps names as written, case included).
+  createdTables: { generatedKey: 'identity', keyedTextType: null, quotedKeyParts: true },
+  readFilter: readPostgresFilter,
   // pg_control_system() is executable by every role: the cluster's id, then the database.
   identitySql:
     "SELECT (SELECT system_identifier::text FROM pg_control_system()) || '/' || current_database() AS identity",

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeColumn, makeIndex, makeSchema, makeTable } from '../../../test/support/schema-models.ts';
 import { mysqlRowFormat, mysqlValueKind } from '../../dialects/mysql/mysql.rows.ts';
-import { postgresValueKind } from '../../dialects/postgres/postgres.rows.ts';
+import { postgresRowFormat, postgresValueKind } from '../../dialects/postgres/postgres.rows.ts';
 import { planCopy, resolveTables } from './copy-plan.ts';
 import { translateTable } from './translate-table.ts';
 
@@ -116,6 +116,7 @@ describe('tables translated for another engine', () => {
     const translated = translateTable(mysqlTable, {
       from: 'mysql',
       to: 'postgresql',
+      rules: postgresRowFormat.createdTables,
       kindOf: mysqlValueKind,
       columnType: (kind, type) =>
         type === 'tinyint(1)'
@@ -146,6 +147,7 @@ describe('tables translated for another engine', () => {
     const translated = translateTable(pgTable, {
       from: 'postgresql',
       to: 'mysql',
+      rules: mysqlRowFormat.createdTables,
       kindOf: postgresValueKind,
       columnType: mysqlRowFormat.columnType,
       schemaOf: () => null,

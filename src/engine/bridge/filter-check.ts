@@ -16,7 +16,6 @@ import { loadModule, parseSync } from 'libpg-query';
 import nodeSqlParser from 'node-sql-parser';
 import { Deparser } from 'pgsql-deparser';
 import { lexMysql } from '../mysql-sql-lexer.ts';
-import type { DialectName } from '../schema/model.ts';
 
 /** The functions a filter may call: immutable on both engines (documented in the README). */
 export const FILTER_FUNCTIONS = new Set([
@@ -463,12 +462,21 @@ function checkMysql(filter: string, table: FilterTable, sqlMode: string): string
 }
 
 /**
- * Whether `filter` is one allowed boolean expression over `table`'s columns of the source's engine
- * and, when it is, the expression to write into the copy's query. `sqlMode` is a MySQL source's
- * `@@sql_mode`. For PostgreSQL, call loadFilterParser() once first.
+ * How one engine's parser reads a filter: the expression to write into the copy's query, or
+ * Refused. Each dialect names its own (RowFormat.readFilter); `sqlMode` is a MySQL source's
+ * `@@sql_mode`. The PostgreSQL one needs loadFilterParser() called once first.
+ */
+export type FilterReader = (filter: string, table: FilterTable, sqlMode: string) => string;
+
+export const readPostgresFilter: FilterReader = (filter, table) => checkPostgres(filter, table);
+export const readMysqlFilter: FilterReader = checkMysql;
+
+/**
+ * Whether `filter` is one allowed boolean expression over `table`'s columns, as the source's
+ * engine reads it (`read`), and, when it is, the expression to write into the copy's query.
  */
 export function checkFilter(
-  dialect: DialectName,
+  read: FilterReader,
   filter: string,
   table: FilterTable,
   sqlMode = '',
@@ -477,8 +485,7 @@ export function checkFilter(
     if (filter.trim() === '') throw new Refused('it is empty');
     if (filter.length > MAX_FILTER_LENGTH)
       throw new Refused(`it is longer than ${MAX_FILTER_LENGTH.toLocaleString('en')} characters`);
-    const sql = dialect === 'postgresql' ? checkPostgres(filter, table) : checkMysql(filter, table, sqlMode);
-    return { ok: true, sql };
+    return { ok: true, sql: read(filter, table, sqlMode) };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, message: `Not an allowed filter: ${error.message}` };
     throw error;

@@ -9,9 +9,21 @@
 import type { ValueKind } from '../rows/value-kind.ts';
 import type { ColumnModel, DialectName, TableModel } from '../schema/model.ts';
 
+/** What a table created by a copy from the other engine needs of the target's (RowFormat.createdTables). */
+export interface CreatedTableRules {
+  /** How a generated key column (serial, identity, AUTO_INCREMENT) is kept: an identity column, or AUTO_INCREMENT on a primary key column. */
+  generatedKey: 'identity' | 'auto_increment';
+  /** The type a text column takes where a key or index uses it (the engine cannot index unbounded text), or null. */
+  keyedTextType: string | null;
+  /** A plain column as an index's key part: quoted always (case, reserved words), or bare as the model keeps it. */
+  quotedKeyParts: boolean;
+}
+
 export interface TranslateContext {
   from: DialectName;
   to: DialectName;
+  /** The target engine's rules for the tables it creates. */
+  rules: CreatedTableRules;
   kindOf(type: string): ValueKind;
   columnType(kind: ValueKind, type: string): string;
   /** The target schema of a copied table (by source `schema.table` or `table`), or undefined when it is not copied. */
@@ -21,10 +33,10 @@ export interface TranslateContext {
 /** A key part that is a column (PostgreSQL's model quotes where needed; MySQL's never does). */
 const COLUMN_PART = /^(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")$/;
 
-/** A column key part written for the target: always quoted on PostgreSQL (case, reserved words), bare on MySQL. */
-function keyPartFor(part: string, to: DialectName): string {
+/** A column key part written for the target: quoted where its rules say so, bare otherwise. */
+function keyPartFor(part: string, rules: CreatedTableRules): string {
   const bare = part.startsWith('"') ? part.slice(1, -1).replace(/""/g, '"') : part;
-  return to === 'postgresql' ? `"${bare.replace(/"/g, '""')}"` : bare;
+  return rules.quotedKeyParts ? `"${bare.replace(/"/g, '""')}"` : bare;
 }
 
 export function translateTable(table: TableModel, ctx: TranslateContext): TableModel {
@@ -38,7 +50,8 @@ export function translateTable(table: TableModel, ctx: TranslateContext): TableM
   ]);
   const columns: ColumnModel[] = table.columns.map((column) => {
     let type = ctx.columnType(ctx.kindOf(column.type), column.type);
-    if (ctx.to === 'mysql' && keyed.has(column.name) && /text$/.test(type)) type = 'varchar(255)';
+    if (ctx.rules.keyedTextType !== null && keyed.has(column.name) && /text$/.test(type))
+      type = ctx.rules.keyedTextType;
     const generatedKey =
       column.identity !== null || column.auto_increment || (column.default ?? '').includes('nextval(');
     const inKey = table.primary_key?.columns.includes(column.name) ?? false;
@@ -49,8 +62,8 @@ export function translateTable(table: TableModel, ctx: TranslateContext): TableM
       type,
       default: null,
       default_normalized: null,
-      identity: ctx.to === 'postgresql' && generatedKey ? 'by_default' : null,
-      auto_increment: ctx.to === 'mysql' && generatedKey && inKey,
+      identity: ctx.rules.generatedKey === 'identity' && generatedKey ? 'by_default' : null,
+      auto_increment: ctx.rules.generatedKey === 'auto_increment' && generatedKey && inKey,
       generated: null,
       on_update: null,
       collation: null,
@@ -85,7 +98,7 @@ export function translateTable(table: TableModel, ctx: TranslateContext): TableM
         ...i,
         name: local(i.name),
         method: 'btree',
-        columns: i.columns.map((c) => keyPartFor(c, ctx.to)),
+        columns: i.columns.map((c) => keyPartFor(c, ctx.rules)),
       })),
     foreign_keys: table.foreign_keys.flatMap((fk) => {
       const referenced = ctx.schemaOf({

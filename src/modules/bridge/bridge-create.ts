@@ -40,6 +40,7 @@ export async function createMissingTables(input: {
       to: target.dialect,
       kindOf: input.kindOf,
       columnType: dialect.rows.columnType,
+      rules: dialect.rows.createdTables,
       schemaOf,
     }),
   );

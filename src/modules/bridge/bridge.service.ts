@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Actor } from '../../core/actors.ts';
 import { AppError, conflict, invalid, type ValidationItem } from '../../core/errors.ts';
 import { displayName, resolveTables, targetTableOf } from '../../engine/bridge/copy-plan.ts';
-import { checkFilter, loadFilterParser } from '../../engine/bridge/filter-check.ts';
+import { checkFilter, type FilterReader, loadFilterParser } from '../../engine/bridge/filter-check.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
 import type { SchemaModel, TableModel } from '../../engine/schema/model.ts';
 import type { Db } from '../../store/db.ts';
@@ -38,7 +38,7 @@ export type BridgeService = ReturnType<typeof createBridgeService>;
 export function createBridgeService(deps: {
   db: Db;
   audit: AuditService;
-  connections: Pick<ConnectionsService, 'withTarget'>;
+  connections: Pick<ConnectionsService, 'withTarget' | 'dialectOf'>;
   runs: Pick<RunsService, 'start'>;
   anonymizer: Pick<BridgeAnonymizer, 'check'>;
 }) {
@@ -66,6 +66,7 @@ export function createBridgeService(deps: {
     source: SchemaModel,
     target: SchemaModel,
     filterMode: string,
+    readFilter: FilterReader,
   ): { items: ValidationItem[]; filterSql: Record<string, string>; subsetWhereSql?: string } {
     const items: ValidationItem[] = [];
     const filterSql: Record<string, string> = {};
@@ -82,7 +83,7 @@ export function createBridgeService(deps: {
     for (const [name, condition] of Object.entries(body.filters ?? {})) {
       const table = findCopied(name);
       const verdict = table
-        ? checkFilter(source.dialect, condition, readAs(table), filterMode)
+        ? checkFilter(readFilter, condition, readAs(table), filterMode)
         : { ok: false as const, message: `${name} is not one of the copied tables` };
       if (!verdict.ok)
         items.push({ loc: ['body', 'filters', name], msg: verdict.message, type: 'invalid_filter' });
@@ -97,7 +98,7 @@ export function createBridgeService(deps: {
           type: 'invalid_subset',
         });
       else if (body.subset.where !== undefined) {
-        const verdict = checkFilter(source.dialect, body.subset.where, readAs(start), filterMode);
+        const verdict = checkFilter(readFilter, body.subset.where, readAs(start), filterMode);
         if (!verdict.ok)
           items.push({ loc: ['body', 'subset', 'where'], msg: verdict.message, type: 'invalid_filter' });
         else subsetWhereSql = verdict.sql;
@@ -161,7 +162,13 @@ export function createBridgeService(deps: {
           'The source and the target reach the same database: a copy would overwrite what it reads',
           'same_database',
         );
-      const checked = problemsOf(body, from.model, to.model, from.filterMode);
+      const checked = problemsOf(
+        body,
+        from.model,
+        to.model,
+        from.filterMode,
+        connections.dialectOf(source).rows.readFilter,
+      );
       if (checked.items.length > 0) throw new AppError('validation', checked.items);
       // A config of any connection of the project (docs/contract.md §9.3), checked against the source as it is.
       const anonymize =
