@@ -23,8 +23,8 @@ function rssKb(pid: number): number {
   }
 }
 
-/** The roots and all their descendants alive now. */
-export function processTree(roots: readonly number[]): number[] {
+/** Every live process's children, from one pass over /proc. */
+function childrenByParent(): Map<number, number[]> {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -35,6 +35,11 @@ export function processTree(roots: readonly number[]): number[] {
     list.push(pid);
     children.set(parent, list);
   }
+  return children;
+}
+
+/** The roots and all their descendants alive now. */
+export function processTree(roots: readonly number[], children = childrenByParent()): number[] {
   const tree: number[] = [];
   const queue = [...roots];
   while (queue.length > 0) {
@@ -62,8 +67,8 @@ export function treeCpuMs(roots: readonly number[]): number {
 }
 
 /** RSS of the roots' whole trees now, in bytes. */
-export function treeRss(roots: readonly number[]): number {
-  return processTree(roots).reduce((sum, pid) => sum + rssKb(pid) * 1024, 0);
+export function treeRss(roots: readonly number[], children = childrenByParent()): number {
+  return processTree(roots, children).reduce((sum, pid) => sum + rssKb(pid) * 1024, 0);
 }
 
 export interface RssPeaks {
@@ -80,14 +85,19 @@ export interface RssWatch {
   stop(): RssPeaks;
 }
 
-/**
- * Samples the trees' RSS every `intervalMs` (the trees are listed again each time, so a child started
- * mid-run is counted) until stopped.
- */
+/** Samples the trees' RSS every `intervalMs` until stopped. */
 export function watchRss(roots: readonly number[], intervalMs = 50): RssWatch {
   const peaks: RssPeaks = { start: 0, total: 0, byRoot: roots.map(() => 0) };
+  // Listing /proc costs a few ms, reading the known processes' RSS a few µs: the tree is listed
+  // again every half second, so a child started mid-run is counted from then on.
+  let children = childrenByParent();
+  let listed = performance.now();
   const sample = () => {
-    const each = roots.map((root) => treeRss([root]));
+    if (performance.now() - listed > 500) {
+      children = childrenByParent();
+      listed = performance.now();
+    }
+    const each = roots.map((root) => treeRss([root], children));
     peaks.total = Math.max(
       peaks.total,
       each.reduce((sum, n) => sum + n, 0),
