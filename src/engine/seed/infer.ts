@@ -16,8 +16,8 @@
 //   | text: name, full name, contact          | full name (locale); a bare `name` outside a      |
 //   |                                         | table of people: a few words                     |
 //   | text: phone, tel, telefon, mobile, fax  | phone number (locale pattern)                    |
-//   | text: city, town, stadt, ville, ciudad  | city (locale)                                    |
-//   | text: country, land, pays, país         | country (locale)                                 |
+//   | text: city, town, stadt, ville, ciudad  | the row's city (row-persona.ts)                  |
+//   | text: country, land, pays, país         | the row's country: name, alpha-3 or alpha-2      |
 //   | text: company, firma, société, empresa  | company name (locale)                            |
 //   | text: url, website, homepage, link      | https URL on example.com                         |
 //   | text: address, street, strasse, rue     | street address (locale)                          |

@@ -1,7 +1,8 @@
 // Generators compiled into value functions: the text the row pipeline writes for row `row` of a
-// column (null for NULL), a function of (seed, table, column, row, attempt) only. Dictionary
-// values come from the faker library's locale data (the anonymization engine's dictionaries),
-// picked by the hash; an explicit faker method runs on a faker instance reseeded once per block of
+// column (null for NULL), a function of (seed, table, column, row, attempt) only. Realistic
+// values (fake-values.ts) are picked by the hash from lists built once per locale (locale-pools.ts),
+// names and places through the row's persona that the table's columns share (row-persona.ts), so
+// the row agrees with itself; an explicit faker method runs on a faker instance reseeded once per block of
 // 1,000 rows from (seed, table, column, block), so a row's value does not depend on the batch it is
 // written in. Pure apart from that faker state, which is private to the compiled column.
 import type { LocaleDefinition } from '@faker-js/faker';
