@@ -85,7 +85,10 @@ export function columnsSql(features: CatalogFeatures): string {
   select a.attrelid as table_oid, a.attname as name, a.attnum as position,
     format_type(a.atttypid, a.atttypmod) as type,
     a.attnotnull as not_null,
-    pg_get_expr(ad.adbin, ad.adrelid) as default_expr,
+    -- A default reads no column (the server refuses one that does), so it is printed without its
+    -- table: naming the table makes the server open it for every column. A generated column's
+    -- expression reads the others and needs it.
+    pg_get_expr(ad.adbin, case when a.attgenerated <> '' then ad.adrelid else 0 end) as default_expr,
     a.attidentity as identity, a.attgenerated as generated,
     case when a.attcollation <> 0 and a.attcollation <> t.typcollation then
       case when cn.nspname = 'pg_catalog' then quote_ident(co.collname)
