@@ -64,12 +64,15 @@ import { runSchemaBench } from './schema.ts';
 import { runSchemaDependenciesBench } from './schema-dependencies.ts';
 import { runSeedBench } from './seed.ts';
 import { runShopBench } from './shop.ts';
+import { probeTail, type TailSummary } from './tail-probe.ts';
 
 /** The target: the API route against (b), the same store queries on a bare route, on both stores. */
 const TARGET_OF_QUERIES = 0.7;
 /** …and on PostgreSQL against (a), the bare route, with its p99 at 50 connections. */
 const TARGET_OF_BARE_PG = 0.15;
 const TARGET_P99_PG_MS = 20;
+/** …and on PostgreSQL the API's p99 at most this many times the mean Little's law sets. */
+const TARGET_TAIL_RATIO = 2;
 /** …and on the embedded store at least 4× the req/s measured before (795, bench/results.md of 2026-11-21). */
 const EMBEDDED_BEFORE_RPS = 795;
 const PIPELINING = 1;
@@ -115,6 +118,8 @@ interface Measure {
   cpuUs: number;
   /** Non-2xx answers, errors, timeouts and resets, warm-up included. */
   failures: string[];
+  /** What could stall the tail in the server's process meanwhile (warm-up included). */
+  tail: TailSummary;
 }
 
 interface Row {
@@ -169,9 +174,15 @@ function failuresOf(result: Result): string[] {
   return failures;
 }
 
-async function measure(url: string, headers: Record<string, string> = {}): Promise<Measure> {
+async function measure(
+  url: string,
+  headers: Record<string, string> = {},
+  pool?: Store['poolConnections'],
+): Promise<Measure> {
   const cpuBefore = process.cpuUsage();
+  const stopProbe = probeTail(pool);
   const result = await load(url, headers);
+  const tail = stopProbe();
   const cpu = process.cpuUsage(cpuBefore);
   const completed = result.requests.total + (result.warmup?.requests.total ?? 0);
   return {
@@ -182,6 +193,7 @@ async function measure(url: string, headers: Record<string, string> = {}): Promi
     requests: result.requests.total,
     cpuUs: completed > 0 ? (cpu.user + cpu.system) / completed : 0,
     failures: failuresOf(result),
+    tail,
   };
 }
 
@@ -190,17 +202,18 @@ async function benchStore(name: string, store: Store): Promise<Row> {
   try {
     server = await startServer(store);
     console.error(`[${name}] ${server.baseUrl}: bare route …`);
-    const hello = await measure(`${server.baseUrl}${HELLO_PATH}`);
+    const pool = store.poolConnections?.bind(store);
+    const hello = await measure(`${server.baseUrl}${HELLO_PATH}`, {}, pool);
     console.error(`[${name}] ${Math.round(hello.rps)} req/s; static copy of the API's answer …`);
     const copy = await measure(`${server.baseUrl}${STATIC_PATH}`);
     console.error(`[${name}] ${Math.round(copy.rps)} req/s; the same store queries on a bare route …`);
-    const storeOnly = await measure(`${server.baseUrl}${QUERIES_PATH}`);
+    const storeOnly = await measure(`${server.baseUrl}${QUERIES_PATH}`, {}, pool);
     console.error(`[${name}] ${Math.round(storeOnly.rps)} req/s; ${API_PATH} …`);
     const url = `${server.baseUrl}${API_PATH}`;
     const headers = { authorization: server.bearer };
     const [api, profile] = profiling
-      ? await profileWhile(() => measure(url, headers))
-      : [await measure(url, headers), undefined];
+      ? await profileWhile(() => measure(url, headers, pool))
+      : [await measure(url, headers, pool), undefined];
     console.error(`[${name}] ${Math.round(api.rps)} req/s`);
     return {
       store: name,
@@ -300,6 +313,8 @@ function misses(row: Row): string[] {
   if (row.store === 'PostgreSQL') {
     if (row.ratio < TARGET_OF_BARE_PG) missed.push(`below ${pct(TARGET_OF_BARE_PG)} of (a)`);
     if (row.api.p99 >= TARGET_P99_PG_MS) missed.push(`p99 not under ${TARGET_P99_PG_MS} ms`);
+    if (tailRatio(row.api) > TARGET_TAIL_RATIO)
+      missed.push(`p99 ${tailRatio(row.api).toFixed(2)}× the Little's-law mean (over ${TARGET_TAIL_RATIO}×)`);
   } else {
     const floor = Math.min(4 * EMBEDDED_BEFORE_RPS, TARGET_OF_QUERIES * row.storeOnly.rps);
     if (row.api.rps < floor) missed.push(`below ${fmt(floor)} req/s`);
@@ -332,8 +347,8 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
       `${warmupSeconds} s warm-up then ${seconds} s measured per route`,
     `- API route: API key (read scope) of the organization owner, ${PROJECTS} projects, default page (50)`,
     `- (a) a bare route; (b) a bare route running the API's store queries (compiled once) through the same driver, rows sent with JSON.stringify`,
-    `- Targets: API ≥ ${pct(TARGET_OF_QUERIES)} of (b) on both stores; on PostgreSQL also ≥ ${pct(TARGET_OF_BARE_PG)} of (a) ` +
-      `and p99 under ${TARGET_P99_PG_MS} ms; on the embedded store at least min(4 × ${EMBEDDED_BEFORE_RPS} req/s, ${pct(TARGET_OF_QUERIES)} of (b))`,
+    `- Targets: API ≥ ${pct(TARGET_OF_QUERIES)} of (b) on both stores; on PostgreSQL also ≥ ${pct(TARGET_OF_BARE_PG)} of (a), ` +
+      `p99 under ${TARGET_P99_PG_MS} ms and at most ${TARGET_TAIL_RATIO}× the mean latency Little's law sets (${connections} / req/s); on the embedded store at least min(4 × ${EMBEDDED_BEFORE_RPS} req/s, ${pct(TARGET_OF_QUERIES)} of (b))`,
     `- Load average (1 / 5 / 15 min) before: ${load(loadBefore)}, after: ${load(os.loadavg())}; ` +
       'anything else running on the machine takes cores from the server, the store and the load generator',
     '',
@@ -347,9 +362,11 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
       'API p99',
       'API / (a)',
       'API / (b)',
+      "(a) p99 / Little's mean",
+      "API p99 / Little's mean",
       'Result',
     ]),
-    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
+    row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---']),
     ...rows.map((r) =>
       row([
         r.store,
@@ -361,6 +378,8 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
         `${r.api.p99} ms`,
         pct(r.ratio),
         pct(r.ratioOfQueries),
+        `${tailRatio(r.hello).toFixed(2)}×`,
+        `${tailRatio(r.api).toFixed(2)}×`,
         verdict(r),
       ]),
     ),
@@ -421,10 +440,77 @@ function report(rows: Row[], notes: string[], loadBefore: number[]): string {
   }
   for (const note of notes) lines.push(`- ${note}`);
   if (profiling) lines.push('- BENCH_PROFILE=1: the API runs were profiled, which slows them.');
+  lines.push(...tailSection(rows));
   for (const r of rows) {
     if (r.profile) lines.push('', formatProfile(`${r.store}, ${API_PATH}`, r.profile).trimEnd());
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Little's law: the mean latency of `connections` always-waiting clients at `rps` requests a second, in ms. */
+const littleMeanMs = (m: Measure) => (connections / m.rps) * 1000;
+/** The p99 over that mean: 1 when every request took the same time. */
+const tailRatio = (m: Measure) => m.p99 / littleMeanMs(m);
+
+/**
+ * The tail: each route's p99 beside the mean Little's law sets, and what could stall requests in
+ * the server meanwhile (./tail-probe.ts).
+ */
+function tailSection(rows: Row[]): string[] {
+  const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  const pauses = (p: TailSummary['gc']['minor'], seconds: number) =>
+    p.count === 0
+      ? '0'
+      : `${p.count} (${fmt(p.count / seconds)}/s), ${ms(p.totalMs)} in all, max ${ms(p.maxMs)}`;
+  const lines = [
+    '',
+    "## The tail: p99 against Little's law",
+    '',
+    `With ${connections} connections each always waiting, the mean latency is ${connections} / req/s (Little's law); the p99 over that mean says how far the slowest requests are from the others (target on PostgreSQL for the API: at most ${TARGET_TAIL_RATIO}×, beside the bare route's own ratio, which is the machine's and the load generator's share of the tail). ` +
+      "Measured in the server's process during each route's run, warm-up included: the event loop's delay (perf_hooks, 1 ms resolution), the collector's pauses (PerformanceObserver 'gc'; scavenges of the young generation apart from the rest) and the store pool's waiting requests (sampled every 5 ms).",
+    '',
+    row([
+      'Store',
+      'Route',
+      'req/s',
+      "Little's mean",
+      'p99',
+      'p99 / mean',
+      'Loop busy',
+      'Loop delay p99 / max',
+      'GC scavenges',
+      'GC mark-compact and other',
+      'Pool waiting: mean / max / share of time',
+    ]),
+    row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---', '---']),
+  ];
+  for (const r of rows)
+    for (const [route, m] of [
+      ['bare', r.hello],
+      ['(b) store queries', r.storeOnly],
+      ['API', r.api],
+    ] as const) {
+      const pool = m.tail.poolWaiting;
+      lines.push(
+        row([
+          r.store,
+          route,
+          fmt(m.rps),
+          ms(littleMeanMs(m)),
+          `${m.p99} ms`,
+          `${tailRatio(m).toFixed(2)}×`,
+          pct(m.tail.loopBusy),
+          `${ms(m.tail.loopDelay.p99)} / ${ms(m.tail.loopDelay.max)}`,
+          pauses(m.tail.gc.minor, m.tail.seconds),
+          pauses(m.tail.gc.major, m.tail.seconds),
+          pool
+            ? `${pool.mean.toFixed(1)} / ${pool.max} / ${pct(pool.shareWaiting)} (pool of ${pool.size})`
+            : 'no pool',
+        ]),
+      );
+    }
+  return lines;
 }
 
 async function apiBench(): Promise<void> {
