@@ -147,8 +147,7 @@ export function fakeValue(fake: FakeValue, persona: RowPersona, key: number, roo
       return wordsValue(fits(pools.words.map(capitalized), room, ['X']), key, room, 1, 3, '');
     case 'sentence': {
       const words = fits(pools.lorem, room, ['x']);
-      const sentence = wordsValue(words, key, room, 4, 12, '.');
-      return (row, attempt) => capitalized(sentence(row, attempt));
+      return wordsValue(words, key, room, 4, 12, '.', words.map(capitalized));
     }
     case 'code': {
       const size = Math.max(1, Math.min(room, 8));
@@ -205,6 +204,8 @@ function wordsValue(
   least: number,
   most: number,
   end: string,
+  /** The list's words as a first word is written (capitalized), of the same lengths. */
+  firsts: readonly string[] = list,
 ): FakeFn {
   const lengths = list.map(length);
   const n = list.length;
@@ -223,7 +224,7 @@ function wordsValue(
       }
       const grown = size + 1 + (lengths[at] as number);
       if (i > 0 && grown > room) break;
-      text = i === 0 ? (list[at] as string) : `${text} ${list[at]}`;
+      text = i === 0 ? (firsts[at] as string) : `${text} ${list[at]}`;
       size = grown;
     }
     return size + end.length <= room ? text + end : text;

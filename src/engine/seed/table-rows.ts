@@ -20,16 +20,20 @@ export const MAX_ATTEMPTS = 64;
 const ESCAPED = /[\\\t\n\r]/;
 const SAFE_BASE = BigInt(Number.MAX_SAFE_INTEGER - 2 ** 32);
 
-/** The text of the key `base + 1 + offset`: in doubles while they are exact, the common case. */
-export function keyText(base: bigint, offset: number): string {
-  return base < SAFE_BASE ? String(Number(base) + 1 + offset) : (base + 1n + BigInt(offset)).toString();
+/** The texts of the keys `base + 1 + offset`: in doubles while they are exact, the common case. */
+export function keyTexts(base: bigint): (offset: number) => string {
+  if (base < SAFE_BASE) {
+    const first = Number(base) + 1;
+    return (offset) => String(first + offset);
+  }
+  return (offset) => (base + 1n + BigInt(offset)).toString();
 }
 
 /** Rows of a parent a reference can point at: the existing ones, then those the run generates. */
 export class KeyPool {
   readonly existing: (string | null)[][];
   private readonly generated: (string | null)[][] = [];
-  private range: { base: bigint; count: number } | null = null;
+  private range: { key: (offset: number) => string; count: number } | null = null;
   private lazy: { count: number; row: (i: number) => (string | null)[] } | null = null;
   /** Whether every existing value is written as it is in the row format (no escape). */
   private readonly plainExisting: boolean;
@@ -43,7 +47,7 @@ export class KeyPool {
   }
   /** The generated rows are the keys base+1 … base+count (a service-written single-column key). */
   setRange(base: bigint, count: number): void {
-    this.range = { base, count };
+    this.range = { key: keyTexts(base), count };
   }
   /** The generated rows computed on demand (the preview, which produces only a few of each table). */
   setLazy(count: number, row: (i: number) => (string | null)[]): void {
@@ -62,7 +66,7 @@ export class KeyPool {
   value(i: number): (string | null)[] {
     if (i < this.existing.length) return this.existing[i] as (string | null)[];
     const at = i - this.existing.length;
-    if (this.range) return [keyText(this.range.base, at)];
+    if (this.range) return [this.range.key(at)];
     if (this.lazy) return this.lazy.row(at);
     return this.generated[at] as (string | null)[];
   }
@@ -172,7 +176,9 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
     else if (c.generator.kind !== 'reference' && c.generator.kind !== 'key') plain.push(i);
   });
   const keys = table.columns.flatMap((c, i) =>
-    c.generator.kind === 'key' ? [{ i, base: inputs.keyBase.get(c.name) ?? 0n }] : [],
+    c.generator.kind === 'key'
+      ? [{ i, base: inputs.keyBase.get(c.name) ?? 0n, text: keyTexts(inputs.keyBase.get(c.name) ?? 0n) }]
+      : [],
   );
   const references = table.references
     .filter((r) => !r.deferred)
@@ -207,7 +213,7 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
 
   function fill(values: (string | null)[], row: number, attempt: number, only?: Set<number>): void {
     const want = (i: number) => only === undefined || only.has(i);
-    for (const { i, base } of keys) if (want(i)) values[i] = keyText(base, row);
+    for (const { i, text } of keys) if (want(i)) values[i] = text(row);
     for (const i of plain) {
       if (!want(i)) continue;
       const c = table.columns[i]!;
