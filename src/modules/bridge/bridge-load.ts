@@ -3,8 +3,9 @@
 // of the way during the load and checked after it, as the dialect says (RowFormat.foreignKeyLoad):
 // PostgreSQL drops them all in one transaction before the first table loads, after writing in the
 // run's report how to add each back (the journal: a run killed meanwhile leaves it to the
-// interrupted hook, bridge-interrupted.ts, which adds them back), adds them back NOT VALID once
-// the tables are in, whatever happened, then validates them; MySQL turns checking off for each
+// interrupted hook, bridge-interrupted.ts, which adds them back), adds each back NOT VALID and
+// validates it as soon as the two tables it links are in (while other tables still load), and
+// the rest at the end, whatever happened; MySQL turns checking off for each
 // load session and runs one orphan query per key at the end. With the keys out of the way up
 // front, tables hold no lock on each other and load side by side, each on its own session (a lane,
 // bridge-tables.ts). The checks at the end run on two sessions at once when there are several (a
@@ -42,11 +43,16 @@ export interface KeySetAside {
 
 export interface TargetLoader {
   /**
-   * Takes the foreign keys among the copied tables out of the way before any table loads
-   * (PostgreSQL: dropped in one transaction, after the journal has them); nothing where the
-   * dialect turns checking off per session instead.
+   * Takes the foreign keys among the copied tables out of the way before `loading` (the tables
+   * about to load) do (PostgreSQL: dropped in one transaction, after the journal has them);
+   * nothing where the dialect turns checking off per session instead.
    */
-  setAside(): Promise<void>;
+  setAside(loading: TableModel[]): Promise<void>;
+  /**
+   * Called once `table` is committed, on the lane that loaded it: the keys whose two tables are
+   * both in come back (NOT VALID) and are validated there, while other tables still load.
+   */
+  loaded(table: PlannedTable, lane?: RowSession): Promise<void>;
   /** Readies another session of the target to load tables on (MySQL: key checks off there too). */
   readyLane(lane: RowSession): Promise<void>;
   /** Loads one planned table from its batches in one transaction on `lane` (default: the loader's session). */
@@ -125,23 +131,38 @@ export async function createTargetLoader(input: {
     }
   }
 
-  /** How to put each inner key back (PostgreSQL), in the order they are dropped. */
-  const setAsideKeys = (): KeySetAside[] =>
+  /** How to put each key back (PostgreSQL): what the journal keeps. */
+  const journalOf = (keys: Iterable<InnerKey>): KeySetAside[] =>
     fkLoad.kind === 'readd'
-      ? inner.map((k) => ({
+      ? [...keys].map((k) => ({
           table: qualified(k.table),
           name: k.fk.name,
           add: fkLoad.addNotValid(qualified(k.table), k.fk, qualified(referencedOf(k.table, k.fk))),
           validate: fkLoad.validate(qualified(k.table), k.fk.name),
         }))
       : [];
-  let aside = false;
+  /** The keys dropped for the load and not back yet. */
+  const aside = new Set<InnerKey>();
+  /** The copied tables not loaded yet: a key comes back once neither of its ends is among them. */
+  const pending = new Set<string>();
+  /** Keys validated as soon as both their tables were in, with their failure or null. */
+  const checkedEarly = new Map<InnerKey, string | null>();
+  // One key change at a time: adding a key locks both its tables (SHARE ROW EXCLUSIVE, which
+  // conflicts with itself), so two lanes adding keys that share a table could deadlock; and the
+  // journal's writes must land in the order the keys changed.
+  let keyChanges: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = keyChanges.then(work);
+    keyChanges = next.catch(() => {});
+    return next;
+  };
 
-  async function setAside() {
+  async function setAside(loading: TableModel[]) {
+    for (const t of loading) pending.add(displayName(t));
     if (fkLoad.kind !== 'readd' || inner.length === 0) return;
     // Journalled first: a kill between the journal and the COMMIT leaves keys that are still there,
     // which the hook's re-adding finds present and leaves alone.
-    await input.journal?.(setAsideKeys());
+    await input.journal?.(journalOf(inner));
     await session.query('BEGIN');
     try {
       for (const k of inner) await session.query(fkLoad.drop(qualified(k.table), k.fk.name));
@@ -151,23 +172,39 @@ export async function createTargetLoader(input: {
       await input.journal?.(null);
       throw error;
     }
-    aside = true;
-    for (const k of inner) touched.add(k);
+    for (const k of inner) {
+      aside.add(k);
+      touched.add(k);
+    }
   }
 
-  /** Adds every key set aside back NOT VALID, in one short transaction, then clears the journal. */
-  async function putBack() {
-    if (!aside || fkLoad.kind !== 'readd') return;
-    await session.query('BEGIN');
-    try {
-      for (const k of setAsideKeys()) for (const statement of k.add) await session.query(statement);
-      await session.query('COMMIT');
-    } catch (error) {
-      await session.query('ROLLBACK').catch(() => {});
-      throw error;
-    }
-    aside = false;
-    await input.journal?.(null);
+  /** Adds `keys` back NOT VALID on `on`, in one short transaction, then journals what is still aside. */
+  function putBack(keys: InnerKey[], on: RowSession) {
+    if (keys.length === 0 || fkLoad.kind !== 'readd') return Promise.resolve();
+    return oneAtATime(async () => {
+      await on.query('BEGIN');
+      try {
+        for (const k of keys) for (const statement of journalOf([k])[0]!.add) await on.query(statement);
+        await on.query('COMMIT');
+      } catch (error) {
+        await on.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+      for (const k of keys) aside.delete(k);
+      await input.journal?.(aside.size > 0 ? journalOf(aside) : null);
+    });
+  }
+
+  /**
+   * After `table` committed, on the lane that loaded it: the keys whose two tables are now both in
+   * come back and are validated there, while other tables still load.
+   */
+  async function loaded(table: PlannedTable, lane: RowSession = session) {
+    pending.delete(displayName(table.target!));
+    const isIn = (t: { schema: string | null; name: string }) => !pending.has(displayName(t));
+    const ready = [...aside].filter((k) => isIn(k.table) && isIn(referencedOf(k.table, k.fk)));
+    await putBack(ready, lane);
+    for (const k of ready) checkedEarly.set(k, await check(lane, k));
   }
 
   async function load(table: PlannedTable, batches: AsyncIterable<RowBatch>, lane: RowSession = session) {
@@ -243,8 +280,8 @@ export async function createTargetLoader(input: {
 
   async function finish(): Promise<string[]> {
     if (fkLoad.kind === 'session') await session.query(fkLoad.on);
-    await putBack();
-    const keys = fkLoad.kind === 'readd' ? [...touched] : inner;
+    await putBack([...aside], session);
+    const keys = (fkLoad.kind === 'readd' ? [...touched] : inner).filter((k) => !checkedEarly.has(k));
     const failures: (string | null)[] = keys.map(() => null);
     let next = 0;
     const work = async (on: RowSession) => {
@@ -266,11 +303,12 @@ export async function createTargetLoader(input: {
         : Promise.resolve();
     const [own, other] = await Promise.allSettled([work(session), spare]);
     for (const outcome of [own, other]) if (outcome.status === 'rejected') throw outcome.reason;
-    return failures.filter((f): f is string => f !== null);
+    return [...checkedEarly.values(), ...failures].filter((f): f is string => f !== null);
   }
 
   return {
     setAside,
+    loaded,
     async readyLane(lane) {
       if (fkLoad.kind === 'session') await lane.query(fkLoad.off);
     },

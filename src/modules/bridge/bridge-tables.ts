@@ -68,7 +68,7 @@ export async function loadTables(input: {
   let last = 0;
   let failed = false;
   await context.progress(0, total);
-  await clock.time('keys_aside', () => input.loader.setAside());
+  await clock.time('keys_aside', () => input.loader.setAside(todo.map((t) => t.target!)));
   const queue = [...todo].sort((a, b) => input.estimate(b) - input.estimate(a));
   let left = todo.length;
 
@@ -107,6 +107,8 @@ export async function loadTables(input: {
       });
       await context.progress(rowsDone, total);
     });
+    // Its keys come back here, on this lane, as soon as the tables at their other end are in too.
+    await clock.time('keys_back', () => input.loader.loaded(table, lane.target));
   }
 
   async function work(lane: Lane) {
