@@ -78,8 +78,8 @@ export function lintObjectFact(
         'warning',
         key,
         fact.change === 'replace_routine'
-          ? `Triggers call this function (${triggers.join(', ')}): every write to their tables runs the new body as soon as the migration commits.`
-          : `Triggers call this function (${triggers.join(', ')}): they must go first, or the drop fails.`,
+          ? `Triggers call this routine (${triggers.join(', ')}): every write to their tables runs the new body once the migration has replaced it.`
+          : `Triggers call this routine (${triggers.join(', ')}): they must go first (PostgreSQL refuses the drop; MySQL and MariaDB allow it, and every write to their tables then fails).`,
       );
       return;
     }
