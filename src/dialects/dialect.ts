@@ -173,6 +173,8 @@ export interface WriteRowsRequest extends RowStreamTable {
    * per-row visibility bookkeeping). Not for a partitioned table.
    */
   emptiedInTransaction?: boolean;
+  /** The target's primary key columns: a row the load refuses is named by its key where the engine can say which it was. */
+  keyColumns?: string[];
 }
 
 export interface WriteRowsResult {

@@ -13,6 +13,7 @@ import type { ForeignKeyModel } from '../../engine/schema/model.ts';
 import type { ReadRowsRequest, RowFormat, RowSession, WriteRowsRequest } from '../dialect.ts';
 import type { TargetError } from '../errors.ts';
 import { counted, qualifiedTable, withContext } from '../rows.ts';
+import { recentLines, rowKeyAt } from './postgres.row-key.ts';
 import { postgresSqlWriter } from './postgres.sql-writer.ts';
 
 const q = postgresSqlWriter.quoteIdent;
@@ -76,14 +77,21 @@ export async function openPostgresRowSession(
         `COPY ${table} (${request.columns.map(q).join(', ')}) FROM STDIN` +
         (request.emptiedInTransaction ? ' WITH (FREEZE)' : '');
       const tally: { rows: number; upstream?: unknown } = { rows: 0 };
+      const recent = recentLines();
       try {
         // One batch read ahead, not Readable.from's default of 16 (megabytes of batches waiting).
         await pipeline(
-          Readable.from(counted(batches, tally), { highWaterMark: 1 }),
+          Readable.from(counted(recent.tap(batches), tally), { highWaterMark: 1 }),
           client.query(copyFrom(sql)),
         );
       } catch (error) {
-        throw tally.upstream ?? failWithContext(error);
+        if (tally.upstream !== undefined) throw tally.upstream;
+        // The line PostgreSQL names, read again from what was sent, says which row it is.
+        const where = (error as { where?: string } | null)?.where;
+        throw withContext(
+          fail(error),
+          where && `${where}${rowKeyAt(where, recent, request.columns, request.keyColumns)}`,
+        );
       }
       if (tally.upstream !== undefined) throw tally.upstream;
       return { rows: tally.rows, method: 'copy' as const };

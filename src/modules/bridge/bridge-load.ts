@@ -239,6 +239,7 @@ export async function createTargetLoader(input: {
             kinds: table.targetKinds,
             // COPY FREEZE refuses a partitioned table (its rows go to the partitions).
             emptiedInTransaction: truncated && !target.partitioning,
+            ...(target.primary_key && { keyColumns: target.primary_key.columns }),
           },
           batches,
         );
