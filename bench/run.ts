@@ -468,7 +468,7 @@ function tailSection(rows: Row[]): string[] {
     "## The tail: p99 against Little's law",
     '',
     `With ${connections} connections each always waiting, the mean latency is ${connections} / req/s (Little's law); the p99 over that mean says how far the slowest requests are from the others (target on PostgreSQL for the API: at most ${TARGET_TAIL_RATIO}×, beside the bare route's own ratio, which is the machine's and the load generator's share of the tail). ` +
-      "Measured in the server's process during each route's run, warm-up included: the event loop's delay (perf_hooks, 1 ms resolution), the collector's pauses (PerformanceObserver 'gc'; scavenges of the young generation apart from the rest) and the store pool's waiting requests (sampled every 5 ms).",
+      "Measured in the server's process during each route's run, warm-up included: the event loop's delay (perf_hooks, 1 ms resolution), the collector's pauses (PerformanceObserver 'gc'; scavenges of the young generation apart from the rest) and the store pool's waiting requests (sampled every 5 ms); the pool queue time is Little's law on that queue (mean waiting / req/s): the share of the mean latency spent waiting for one of the pool's connections.",
     '',
     row([
       'Store',
@@ -482,8 +482,9 @@ function tailSection(rows: Row[]): string[] {
       'GC scavenges',
       'GC mark-compact and other',
       'Pool waiting: mean / max / share of time',
+      'Pool queue time',
     ]),
-    row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---', '---']),
+    row(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---', '---', '---:']),
   ];
   for (const r of rows)
     for (const [route, m] of [
