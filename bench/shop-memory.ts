@@ -118,14 +118,25 @@ export function watchRss(roots: readonly number[], intervalMs = 50): RssWatch {
   };
 }
 
-/** The median of the trees' RSS over `ms` of sampling: the idle level, without one sample's jitter. */
-export async function idleRss(roots: readonly number[], ms = 2_000, intervalMs = 100): Promise<number> {
-  const samples: number[] = [];
+/**
+ * The median of the trees' RSS over `ms` of sampling, all together and each root's alone: the idle
+ * level, without one sample's jitter.
+ */
+export async function idleRss(
+  roots: readonly number[],
+  ms = 2_000,
+  intervalMs = 100,
+): Promise<{ total: number; byRoot: number[] }> {
+  const samples: number[][] = [];
   const until = performance.now() + ms;
   while (performance.now() < until) {
-    samples.push(treeRss(roots));
+    const children = childrenByParent();
+    samples.push(roots.map((root) => treeRss([root], children)));
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)] ?? treeRss(roots);
+  const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  return {
+    total: middle(samples.map((each) => each.reduce((sum, n) => sum + n, 0))),
+    byRoot: roots.map((_, i) => middle(samples.map((each) => each[i] ?? 0))),
+  };
 }

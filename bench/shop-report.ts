@@ -61,15 +61,38 @@ function result(o: Outcome, idle: number): string {
   return o.problems.length === 0 ? verdict : `WRONG: ${o.problems.join('; ')}; ${verdict}`;
 }
 
+/** Of each operation's median run: its wall time beside the CPU the service and the servers spent. */
+function whereTheTimeGoes(outcomes: Outcome[]): string[] {
+  const rows = outcomes
+    .filter((o) => o.ours.length > 0)
+    .map((o) => {
+      const run = [...o.ours].sort((a, b) => a.wallMs - b.wallMs)[Math.floor((o.ours.length - 1) / 2)]!;
+      const busy = (run.serviceCpuMs + run.databaseCpuMs) / run.wallMs;
+      return `| ${cell(o.work)} | ${s(run.wallMs)} | ${s(run.pickupMs)} | ${s(run.serviceCpuMs)} | ${s(run.databaseCpuMs)} | ${busy.toFixed(2)} |`;
+    });
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '## Where the time goes (the median run of each)',
+    '',
+    '| Work | Ours (POST → succeeded) | Queue pick-up | Service CPU | Database servers CPU | Cores busy (CPU / wall) |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...rows,
+    '',
+    `- Cores busy near ${os.cpus().length} means the operation was CPU-bound on this machine; well below it, it waited (on locks, the queue, the network, the disk, or cores other work held). The database servers' CPU counts every session on the machine, other benches' included.`,
+  ];
+}
+
 export function shopReport(args: {
   outcomes: Outcome[];
   rows: number;
   repeats: number;
   idle: number;
+  workerIdle: number;
   loadBefore: number[];
   errors: string[];
 }): { lines: string[]; ok: boolean } {
-  const { outcomes, rows, repeats, idle, loadBefore, errors } = args;
+  const { outcomes, rows, repeats, idle, workerIdle, loadBefore, errors } = args;
   const load = (avg: number[]) => avg.map((n) => n.toFixed(2)).join(' / ');
   const cpus = os.cpus();
   const lines = [
@@ -79,11 +102,11 @@ export function shopReport(args: {
     `- Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM; Node ${process.version} on ${os.platform()} ${os.release()}; PostgreSQL, MariaDB, the service and the references share them`,
     `- Data: ${rows.toLocaleString('en-US')} rows in all (customers 10 % : orders 30 % : order_items 60 %), bench/shop-rows.ts: names, e-mails, phones, streets and cities of twelve locales (accents, Greek, Cyrillic, CJK, Hangul), NULLs, a JSON column, two foreign keys, an index on each foreign key and on the e-mails`,
     '- Service: real processes as `npm start` and `npm run worker` start them, one API (`JOBS_IN_SERVER=false`) and one worker, on a PostgreSQL store; ours is timed from the POST to the run seen `succeeded` by a client polling every 100 ms (queue pick-up included)',
-    `- Memory: RSS of every process of the service (both processes and their children; worker threads are in their process's RSS), /proc VmRSS sampled every 50 ms; growth = the peak of both processes together during the operation's runs over their idle level before the first run (${mb(idle)}). pgloader's peak RSS (its one process, /usr/bin/time) is compared with the peak of the worker, the service's process that does the copy`,
+    `- Memory: RSS of every process of the service (both processes and their children; worker threads are in their process's RSS), /proc VmRSS sampled every 50 ms; growth = the peak of both processes together during the operation's runs over their idle level before the first run (${mb(idle)}, of which the worker ${mb(workerIdle)}); the worker's own growth is its peak over its idle level. pgloader's peak RSS (its one process, /usr/bin/time) is compared with the peak of the worker, the service's process that does the copy`,
     `- ${repeats} repeats, reference then ours each time; medians`,
     `- Load average (1 / 5 / 15 min) before: ${load(loadBefore)}, after: ${load(os.loadavg())}; other work on the machine takes cores from the service more than from its references`,
     '',
-    '| Work | Reference (same run) | Reference | Goal | Ours | Ratio | RSS growth (peak of all; of the worker) | Result |',
+    '| Work | Reference (same run) | Reference | Goal | Ours | Ratio | RSS growth: all (peak); worker alone | Result |',
     '| --- | --- | ---: | --- | ---: | ---: | ---: | --- |',
   ];
   let ok = errors.length === 0;
@@ -91,7 +114,7 @@ export function shopReport(args: {
     const { oursMs, ratio, peak, workerPeak, growth } = figures(o, idle);
     ok &&= o.problems.length === 0 && misses(o, idle).length === 0;
     lines.push(
-      `| ${cell(o.work)} | ${cell(o.reference)} | ${Number.isFinite(o.referenceMs) ? s(o.referenceMs) : '–'} | ${goalText(o)} | ${Number.isFinite(oursMs) ? s(oursMs) : '–'} | ${Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '–'} | ${o.ours.length > 0 ? `+${mb(growth)} (all ${mb(peak)}, worker ${mb(workerPeak)})` : '–'} | ${cell(result(o, idle))} |`,
+      `| ${cell(o.work)} | ${cell(o.reference)} | ${Number.isFinite(o.referenceMs) ? s(o.referenceMs) : '–'} | ${goalText(o)} | ${Number.isFinite(oursMs) ? s(oursMs) : '–'} | ${Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '–'} | ${o.ours.length > 0 ? `+${mb(growth)} (${mb(peak)}); worker +${mb(workerPeak - workerIdle)}` : '–'} | ${cell(result(o, idle))} |`,
     );
   }
   const measured = outcomes.filter((o) => o.ours.length > 0).map((o) => figures(o, idle));
@@ -103,6 +126,7 @@ export function shopReport(args: {
       `| Memory, each of the above | the service idle: ${mb(idle)} RSS (API + worker) | – | < +${mb(RSS_GROWTH_LIMIT)} | +${mb(low)} to +${mb(high)} (peak ${mb(peak)}) | – | – | ${high < RSS_GROWTH_LIMIT ? 'ok' : 'MISSED'} |`,
     );
   }
+  lines.push(...whereTheTimeGoes(outcomes));
   lines.push(
     '',
     '## Every measure',

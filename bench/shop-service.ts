@@ -48,6 +48,8 @@ export interface ShopService {
   pids(): number[];
   /** RSS of the trees at rest before any run, in bytes. */
   idle: number;
+  /** RSS of the worker's tree alone at rest, in bytes. */
+  workerIdle: number;
   /** Starts a run by POST (waiting out a per-minute limit first) and waits until it succeeded. */
   timedRun(path: string, body?: unknown): Promise<TimedRun>;
   /** Error-level lines the processes logged. */
@@ -176,11 +178,13 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
     }
   }
 
+  const idle = await idleRss(pids());
   return {
     call,
     projectId,
     pids,
-    idle: await idleRss(pids()),
+    idle: idle.total,
+    workerIdle: idle.byRoot[1] ?? 0,
     async connect(url, name) {
       const u = new URL(url);
       const body = {
