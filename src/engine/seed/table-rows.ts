@@ -14,6 +14,9 @@ import { columnRoom, type PersonaColumn, rowPersona } from './row-persona.ts';
 import type { PlannedReference, PlannedTable, UniqueKey } from './seed-plan.ts';
 import { type CompileContext, compileValue, type ValueFn } from './values.ts';
 
+/** Bytes of a batch's buffer: a batch is cut early when its rows fill it. */
+const BATCH_BYTES = 1 << 20;
+
 /** How many times a row is drawn again before a unique key is declared impossible. */
 export const MAX_ATTEMPTS = 64;
 
@@ -279,7 +282,10 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
   return {
     columns,
     *batches(batchRows: number) {
-      let lines = '';
+      // Each line is written into the batch's buffer as soon as it is made, so its strings die
+      // young; a batch kept as one long string outlives the young generation and swells the heap.
+      let buffer = Buffer.allocUnsafe(BATCH_BYTES);
+      let used = 0;
       let count = 0;
       for (let row = 0; row < table.rows; row++) {
         const values = produce(row);
@@ -289,14 +295,23 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
           if (i > 0) line += '\t';
           line += value === null ? '\\N' : plainText[i] ? value : encodeField(value);
         }
-        lines += `${line}\n`;
+        line += '\n';
+        // At most three bytes of UTF-8 for each UTF-16 unit.
+        if (used + line.length * 3 > buffer.length) {
+          if (count > 0) yield { data: buffer.subarray(0, used), rows: count };
+          buffer = Buffer.allocUnsafe(Math.max(BATCH_BYTES, line.length * 3));
+          used = 0;
+          count = 0;
+        }
+        used += buffer.write(line, used);
         if (++count >= batchRows) {
-          yield { data: Buffer.from(lines, 'utf8'), rows: count };
-          lines = '';
+          yield { data: buffer.subarray(0, used), rows: count };
+          buffer = Buffer.allocUnsafe(BATCH_BYTES);
+          used = 0;
           count = 0;
         }
       }
-      if (count > 0) yield { data: Buffer.from(lines, 'utf8'), rows: count };
+      if (count > 0) yield { data: buffer.subarray(0, used), rows: count };
     },
     row: produce,
   };
