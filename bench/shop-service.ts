@@ -17,6 +17,8 @@ const PASSWORD = 'shop bench password 123';
 const TRACING = ['--import', './src/observability/tracing.ts'];
 /** How often the client asks about its run: a real client's pace, and a request the API serves. */
 const POLL_MS = 100;
+/** A run still not over after this long is reported as failed, so the bench always ends and reports. */
+const RUN_DEADLINE_MS = 30 * 60_000;
 
 export interface TimedRun {
   /** POST → the run seen `succeeded` by the polling client. */
@@ -230,6 +232,10 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
           }
           if (run.status === 'failed' || run.status === 'cancelled')
             throw new Error(`run ${id} ${String(run.status)}: ${JSON.stringify(run.error)}`);
+          if (performance.now() - posted > RUN_DEADLINE_MS)
+            throw new Error(
+              `run ${id} still ${String(run.status)} after ${RUN_DEADLINE_MS / 60_000} minutes`,
+            );
           await sleep(POLL_MS);
         }
       } finally {
