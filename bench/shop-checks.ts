@@ -162,15 +162,21 @@ export async function anonymizedAsRuled(url: string, sourceUrl: string): Promise
   return problems;
 }
 
-/** What a seeded customers table looks like: shares of e-mails, 2-letter country codes, NULLs. */
+/**
+ * What a seeded customers table looks like, as shares: e-mails shaped like one and holding the row's
+ * last name, upper-case 2-letter countries, distinct first names among the first 1,000 rows.
+ */
 export async function seededCustomers(
   url: string,
-): Promise<{ emails: number; countries: number; rows: number }> {
+): Promise<{ emails: number; namedEmails: number; countries: number; distinctFirstNames: number }> {
   return pgOne(
     url,
-    String.raw`select count(*)::int as rows,
+    String.raw`select
        (count(*) filter (where email ~ '^[^@\s]+@[^@\s]+\.[a-z]{2,}$'))::float / greatest(count(*), 1) as emails,
-       (count(*) filter (where country ~ '^[A-Z]{2}$'))::float / greatest(count(*), 1) as countries
+       (count(*) filter (where position(lower(last_name) in lower(email)) > 0))::float / greatest(count(*), 1) as "namedEmails",
+       (count(*) filter (where country ~ '^[A-Z]{2}$'))::float / greatest(count(*), 1) as countries,
+       (select count(distinct first_name)::float / greatest(count(*), 1)
+          from (select first_name from customers order by id limit 1000) f) as "distinctFirstNames"
      from customers`,
   );
 }
