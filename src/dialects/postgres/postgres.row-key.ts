@@ -5,8 +5,8 @@
 // the one batch read ahead), and only on failure is that one line read again, to say its key.
 import { decodeField, type RowBatch } from '../../engine/rows/copy-text.ts';
 
-/** Batches kept: at 1 MB each, more than the server can be behind the client. */
-const KEPT_BATCHES = 8;
+/** Batches kept: at 1 MB each, more than the server can be behind the client (its socket buffers and the one batch read ahead). */
+const KEPT_BATCHES = 4;
 /** A key value longer than this is cut in the message. */
 const KEY_VALUE_LIMIT = 100;
 const NEWLINE = 0x0a;

@@ -20,7 +20,7 @@ import { RunFailed } from '../runs/run-handler.ts';
 import { findConfig, findConfigById } from './anonymize.repo.ts';
 import { openKey } from './config-key.ts';
 import { scanColumns } from './pii-scan.ts';
-import { createTransformPool, type TransformPool } from './transform-pool.ts';
+import { type StartedPool, startTransformPool, type TransformPool } from './transform-pool.ts';
 
 const LOC = ['body', 'anonymize_config_id'];
 
@@ -82,34 +82,49 @@ export function createBridgeAnonymizer(deps: {
       return configBinding(config);
     },
 
-    async open(configId: string, binding: string, source: SchemaModel) {
-      const config = await findConfigById(db, configId);
-      if (!config) throw new RunFailed('The anonymization config was deleted; nothing was written', {});
-      if (configBinding(config) !== binding)
-        throw new RunFailed(
-          'The anonymization config (its rules or key) changed since this copy was requested: request it again; nothing was written',
-          {},
-        );
-      const { problems, plan } = planOn(config, source);
-      if (problems.length > 0 || !plan)
-        throw new RunFailed(`The anonymization config: ${problems.join('; ')}; nothing was written`, {});
-      const key = openKey(box, config.id, config.key_sealed);
-      const columnsOf = new Map(
-        plan.groups.flatMap((g) => g.tables.map((t) => [t.table, t.columns.map((c) => c.column)] as const)),
-      );
-      // The transforms run on worker threads, started now: each loads and compiles its modules, which
-      // then overlaps with the bridge's own preparation of the target instead of delaying the first table.
-      let pool: TransformPool | undefined = columnsOf.size > 0 ? createTransformPool(plan, key) : undefined;
-      return {
-        forTable(table: string, columns: readonly string[]) {
-          if (!columnsOf.get(table)?.some((c) => columns.includes(c))) return null;
-          pool ??= createTransformPool(plan, key);
-          return pool.transform(table, columns);
-        },
-        close: async () => {
-          await pool?.close();
-        },
-      };
+    warmUp: (): StartedPool => startTransformPool(),
+
+    async open(configId: string, binding: string, source: SchemaModel, warm?: { close(): Promise<void> }) {
+      const started = warm && isStartedPool(warm) ? warm : undefined;
+      try {
+        return await compiled(configId, binding, source, started);
+      } catch (error) {
+        await started?.close();
+        throw error;
+      }
     },
   };
+
+  async function compiled(configId: string, binding: string, source: SchemaModel, started?: StartedPool) {
+    const config = await findConfigById(db, configId);
+    if (!config) throw new RunFailed('The anonymization config was deleted; nothing was written', {});
+    if (configBinding(config) !== binding)
+      throw new RunFailed(
+        'The anonymization config (its rules or key) changed since this copy was requested: request it again; nothing was written',
+        {},
+      );
+    const { problems, plan } = planOn(config, source);
+    if (problems.length > 0 || !plan)
+      throw new RunFailed(`The anonymization config: ${problems.join('; ')}; nothing was written`, {});
+    const key = openKey(box, config.id, config.key_sealed);
+    const columnsOf = new Map(
+      plan.groups.flatMap((g) => g.tables.map((t) => [t.table, t.columns.map((c) => c.column)] as const)),
+    );
+    // The transforms run on worker threads, started when the run began (warmUp) or now: each loads
+    // and compiles its modules while the bridge reads the schemas and readies the target.
+    const pool: TransformPool | undefined =
+      columnsOf.size > 0 ? (started ?? startTransformPool()).load(plan, key) : undefined;
+    if (!pool) await started?.close();
+    return {
+      forTable(table: string, columns: readonly string[]) {
+        if (!pool || !columnsOf.get(table)?.some((c) => columns.includes(c))) return null;
+        return pool.transform(table, columns);
+      },
+      close: async () => {
+        await pool?.close();
+      },
+    };
+  }
 }
+
+const isStartedPool = (warm: object): warm is StartedPool => 'load' in warm;

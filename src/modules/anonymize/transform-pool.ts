@@ -8,7 +8,7 @@ import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RunPlan } from '../../engine/anonymize/run-plan.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
-import type { TransformReply, TransformRequest } from './transform-worker.ts';
+import type { PlanMessage, TransformReply, TransformRequest } from './transform-worker.ts';
 
 /**
  * Fields appended to each transformed row: the original values of the fields at `keyAt`, then,
@@ -34,14 +34,37 @@ export function poolSize(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()));
 }
 
+/** Worker threads started before the run's plan is known: each loads its modules meanwhile. */
+export interface StartedPool {
+  /** The pool for `plan` with `key` (compiled once in each worker, before the first batch). */
+  load(plan: RunPlan, key: Buffer): TransformPool;
+  close(): Promise<void>;
+}
+
 export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize()): TransformPool {
+  return startTransformPool(size).load(plan, key);
+}
+
+/**
+ * Starts the workers now; their plan comes with `load`. Starting a worker (loading and compiling
+ * its modules) takes about a third of a second: a caller that starts them first overlaps that with
+ * its own reading of the schemas.
+ */
+export function startTransformPool(size = poolSize()): StartedPool {
   const workers = Array.from(
     { length: size },
-    () =>
-      new Worker(new URL('./transform-worker.ts', import.meta.url), {
-        workerData: { plan, key: new Uint8Array(key) },
-      }),
+    () => new Worker(new URL('./transform-worker.ts', import.meta.url)),
   );
+  const close = async () => {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  };
+  return { load: (plan, key) => loaded(workers, plan, key, close), close };
+}
+
+function loaded(workers: Worker[], plan: RunPlan, key: Buffer, close: () => Promise<void>): TransformPool {
+  const size = workers.length;
+  // Messages are handled in order: every batch sent after this one finds the plan compiled.
+  for (const worker of workers) worker.postMessage({ plan, key: new Uint8Array(key) } satisfies PlanMessage);
   const pending = new Map<number, { resolve(batch: RowBatch): void; reject(error: Error): void }>();
   let failure: Error | undefined;
   const failAll = (error: Error) => {
@@ -102,8 +125,6 @@ export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize(
         while (inFlight.length > 0) yield await (inFlight.shift() as Promise<RowBatch>);
       };
     },
-    async close() {
-      await Promise.all(workers.map((worker) => worker.terminate()));
-    },
+    close,
   };
 }

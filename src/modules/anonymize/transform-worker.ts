@@ -1,7 +1,7 @@
 // A worker thread of the transform pool (transform-pool.ts): compiles a run's plan with its key
-// once, then transforms the batches it is sent (decode, every rule, encode) and sends them back.
+// once (its first message, which may come after the worker has started), then transforms the batches it is sent (decode, every rule, encode) and sends them back.
 // Pure CPU work: the run's own thread keeps the database streams moving meanwhile.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import {
   compileTableTransforms,
   positionalBatchTransform,
@@ -23,8 +23,13 @@ export interface TransformRequest {
 
 export type TransformReply = { id: number; data: Uint8Array; rows: number } | { id: number; error: string };
 
-const { plan, key } = workerData as { plan: RunPlan; key: Uint8Array };
-const transforms = compileTableTransforms(plan, Buffer.from(key));
+/** The run's plan and key, the first message a worker gets (transform-pool.ts `load`). */
+export interface PlanMessage {
+  plan: RunPlan;
+  key: Uint8Array;
+}
+
+let transforms: ReturnType<typeof compileTableTransforms> = new Map();
 type Extras = NonNullable<TransformRequest['extras']>;
 /** A table's transform of one batch: by field when no shuffle is involved (other fields stay bytes), else by whole rows. */
 type Compiled = (data: Buffer, extras: Extras | undefined) => RowBatch;
@@ -61,7 +66,13 @@ function byRows(rows: (rows: TextRow[]) => TextRow[]): Compiled {
     );
 }
 
-port?.on('message', (request: TransformRequest) => {
+port?.on('message', (message: TransformRequest | PlanMessage) => {
+  if ('plan' in message) {
+    transforms = compileTableTransforms(message.plan, Buffer.from(message.key));
+    compiled.clear();
+    return;
+  }
+  const request = message;
   try {
     const name = `${request.table}\u0000${request.columns.join('\u0000')}`;
     let transform = compiled.get(name);

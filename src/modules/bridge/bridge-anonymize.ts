@@ -21,7 +21,17 @@ export interface InFlightAnonymization {
   close(): Promise<void>;
 }
 
+/** What `warmUp` started ahead of `open` (worker threads loading their modules); closed if never opened. */
+export interface WarmTransforms {
+  close(): Promise<void>;
+}
+
 export interface BridgeAnonymizer {
+  /**
+   * When a run with a config starts, before anything is read: starts what the transforms will
+   * run on, so that its start-up overlaps the run's reading of both schemas.
+   */
+  warmUp(): WarmTransforms;
   /**
    * When a copy is asked for: the config (404 when unknown or of another project), its rules
    * checked against the source's schema (422 naming what does not match), and in strict mode the
@@ -35,8 +45,14 @@ export interface BridgeAnonymizer {
     source: { connection: Connection; model: SchemaModel },
   ): Promise<string>;
   /**
-   * When the run starts: the transforms, compiled with the config's key. Fails the run (RunFailed,
-   * nothing written) when the config is gone, changed since `binding`, or no longer fits the source.
+   * When the run starts: the transforms, compiled with the config's key, on what `warm` started
+   * (which the answer then owns). Fails the run (RunFailed, nothing written) when the config is
+   * gone, changed since `binding`, or no longer fits the source.
    */
-  open(configId: string, binding: string, source: SchemaModel): Promise<InFlightAnonymization>;
+  open(
+    configId: string,
+    binding: string,
+    source: SchemaModel,
+    warm?: WarmTransforms,
+  ): Promise<InFlightAnonymization>;
 }

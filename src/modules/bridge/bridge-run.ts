@@ -30,7 +30,7 @@ import { RunCancelled, type RunContext, RunFailed } from '../runs/run-handler.ts
 import { runParams } from '../runs/run-kinds.ts';
 import type { SnapshotsService } from '../snapshots/snapshots.service.ts';
 import { activeRunInto, liveBridgeRunIds, recordTableLoad, tablesDoneBefore } from './bridge.repo.ts';
-import type { BridgeAnonymizer, InFlightAnonymization } from './bridge-anonymize.ts';
+import type { BridgeAnonymizer, InFlightAnonymization, WarmTransforms } from './bridge-anonymize.ts';
 import { createMissingTables, keysAroundLoad } from './bridge-create.ts';
 import { filterModeOf, identityOf } from './bridge-identity.ts';
 import {
@@ -50,7 +50,7 @@ export interface BridgeRunDeps {
   snapshots: Pick<SnapshotsService, 'takeSnapshot'>;
   logger: Logger;
   now: () => Date;
-  anonymizer: Pick<BridgeAnonymizer, 'open'>;
+  anonymizer: Pick<BridgeAnonymizer, 'open' | 'warmUp'>;
 }
 
 /** One end of the copy: its connection's handle and the row session opened on it. */
@@ -87,47 +87,73 @@ interface BridgeRunState {
   methods: Set<string>;
   /** The target's schema as the copy left it, when read during the key validation. */
   after?: SchemaModel;
+  /** What the run started for the transforms, handed to the anonymization when it opens. */
+  takeWarm(): WarmTransforms | undefined;
 }
 
 export function createBridgeRun(deps: BridgeRunDeps) {
   return async function bridgeRun(run: Run, context: RunContext): Promise<Record<string, unknown>> {
     const params = runParams(BridgeParams, run);
     const clock = createPhaseClock();
-    const { source, target } = await findConnections(deps, run, params, clock);
-    let after: SchemaModel | undefined;
-    const outcome = await deps.connections.withTarget(source, (srcHandle) =>
-      deps.connections.withTarget(target, async (tgtHandle) => {
-        const [srcSession, tgtSession] = await openSessions(srcHandle, tgtHandle, clock);
-        const state: BridgeRunState = {
-          deps,
-          run,
-          context,
-          params,
-          clock,
-          source: { handle: srcHandle, session: srcSession },
-          target: { handle: tgtHandle, session: tgtSession },
-          done: [],
-          planned: [],
-          skip: new Map(),
-          created: [],
-          filterOf: new Map(),
-          methods: new Set(),
-        };
-        try {
-          const result = await copy(state);
-          after = state.after;
-          return result;
-        } catch (error) {
-          throw failureOf(state, error);
-        } finally {
-          await release(state);
-        }
-      }),
-    );
-    await snapshotAfter(deps, run, target, outcome, after, clock);
-    deps.logger.debug?.({ run_id: run.id, phases: clock.phases() }, 'bridge run phases');
-    return outcome;
+    // Started first, so that the transforms' threads load while the schemas are read; released
+    // here unless the anonymization took them over.
+    let warm = params.anonymize ? deps.anonymizer.warmUp() : undefined;
+    try {
+      return await copyBetween(deps, run, context, params, clock, () => {
+        const taken = warm;
+        warm = undefined;
+        return taken;
+      });
+    } finally {
+      await warm?.close();
+    }
   };
+}
+
+/** The run once its parameters are read: both connections, the copy, the snapshot after it. */
+async function copyBetween(
+  deps: BridgeRunDeps,
+  run: Run,
+  context: RunContext,
+  params: BridgeParams,
+  clock: PhaseClock,
+  takeWarm: () => WarmTransforms | undefined,
+): Promise<Record<string, unknown>> {
+  const { source, target } = await findConnections(deps, run, params, clock);
+  let after: SchemaModel | undefined;
+  const outcome = await deps.connections.withTarget(source, (srcHandle) =>
+    deps.connections.withTarget(target, async (tgtHandle) => {
+      const [srcSession, tgtSession] = await openSessions(srcHandle, tgtHandle, clock);
+      const state: BridgeRunState = {
+        deps,
+        run,
+        context,
+        params,
+        clock,
+        source: { handle: srcHandle, session: srcSession },
+        target: { handle: tgtHandle, session: tgtSession },
+        done: [],
+        planned: [],
+        skip: new Map(),
+        created: [],
+        filterOf: new Map(),
+        methods: new Set(),
+        takeWarm,
+      };
+      try {
+        const result = await copy(state);
+        after = state.after;
+        return result;
+      } catch (error) {
+        throw failureOf(state, error);
+      } finally {
+        await release(state);
+      }
+    }),
+  );
+  await snapshotAfter(deps, run, target, outcome, after, clock);
+  deps.logger.debug?.({ run_id: run.id, phases: clock.phases() }, 'bridge run phases');
+  return outcome;
 }
 
 /** Both connections, and no other bridge run already writing into the target. */
@@ -270,6 +296,7 @@ async function planTables(state: BridgeRunState): Promise<void> {
       params.anonymize.config_id,
       params.anonymize.binding,
       sourceModel,
+      state.takeWarm(),
     );
   if (params.create_tables) {
     state.created = await clock.time('create_tables', () =>
