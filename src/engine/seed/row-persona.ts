@@ -81,6 +81,24 @@ function fittingPlaces(list: readonly CountryCities[], cityRoom: number, nameRoo
   });
 }
 
+/**
+ * `draw` remembering its last answer: the columns of a row ask for the same person and place one
+ * after the other (first name, last name, e-mail, full name…), which then costs one draw.
+ */
+function lastDrawn<T>(draw: (row: number, attempt: number) => T): (row: number, attempt: number) => T {
+  let lastRow = -1;
+  let lastAttempt = -1;
+  let last: T;
+  return (row, attempt) => {
+    if (row !== lastRow || attempt !== lastAttempt) {
+      last = draw(row, attempt);
+      lastRow = row;
+      lastAttempt = attempt;
+    }
+    return last;
+  };
+}
+
 export function rowPersona(
   pools: LocalePools,
   seed: number,
@@ -117,12 +135,12 @@ export function rowPersona(
     pools,
     firstNames,
     lastNames,
-    firstName: (row, attempt) => index(personKey, row, firstNames.names.length, attempt, 0),
-    lastName: (row, attempt) => index(personKey, row, lastNames.names.length, attempt, 1),
-    place,
-    country(row, attempt) {
+    firstName: lastDrawn((row, attempt) => index(personKey, row, firstNames.names.length, attempt, 0)),
+    lastName: lastDrawn((row, attempt) => index(personKey, row, lastNames.names.length, attempt, 1)),
+    place: lastDrawn(place),
+    country: lastDrawn((row, attempt) => {
       const at = withCity ? place(row, attempt) : null;
       return at ? at.country : countries[index(placeKey, row, countries.length, attempt, 3)]!;
-    },
+    }),
   };
 }
