@@ -97,7 +97,11 @@ function loaded(workers: Worker[], plan: RunPlan, key: Buffer, close: () => Prom
     const id = sequence++;
     const done = new Promise<RowBatch>((resolve, reject) => pending.set(id, { resolve, reject }));
     const request: TransformRequest = { id, table, columns, data: batch.data, ...(extras && { extras }) };
-    (workers[id % size] as Worker).postMessage(request);
+    // Handed over, not copied, when the batch is the whole of its memory (a batch is not read again
+    // once submitted): each batch then crosses between threads only as its transformed self, once.
+    const data = batch.data;
+    const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+    (workers[id % size] as Worker).postMessage(request, whole ? [data.buffer as ArrayBuffer] : []);
     return done;
   };
 
