@@ -10,12 +10,10 @@ import { encodeField, type RowBatch } from '../rows/copy-text.ts';
 import { index, streamKey, unit } from './hash.ts';
 import type { PredicateTerm } from './limits.ts';
 import { localePools } from './locale-pools.ts';
+import { lineBatches } from './row-batches.ts';
 import { columnRoom, type PersonaColumn, rowPersona } from './row-persona.ts';
 import type { PlannedReference, PlannedTable, UniqueKey } from './seed-plan.ts';
 import { type CompileContext, compileValue, type ValueFn } from './values.ts';
-
-/** Bytes of a batch's buffer: a batch is cut early when its rows fill it. */
-const BATCH_BYTES = 1 << 20;
 
 /** How many times a row is drawn again before a unique key is declared impossible. */
 export const MAX_ATTEMPTS = 64;
@@ -281,37 +279,20 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
 
   return {
     columns,
-    *batches(batchRows: number) {
-      // Each line is written into the batch's buffer as soon as it is made, so its strings die
-      // young; a batch kept as one long string outlives the young generation and swells the heap.
-      let buffer = Buffer.allocUnsafe(BATCH_BYTES);
-      let used = 0;
-      let count = 0;
-      for (let row = 0; row < table.rows; row++) {
-        const values = produce(row);
-        let line = '';
-        for (let i = 0; i < values.length; i++) {
-          const value = values[i] ?? null;
-          if (i > 0) line += '\t';
-          line += value === null ? '\\N' : plainText[i] ? value : encodeField(value);
-        }
-        line += '\n';
-        // At most three bytes of UTF-8 for each UTF-16 unit.
-        if (used + line.length * 3 > buffer.length) {
-          if (count > 0) yield { data: buffer.subarray(0, used), rows: count };
-          buffer = Buffer.allocUnsafe(Math.max(BATCH_BYTES, line.length * 3));
-          used = 0;
-          count = 0;
-        }
-        used += buffer.write(line, used);
-        if (++count >= batchRows) {
-          yield { data: buffer.subarray(0, used), rows: count };
-          buffer = Buffer.allocUnsafe(BATCH_BYTES);
-          used = 0;
-          count = 0;
+    batches(batchRows: number) {
+      function* lines(): Generator<string> {
+        for (let row = 0; row < table.rows; row++) {
+          const values = produce(row);
+          let line = '';
+          for (let i = 0; i < values.length; i++) {
+            const value = values[i] ?? null;
+            if (i > 0) line += '\t';
+            line += value === null ? '\\N' : plainText[i] ? value : encodeField(value);
+          }
+          yield `${line}\n`;
         }
       }
-      if (count > 0) yield { data: buffer.subarray(0, used), rows: count };
+      return lineBatches(lines(), batchRows);
     },
     row: produce,
   };
@@ -354,17 +335,11 @@ export function* deferredRows(
   batchRows: number,
 ): Generator<RowBatch> {
   const values = deferredValues(table, inputs);
-  let lines = '';
-  let count = 0;
-  for (let row = 0; row < table.rows; row++) {
-    lines += `${[...primaryKeyOf(row), ...values(row)].map(encodeField).join('\t')}\n`;
-    if (++count >= batchRows) {
-      yield { data: Buffer.from(lines, 'utf8'), rows: count };
-      lines = '';
-      count = 0;
-    }
+  function* lines(): Generator<string> {
+    for (let row = 0; row < table.rows; row++)
+      yield `${[...primaryKeyOf(row), ...values(row)].map(encodeField).join('\t')}\n`;
   }
-  if (count > 0) yield { data: Buffer.from(lines, 'utf8'), rows: count };
+  yield* lineBatches(lines(), batchRows);
 }
 
 export type { ValueFn };
