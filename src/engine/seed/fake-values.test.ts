@@ -9,7 +9,7 @@ import type { SeedColumn } from './column-kind.ts';
 import { asciiForm, localePools } from './locale-pools.ts';
 import { FAKE_VALUES, type FakeValue } from './resolved.ts';
 import { columnRoom, length, rowPersona } from './row-persona.ts';
-import { compileValue } from './values.ts';
+import { compileValue, fakeRoom } from './values.ts';
 
 const column = (name: string, type: string): ColumnModel => ({
   name,
@@ -139,6 +139,29 @@ describe('realistic seed values', () => {
         expect(home).toBeGreaterThan(90);
         expect(home).toBeLessThan(210);
       }
+    }
+  });
+
+  it('keeps room for the tag of a unique column: the name before it is whole', () => {
+    const rows = 5000;
+    const seed = seedColumn('first_name', 'character varying(10)');
+    const persona = rowPersona(localePools('de'), 3, 'public.people', [
+      { fake: 'first_name', room: fakeRoom(seed, 'first_name', true, rows) },
+    ]);
+    const { fn, distinct } = compileValue(
+      seed,
+      { kind: 'fake', fake: 'first_name' },
+      true,
+      { seed: 3, table: 'public.people', locale: 'de', rows, persona },
+      () => -1,
+    );
+    expect(distinct).toBe(true);
+    const names = new Set(localePools('de').firstNames.names);
+    const values = Array.from({ length: rows }, (_, row) => fn(row, 0, []) as string);
+    expect(new Set(values).size).toBe(rows);
+    for (const value of values) {
+      expect(length(value)).toBeLessThanOrEqual(10);
+      expect(names.has(value.slice(0, value.lastIndexOf('-'))), value).toBe(true);
     }
   });
 

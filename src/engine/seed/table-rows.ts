@@ -11,9 +11,9 @@ import { index, streamKey, unit } from './hash.ts';
 import type { PredicateTerm } from './limits.ts';
 import { localePools } from './locale-pools.ts';
 import { lineBatches } from './row-batches.ts';
-import { columnRoom, type PersonaColumn, rowPersona } from './row-persona.ts';
+import { type PersonaColumn, rowPersona } from './row-persona.ts';
 import type { PlannedReference, PlannedTable, UniqueKey } from './seed-plan.ts';
-import { type CompileContext, compileValue, type ValueFn } from './values.ts';
+import { type CompileContext, compileValue, fakeRoom, type ValueFn } from './values.ts';
 
 /** How many times a row is drawn again before a unique key is declared impossible. */
 export const MAX_ATTEMPTS = 64;
@@ -139,7 +139,12 @@ export function tableProducer(table: PlannedTable, inputs: TableInputs): TablePr
   const at = new Map(columns.map((c, i) => [c, i]));
   const personaColumns: PersonaColumn[] = table.columns.flatMap((c) =>
     c.generator.kind === 'fake'
-      ? [{ fake: c.generator.fake, room: columnRoom(table.seedColumns.get(c.name)!) }]
+      ? [
+          {
+            fake: c.generator.fake,
+            room: fakeRoom(table.seedColumns.get(c.name)!, c.generator.fake, c.unique, table.rows),
+          },
+        ]
       : [],
   );
   const context: CompileContext = {

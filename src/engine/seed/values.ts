@@ -13,7 +13,7 @@ import { fakerLibrary } from './faker-library.ts';
 import { fakerMethod } from './faker-method.ts';
 import { index, permutation, streamKey, unit, word } from './hash.ts';
 import { localePools } from './locale-pools.ts';
-import type { Resolved } from './resolved.ts';
+import type { FakeValue, Resolved } from './resolved.ts';
 import { columnRoom, length, type RowPersona, rowPersona } from './row-persona.ts';
 
 /** The text of `row`'s value; `values` holds the row's other columns (templates read them). */
@@ -104,6 +104,17 @@ export interface CompileContext {
   rows: number;
   /** The row's person and place, shared by the table's columns (a column of its own without). */
   persona?: RowPersona;
+}
+
+const taggedFake = (fake: FakeValue, unique: boolean) =>
+  unique && fake !== 'boolean' && fake !== 'uuid' && fake !== 'json';
+
+/**
+ * The characters a fake value may take in its column: a unique one leaves room for the longest tag
+ * of the run (a row number), so that it is never cut to take it.
+ */
+export function fakeRoom(seed: SeedColumn, fake: FakeValue, unique: boolean, rows: number): number {
+  return columnRoom(seed) - (taggedFake(fake, unique) ? rowTag(Math.max(0, rows - 1), 0).length : 0);
 }
 
 /** The fakes drawn from the row's persona: redrawn together so that the row keeps agreeing. */
@@ -280,12 +291,11 @@ function compileFn(
     }
     case 'fake': {
       const fake = generator.fake;
-      const tagged = unique && fake !== 'boolean' && fake !== 'uuid' && fake !== 'json';
-      // A tagged value leaves room for the longest tag of the run, so it is never cut to take it.
-      const room = maxChars - (tagged ? rowTag(Math.max(0, context.rows - 1), 0).length : 0);
+      const tagged = taggedFake(fake, unique);
+      const room = fakeRoom(seed, fake, unique, context.rows);
       const persona =
         context.persona ??
-        rowPersona(localePools(context.locale), context.seed, context.table, [{ fake, room: maxChars }]);
+        rowPersona(localePools(context.locale), context.seed, context.table, [{ fake, room }]);
       const value = fakeValue(fake, persona, key, room);
       return {
         fn: (row, attempt) => {
