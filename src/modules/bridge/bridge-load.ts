@@ -281,7 +281,18 @@ export async function createTargetLoader(input: {
 
   async function finish(): Promise<string[]> {
     if (fkLoad.kind === 'session') await session.query(fkLoad.on);
-    await putBack([...aside], session);
+    try {
+      await putBack([...aside], session);
+    } catch (error) {
+      // The load's own session may be what failed (its connection lost): another one puts the keys back.
+      if (!input.spareSession) throw error;
+      const other = await input.spareSession();
+      try {
+        await putBack([...aside], other);
+      } finally {
+        await other.close();
+      }
+    }
     const keys = (fkLoad.kind === 'readd' ? [...touched] : inner).filter((k) => !checkedEarly.has(k));
     const failures: (string | null)[] = keys.map(() => null);
     let next = 0;
