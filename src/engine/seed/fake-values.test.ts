@@ -104,6 +104,9 @@ describe('realistic seed values', () => {
   it("agrees within a row: e-mail and full name from the row's names, the city in the row's country", () => {
     for (const locale of ['de', 'en', 'el', 'ru', 'ja', 'zh_CN']) {
       const pools = localePools(locale);
+      const places = new Map(
+        [pools.home, ...pools.world].flatMap((p) => (p ? [[p.country.alpha2, p] as const] : [])),
+      );
       const citiesOf = new Map(
         [pools.home, ...pools.world].flatMap((p) =>
           p ? [[p.country.alpha2, new Set(p.cities)] as const] : [],
@@ -118,6 +121,7 @@ describe('realistic seed values', () => {
           email: ['character varying(120)', 'email'],
           username: ['character varying(60)', 'username'],
           city: ['character varying(60)', 'city'],
+          region: ['character varying(60)', 'state'],
           country: ['character(2)', 'country'],
           country_name: ['character varying(60)', 'country'],
         },
@@ -130,6 +134,11 @@ describe('realistic seed values', () => {
         expect(r.email).toMatch(/^[a-z0-9.]+@example\.com$/);
         expect(r.username).toContain(asciiForm(r.last_name!) || 'user');
         expect(citiesOf.get(r.country!)?.has(r.city!), `${locale}: ${r.city} in ${r.country}`).toBe(true);
+        const place = places.get(r.country!)!;
+        expect(
+          place.states.length > 0 ? place.states.includes(r.region!) : r.region === r.city,
+          `${locale}: ${r.region} in ${r.country}`,
+        ).toBe(true);
         const country = pools.countries.find((c) => c.alpha2 === r.country)!;
         expect(country.names).toContain(r.country_name);
       }

@@ -106,6 +106,16 @@ export function fakeValue(fake: FakeValue, persona: RowPersona, key: number, roo
       const words = fits(pools.words, room, ['X']);
       return (row, attempt) => persona.place(row, attempt)?.city ?? capitalized(pick(words, row, attempt, 0));
     }
+    case 'state': {
+      // A country without states in the lists gives its city, as a district often is.
+      const words = fits(pools.words, room, ['X']);
+      return (row, attempt) => {
+        const place = persona.place(row, attempt);
+        if (place?.state) return place.state;
+        if (place && length(place.city) <= room) return place.city;
+        return capitalized(pick(words, row, attempt, 0));
+      };
+    }
     case 'country':
       return countryValue(persona, countryForm(room), room);
     case 'phone': {

@@ -18,6 +18,7 @@
 //   | text: phone, tel, telefon, mobile, fax  | phone number (locale pattern)                    |
 //   | text: city, town, stadt, ville, ciudad  | the row's city (row-persona.ts)                  |
 //   | text: country, land, pays, país         | the row's country: name, alpha-3 or alpha-2      |
+//   | text: state, province, region, district | a state of the row's country (its city without)  |
 //   | text: company, firma, société, empresa  | company name (locale)                            |
 //   | text: url, website, homepage, link      | https URL on example.com                         |
 //   | text: address, street, strasse, rue     | street address (locale)                          |
@@ -64,6 +65,10 @@ const TEXT_RULES: [RegExp, FakeValue][] = [
   ],
   [/(^|_)(city|town|ort|stadt|ville|ciudad|citt[aà]|cidade|stad|plaats)(_|$)/, 'city'],
   [/(^|_)(country|land|pays|pa[ií]s|paese|nation)(_|$)/, 'country'],
+  [
+    /(^|_)(state|province|provinz|region|r[eé]gion|county|district|bundesland|kanton|canton|provincia|regione|estado|departement|d[eé]partement)(_|$)/,
+    'state',
+  ],
   [
     /(^|_)(company|firma|unternehmen|soci[eé]t[eé]|entreprise|empresa|azienda|bedrijf|organisation|organization|employer)(_|$)/,
     'company',

@@ -31,6 +31,8 @@ export interface Country {
 export interface CountryCities {
   country: Country;
   cities: readonly string[];
+  /** Its states, provinces or regions, as the faker library lists them (none for some). */
+  states: readonly string[];
 }
 
 export interface LocalePools {
@@ -83,8 +85,11 @@ const unique = (list: readonly string[]) => [...new Set(list)];
 
 function plainStrings(node: unknown): string[] {
   const list = typeof node === 'string' ? [node] : node;
+  // Trimmed: a few entries of the faker library's lists end in a space.
   return Array.isArray(list)
-    ? list.filter((v): v is string => typeof v === 'string' && v.trim() !== '' && !v.includes('{{'))
+    ? list
+        .filter((v): v is string => typeof v === 'string' && v.trim() !== '' && !v.includes('{{'))
+        .map((v) => v.trim())
     : [];
 }
 
@@ -101,6 +106,10 @@ function personNames(definition: LocaleDefinition | undefined, field: 'first_nam
 function cityNames(definition: LocaleDefinition | undefined): string[] {
   const listed = plainStrings((definition?.location as Record<string, unknown> | undefined)?.city_name);
   return unique(listed.filter((c) => !/[\\"]/.test(c)));
+}
+
+function stateNames(definition: LocaleDefinition | undefined): string[] {
+  return unique(plainStrings((definition?.location as Record<string, unknown> | undefined)?.state));
 }
 
 /** The locale, its language, English: where a list missing from the locale is looked up. */
@@ -143,16 +152,22 @@ function placesOf(locale: string, countries: readonly Country[]): Pick<LocalePoo
   const all = fakerLibrary().allLocales as Record<string, LocaleDefinition>;
   const byCode = new Map(countries.map((c) => [c.alpha2, c]));
   const cities = new Map<string, string[]>();
+  const states = new Map<string, string[]>();
   for (const [source, code] of Object.entries(LOCALE_COUNTRY)) {
     const listed = cityNames(all[source]);
-    if (listed.length > 0 && byCode.has(code))
-      cities.set(code, unique([...(cities.get(code) ?? []), ...listed]));
+    if (listed.length === 0 || !byCode.has(code)) continue;
+    cities.set(code, unique([...(cities.get(code) ?? []), ...listed]));
+    states.set(code, unique([...(states.get(code) ?? []), ...stateNames(all[source])]));
   }
   // The locale and its language only: English's cities are not the home of a locale without any.
   const homeCode = [locale, locale.split('_')[0] as string]
     .map((step) => LOCALE_COUNTRY[step])
     .find((code) => code !== undefined && cities.has(code));
-  const entry = (code: string): CountryCities => ({ country: byCode.get(code)!, cities: cities.get(code)! });
+  const entry = (code: string): CountryCities => ({
+    country: byCode.get(code)!,
+    cities: cities.get(code)!,
+    states: states.get(code) ?? [],
+  });
   return {
     home: homeCode ? entry(homeCode) : null,
     world: [...cities.keys()]
@@ -192,7 +207,7 @@ export function localePools(locale = 'en'): LocalePools {
     lists.firstNames.names,
     lists.lastNames.names,
     countries.flatMap((c) => c.names),
-    [lists.home, ...lists.world].flatMap((p) => p?.cities ?? []),
+    [lists.home, ...lists.world].flatMap((p) => [...(p?.cities ?? []), ...(p?.states ?? [])]),
     lists.words,
     lists.lorem,
     d.streetNames,

@@ -12,6 +12,7 @@ export const FAKE_VALUES = [
   'email',
   'phone',
   'city',
+  'state',
   'country',
   'company',
   'url',

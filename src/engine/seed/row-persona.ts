@@ -19,6 +19,8 @@ export interface PersonaColumn {
 export interface Place {
   country: Country;
   city: string;
+  /** A state of the country, or null when the lists have none that fits. */
+  state: string | null;
 }
 
 /** How a country is written in a column of `room` characters: a code when a name would not fit. */
@@ -73,11 +75,19 @@ function fitting(pool: NamePool, room: number): NamePool {
   return { names: pool.names.map((n) => [...n][0] ?? 'A'), ascii: pool.ascii };
 }
 
-function fittingPlaces(list: readonly CountryCities[], cityRoom: number, nameRoom: number): CountryCities[] {
+interface PlaceRooms {
+  city: number;
+  state: number;
+  countryName: number;
+}
+
+function fittingPlaces(list: readonly CountryCities[], rooms: PlaceRooms): CountryCities[] {
+  const named = rooms.countryName !== Number.POSITIVE_INFINITY;
   return list.flatMap((entry) => {
-    if (nameRoom !== Number.POSITIVE_INFINITY && countryName(entry.country, nameRoom) === null) return [];
-    const cities = entry.cities.filter((c) => length(c) <= cityRoom);
-    return cities.length > 0 ? [{ country: entry.country, cities }] : [];
+    if (named && countryName(entry.country, rooms.countryName) === null) return [];
+    const cities = entry.cities.filter((c) => length(c) <= rooms.city);
+    const states = entry.states.filter((s) => length(s) <= rooms.state);
+    return cities.length > 0 ? [{ country: entry.country, cities, states }] : [];
   });
 }
 
@@ -112,13 +122,14 @@ export function rowPersona(
   // Countries written by name must have a name that fits; codes always fit.
   const nameRooms = columns.filter((c) => c.fake === 'country' && countryForm(c.room) === 'name');
   const nameRoom = Math.min(Number.POSITIVE_INFINITY, ...nameRooms.map((c) => c.room));
-  const cityRoom = roomOf(columns, 'city');
-  const [home] = pools.home ? fittingPlaces([pools.home], cityRoom, nameRoom) : [];
-  const world = fittingPlaces(pools.world, cityRoom, nameRoom);
+  const rooms = { city: roomOf(columns, 'city'), state: roomOf(columns, 'state'), countryName: nameRoom };
+  const [home] = pools.home ? fittingPlaces([pools.home], rooms) : [];
+  const world = fittingPlaces(pools.world, rooms);
   const countries = pools.countries.filter(
     (c) => nameRoom === Number.POSITIVE_INFINITY || countryName(c, nameRoom) !== null,
   );
-  const withCity = columns.some((c) => c.fake === 'city');
+  // A country agrees with the row's city or state when the table writes one.
+  const withCity = columns.some((c) => c.fake === 'city' || c.fake === 'state');
 
   function place(row: number, attempt: number): Place | null {
     // Half the rows at home when the locale has a home, the others anywhere the lists know.
@@ -128,6 +139,8 @@ export function rowPersona(
     return {
       country: entry.country,
       city: entry.cities[index(placeKey, row, entry.cities.length, attempt, 2)]!,
+      state:
+        entry.states.length > 0 ? entry.states[index(placeKey, row, entry.states.length, attempt, 4)]! : null,
     };
   }
 

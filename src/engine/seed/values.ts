@@ -125,6 +125,7 @@ const PERSONA_FAKES: ReadonlySet<string> = new Set([
   'email',
   'username',
   'city',
+  'state',
   'country',
 ]);
 

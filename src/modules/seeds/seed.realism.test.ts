@@ -103,6 +103,23 @@ function checkFake(
       }
       return;
     }
+    case 'state': {
+      // A state of the row's country, or its city where the lists know no states of it.
+      const country = sibling(planned, row, 'country');
+      const city = sibling(planned, row, 'city');
+      const places = [pools.home, ...pools.world].filter((p) => p !== null);
+      const of = places.find(
+        (p) =>
+          country !== null &&
+          (p.country.alpha2 === country || p.country.alpha3 === country || p.country.names.includes(country)),
+      );
+      const allowed = of ? [...of.states, ...of.cities] : places.flatMap((p) => [...p.states, ...p.cities]);
+      expect(
+        allowed.includes(value) || (city !== null && value === city),
+        `${value} is not a state of ${country}`,
+      ).toBe(true);
+      return;
+    }
     case 'country': {
       const codes =
         room < 3
