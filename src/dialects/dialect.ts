@@ -382,14 +382,6 @@ export interface SqlWriter {
   /** What must run once before an ownTable is created (PostgreSQL: its schema). */
   ownTablesSetup(): string[];
   /**
-   * The locking clause that ends a patch's before-image read (src/modules/patches/patch-images.ts),
-   * or ''. InnoDB's INSERT … SELECT takes shared locks on every row it reads, which the UPDATE or
-   * DELETE after it must then take again for writing; read FOR UPDATE, the statement finds them
-   * held (the same rows the statement would lock, taken one statement earlier). PostgreSQL's read
-   * locks nothing, and a lock there would write every copied row.
-   */
-  readonly imageReadLock: string;
-  /**
    * Statements creating `into` as an empty table with the columns of `from` (whose model is
    * `table`), indexed for joins on `key` at most: an index costs a write per copied row.
    */

@@ -28,7 +28,6 @@ export const mysqlSqlWriter: SqlWriter = {
   // No second schema to write to: beside the data, under a prefix introspection leaves out.
   ownTable: (name) => q(`${MYSQL_BACKUP_PREFIX}${name}`),
   ownTablesSetup: () => [],
-  imageReadLock: ' FOR UPDATE',
   /**
    * LIKE copies every index, each paid for on every copied row; joins need the key's, and an
    * AUTO_INCREMENT column needs one to be legal: those stay, the others are dropped.

@@ -65,7 +65,6 @@ export const postgresSqlWriter: SqlWriter = {
   returning: () => ({ insert: true, inWith: true }),
   ownTable: (name) => `${q(BACKUP_SCHEMA)}.${q(name)}`,
   ownTablesSetup: () => [`CREATE SCHEMA IF NOT EXISTS ${q(BACKUP_SCHEMA)}`],
-  imageReadLock: '',
   // LIKE copies the columns only: hash joins need no index.
   createEmptyCopy: (into, from) => [`CREATE TABLE ${into} (LIKE ${from})`],
   // Through text: some types (json, point) have no equality operator.

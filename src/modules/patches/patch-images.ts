@@ -90,14 +90,9 @@ export async function runWithImages(
   const list = statement.columns.map(q).join(', ');
   const image = (which: Image) => backupTable(sql, runId, statement.index, which);
   const images = imagesOf(sql, statement);
-  // Locked for writing where the engine's read would take shared locks the statement then upgrades.
-  // Not when the condition reads other tables: the lock would hold their rows for writing too, where
-  // the statement itself only shares them.
-  const where = statement.where_sql ?? '1 = 1';
-  const lock = /\bselect\b/i.test(where) ? '' : sql.imageReadLock;
   const copyWhere = (into: string) =>
     tx.query(
-      `INSERT INTO ${into} (${list}) SELECT ${list} FROM ${statement.target_sql} WHERE ${where}${lock}`,
+      `INSERT INTO ${into} (${list}) SELECT ${list} FROM ${statement.target_sql} WHERE ${statement.where_sql ?? '1 = 1'}`,
     );
   // The statement's own RETURNING into an image; the newline ends a trailing `--` comment.
   const returningInto = (into: string) =>
