@@ -77,13 +77,18 @@ export function fakeValue(fake: FakeValue, persona: RowPersona, key: number, roo
       return (row, attempt) => {
         const first = persona.firstNames.names[firstOf(row, attempt)]!;
         const last = persona.lastNames.names[lastOf(row, attempt)]!;
-        return firstFitting([`${first} ${last}`, `${[...first][0]}. ${last}`, last, first], room);
+        const whole = `${first} ${last}`;
+        // Most values fit whole: the shorter forms are made only for the others.
+        if (whole.length <= room) return whole;
+        return firstFitting([whole, `${[...first][0]}. ${last}`, last, first], room);
       };
     case 'email':
       return (row, attempt) => {
         const first = persona.firstNames.ascii[firstOf(row, attempt)]!;
         const last = persona.lastNames.ascii[lastOf(row, attempt)]!;
         const n = word(key, row, attempt, 2) % 100;
+        const usual = `${first}.${last}${n}${DOMAINS[0]}`;
+        if (usual.length <= room) return usual;
         const forms = [`${first}.${last}${n}`, `${first[0]}.${last}${n}`, `${last}${n}`, last, first];
         for (const domain of DOMAINS) {
           const local = forms.find((f) => f.length + domain.length <= room);
@@ -97,6 +102,8 @@ export function fakeValue(fake: FakeValue, persona: RowPersona, key: number, roo
         const first = persona.firstNames.ascii[firstOf(row, attempt)]!;
         const last = persona.lastNames.ascii[lastOf(row, attempt)]!;
         const n = word(key, row, attempt, 2) % 1000;
+        const usual = `${first}_${last}${n}`;
+        if (usual.length <= room) return usual;
         return firstFitting(
           [`${first}_${last}${n}`, `${first[0]}${last}${n}`, `${last}${n}`, `${first}${n}`, last],
           room,
@@ -179,11 +186,15 @@ export function fakeValue(fake: FakeValue, persona: RowPersona, key: number, roo
         return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${'89ab'[word(key, row, attempt, 5) % 4]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
       };
     case 'json':
-      return (row, attempt) =>
-        JSON.stringify({
-          [pick(pools.words, row, attempt, 0)]: pick(pools.words, row, attempt, 1),
-          n: word(key, row, attempt, 2) % 100,
-        });
+      return (row, attempt) => {
+        const name = pick(pools.words, row, attempt, 0);
+        const value = pick(pools.words, row, attempt, 1);
+        const n = word(key, row, attempt, 2) % 100;
+        // Plain words need no JSON escape: the object is written as text, without a stringify.
+        return pools.plain && name !== 'n'
+          ? `{"${name}":"${value}","n":${n}}`
+          : JSON.stringify({ [name]: value, n });
+      };
     case 'boolean':
       return (row, attempt) => (word(key, row, attempt, 0) & 1 ? 't' : 'f');
   }
