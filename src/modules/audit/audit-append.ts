@@ -62,13 +62,19 @@ export async function hasPending(db: Executor, orgId: string | null): Promise<bo
   return found.rows.length > 0;
 }
 
+/** The newest entry's seq or hash of the organization's chain, as a column of another query. */
+const headColumn = (orgId: string | null, column: 'seq' | 'hash') =>
+  sql<
+    string | null
+  >`(select ${sql.ref(column)} from audit_log where ${orgFilter(orgId)} order by seq desc limit 1)`;
+
 /**
- * Under the chain lock (taken here, held by `trx` until its end): chains the waiting entries of the
- * organization that were committed when the pass read them, at most one batch. Returns how many it
- * took in and the chain's head after them.
+ * Under the chain lock (held by `trx` until its end, taken by the caller): chains the waiting
+ * entries of the organization that were committed when the pass read them, at most one batch.
+ * Returns how many it took in and, when it took some, the chain's head after them.
  */
 async function takeInBatch(trx: Executor, orgId: string | null) {
-  let head = await chainHead(trx, orgId);
+  // The waiting entries and the chain's head in one read.
   const waiting = await trx
     .selectFrom('audit_pending')
     .select([
@@ -84,14 +90,21 @@ async function takeInBatch(trx: Executor, orgId: string | null) {
       'project_id',
       'outcome',
       'details',
+      headColumn(orgId, 'seq').as('head_seq'),
+      headColumn(orgId, 'hash').as('head_hash'),
     ])
     .where(orgFilter(orgId))
     .orderBy('position')
     .limit(PASS_BATCH)
     .execute();
-  if (waiting.length === 0) return { taken: 0, head };
+  const first = waiting[0];
+  if (!first) return { taken: 0, head: null };
+  let head =
+    first.head_seq === null || first.head_hash === null
+      ? { seq: 0, hash: GENESIS }
+      : { seq: Number(first.head_seq), hash: first.head_hash };
   const links: { id: string; seq: number; prev_hash: string; hash: string }[] = [];
-  for (const entry of waiting) {
+  for (const { head_seq: _, head_hash: __, ...entry } of waiting) {
     // Hashed from the stored row, as verification will read it back from audit_log.
     const seq = head.seq + 1;
     const hash = entryHash({ ...entry, seq, prev_hash: head.hash });
@@ -142,6 +155,7 @@ export async function appendInTransaction(trx: Executor, record: AuditRecord, no
   await lockChain(trx, record.org_id);
   let { taken, head } = await takeInBatch(trx, record.org_id);
   while (taken === PASS_BATCH) ({ taken, head } = await takeInBatch(trx, record.org_id));
+  head ??= await chainHead(trx, record.org_id);
   const row = pendingRow(record, now);
   const seq = head.seq + 1;
   const hash = entryHash({ ...row, seq, prev_hash: head.hash });
