@@ -132,6 +132,12 @@ async function getJson(app: App, url: string, bearer: string): Promise<Record<st
 /** What the chain looks like after the load; failures name what does not hold. */
 async function checkChain(service: Service, store: Store, created: number) {
   const failures: string[] = [];
+  // Requests still in flight when the load generator stopped finish first: until the count of
+  // projects holds still for a moment.
+  const projectCount = async () =>
+    Number((await sql<{ n: string }>`select count(*) as n from projects`.execute(store.db)).rows[0]?.n ?? 0);
+  for (let last = -1, now = await projectCount(); now !== last; last = now, now = await projectCount())
+    await new Promise((resolve) => setTimeout(resolve, 500));
   const verify = (await getJson(service.app, '/api/v1/audit/verify', service.reader)) as {
     ok: boolean;
     entries: number;
