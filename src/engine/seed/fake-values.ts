@@ -15,7 +15,7 @@ export type FakeFn = (row: number, attempt: number) => string;
 const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const SHORT_DOMAIN = '@x.test';
-/** Reserved domains (RFC 2606): the usual one, and a short one for narrow columns. */
+/** Domains reserved for examples and tests, that no real mail reaches: the usual one, and a short one for narrow columns. */
 const DOMAINS = ['@example.com', SHORT_DOMAIN];
 
 /** The entries of `list` at most `room` characters long; `fallback` when none is. */
