@@ -145,6 +145,8 @@ export async function createTargetLoader(input: {
   const aside = new Set<InnerKey>();
   /** The copied tables not loaded yet: a key comes back once neither of its ends is among them. */
   const pending = new Set<string>();
+  /** Keys a lane is adding back now (still aside, and journalled as such, until committed). */
+  const claimed = new Set<InnerKey>();
   /** Keys validated as soon as both their tables were in, with their failure or null. */
   const checkedEarly = new Map<InnerKey, string | null>();
   // One key change at a time: adding a key locks both its tables (SHARE ROW EXCLUSIVE, which
@@ -202,8 +204,17 @@ export async function createTargetLoader(input: {
   async function loaded(table: PlannedTable, lane: RowSession = session) {
     pending.delete(displayName(table.target!));
     const isIn = (t: { schema: string | null; name: string }) => !pending.has(displayName(t));
-    const ready = [...aside].filter((k) => isIn(k.table) && isIn(referencedOf(k.table, k.fk)));
-    await putBack(ready, lane);
+    // Claimed before waiting for the key changes of other lanes: two lanes finishing together must
+    // not both add the same key back.
+    const ready = [...aside].filter(
+      (k) => !claimed.has(k) && isIn(k.table) && isIn(referencedOf(k.table, k.fk)),
+    );
+    for (const k of ready) claimed.add(k);
+    try {
+      await putBack(ready, lane);
+    } finally {
+      for (const k of ready) claimed.delete(k);
+    }
     for (const k of ready) checkedEarly.set(k, await check(lane, k));
   }
 
