@@ -511,6 +511,20 @@ function tailSection(rows: Row[]): string[] {
         ]),
       );
     }
+  for (const r of rows) {
+    const { api, hello } = r;
+    const pool = api.tail.poolWaiting;
+    const stalls = api.tail.gc.minor.totalMs + api.tail.gc.major.totalMs;
+    lines.push(
+      '',
+      `- ${r.store}, what stretches the API's tail: the p99 is ${tailRatio(api).toFixed(2)}× the mean, the bare route's own ${tailRatio(hello).toFixed(2)}× (what the machine and the load generator add to any route). ` +
+        `The collector stopped the server for ${ms(stalls)} over ${api.tail.seconds.toFixed(0)} s (${pct(stalls / 1000 / api.tail.seconds)} of the time; longest ${ms(Math.max(api.tail.gc.minor.maxMs, api.tail.gc.major.maxMs))}), ` +
+        `each stop delaying every request in flight; the event loop was ${pct(api.tail.loopBusy)} busy and its delay reached ${ms(api.tail.loopDelay.max)}` +
+        (pool
+          ? `; waiting for one of the pool's ${pool.size} connections took ${ms((pool.mean / api.rps) * 1000)} of the ${ms(littleMeanMs(api))} mean, the same for every request (the queue is first come, first served), so it lengthens the mean, not the tail.`
+          : '.'),
+    );
+  }
   return lines;
 }
 
