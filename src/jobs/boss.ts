@@ -44,7 +44,10 @@ export function createJobs({
   schema?: string;
   tuning?: JobsTuning;
 }): Jobs {
-  const boss = new PgBoss({ ...tuning, schema, ...connectionOf(store) });
+  // LISTEN/NOTIFY wakes a worker the moment a job lands on a queue that opts in (the runs' queue),
+  // whichever process sent it: a run starts within milliseconds instead of at the next poll, up to
+  // two seconds later. Polling stays as the floor when the listener's connection is down.
+  const boss = new PgBoss({ useListenNotify: true, ...tuning, schema, ...connectionOf(store) });
   // Without an 'error' listener an EventEmitter throws the error out of emit(), which would take the
   // process down for a failed poll. Errors here are pg-boss's own (polls, maintenance, cron); a
   // handler's failure is recorded on its job and retried.

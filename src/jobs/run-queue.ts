@@ -47,10 +47,21 @@ export async function registerRunWorker(
 ): Promise<{ stopTaking(): Promise<void>; stopHeartbeat(): void }> {
   const name = RUN_QUEUE;
   const queue = createRunQueue(jobSender(jobs));
-  await ensureQueue(jobs, name, { policy: 'standard', retryLimit: 0, expireInSeconds: 24 * 3600 });
+  await ensureQueue(jobs, name, {
+    policy: 'standard',
+    retryLimit: 0,
+    expireInSeconds: 24 * 3600,
+    notify: true,
+  });
   await jobs.boss.work<{ run_id: string; trace?: Record<string, string> }>(
     name,
-    { pollingIntervalSeconds, batchSize: 1, localConcurrency: concurrency },
+    // The poll is the floor under the notifications: as often with them as without.
+    {
+      pollingIntervalSeconds,
+      notifyPollingIntervalSeconds: pollingIntervalSeconds,
+      batchSize: 1,
+      localConcurrency: concurrency,
+    },
     async ([job]) => {
       if (!job) return;
       const queuedIn = job.data.trace ? propagation.extract(ROOT_CONTEXT, job.data.trace) : ROOT_CONTEXT;
