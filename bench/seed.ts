@@ -28,6 +28,7 @@ import type { Client, TestApp } from '../test/support/app.ts';
 import { connectionBody } from '../test/support/connections.ts';
 import { createTestPgDatabase } from '../test/support/databases.ts';
 import { createTestMysqlDatabase } from '../test/support/mysql.ts';
+import { makeColumn } from '../test/support/schema-models.ts';
 import { createTestAppWithWorker } from '../test/support/worker-runs.ts';
 import { positiveNumber } from './env.ts';
 import { updateResults } from './results.ts';
@@ -116,20 +117,8 @@ async function seedRun(t: TestApp, owner: Client, scenarioId: string): Promise<{
 
 /** Values per second of each generator kind alone, on this process's one core. */
 function generatorThroughput(values: number): { kind: string; perSecond: number }[] {
-  const col = (name: string, type: string): ColumnModel => ({
-    name,
-    ordinal_position: 1,
-    type,
-    nullable: false,
-    default: null,
-    default_normalized: null,
-    identity: null,
-    auto_increment: false,
-    generated: null,
-    on_update: null,
-    collation: null,
-    comment: null,
-  });
+  const col = (name: string, type: string): ColumnModel => makeColumn(name, { type, nullable: false });
+
   const seedColumn = (type: string): SeedColumn => ({
     column: col('c', type),
     family: columnShape(type).family,

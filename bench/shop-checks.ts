@@ -3,18 +3,10 @@
 // validated and without orphans, and anonymized columns as their rules say while the others are
 // untouched. Each check returns the problems it found; none means correct.
 import mysql from 'mysql2/promise';
-import pg from 'pg';
+import { queryPostgres } from '../test/support/target-query.ts';
 import { SHOP_TABLES, type ShopTable } from './shop-schema.ts';
 
-async function pgRows<T>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const pgRows = queryPostgres;
 
 async function pgOne<T>(url: string, sql: string): Promise<T> {
   const [row] = await pgRows<T>(url, sql);

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { allLocales } from '@faker-js/faker';
+import { fmix } from '../src/engine/seed/hash.ts';
 import { ORDER_STATUSES, SHOP_TABLES, type ShopTable, shopSizes } from './shop-schema.ts';
 
 interface LocaleData {
@@ -83,13 +84,7 @@ const REGIONS: Region[] = [
 
 /** A well-mixed 32-bit hash of (n, salt): the murmur3 finaliser over the two folded together. */
 function hash(n: number, salt: number): number {
-  let x = (Math.imul(n, 0x9e3779b1) ^ Math.imul(salt + 1, 0x85ebca6b)) >>> 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  x ^= x >>> 16;
-  return x >>> 0;
+  return fmix((Math.imul(n, 0x9e3779b1) ^ Math.imul(salt + 1, 0x85ebca6b)) >>> 0);
 }
 
 const pick = <T>(list: readonly T[], n: number, salt: number): T => list[hash(n, salt) % list.length]!;

@@ -3,6 +3,7 @@
 // columns of a row agree (e-mail and full name from the row's names, city in the row's country),
 // in Latin, Greek, Cyrillic and CJK locales; the same seed gives the same values.
 import { describe, expect, it } from 'vitest';
+import { makeColumn } from '../../../test/support/schema-models.ts';
 import { columnShape } from '../anonymize/column-type.ts';
 import type { ColumnModel } from '../schema/model.ts';
 import type { SeedColumn } from './column-kind.ts';
@@ -11,20 +12,7 @@ import { FAKE_VALUES, type FakeValue } from './resolved.ts';
 import { columnRoom, length, rowPersona } from './row-persona.ts';
 import { compileValue, fakeRoom } from './values.ts';
 
-const column = (name: string, type: string): ColumnModel => ({
-  name,
-  ordinal_position: 1,
-  type,
-  nullable: false,
-  default: null,
-  default_normalized: null,
-  identity: null,
-  auto_increment: false,
-  generated: null,
-  on_update: null,
-  collation: null,
-  comment: null,
-});
+const column = (name: string, type: string): ColumnModel => makeColumn(name, { type, nullable: false });
 
 const seedColumn = (name: string, type: string): SeedColumn => ({
   column: column(name, type),

@@ -15,7 +15,7 @@ export function streamKey(seed: number, ...labels: string[]): number {
 }
 
 /** The murmur3 32-bit finaliser: a bijection on 32-bit words that mixes every bit. */
-function fmix(h: number): number {
+export function fmix(h: number): number {
   let x = h;
   x ^= x >>> 16;
   x = Math.imul(x, 0x85ebca6b);

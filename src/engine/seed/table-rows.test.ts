@@ -2,26 +2,14 @@
 // size; another seed gives other rows; an explicit faker method gives the same values whichever
 // row a stream starts from (it is reseeded per block of 1,000 rows, not per value).
 import { describe, expect, it } from 'vitest';
+import { makeColumn } from '../../../test/support/schema-models.ts';
 import type { ColumnModel, SchemaModel, TableModel } from '../schema/model.ts';
 import type { SeedDefinition } from './definition.ts';
 import { planSeed } from './plan.ts';
 import { KeyPool, poolKey, tableProducer } from './table-rows.ts';
 
-const column = (name: string, type: string, extra: Partial<ColumnModel> = {}): ColumnModel => ({
-  name,
-  ordinal_position: 1,
-  type,
-  nullable: false,
-  default: null,
-  default_normalized: null,
-  identity: null,
-  auto_increment: false,
-  generated: null,
-  on_update: null,
-  collation: null,
-  comment: null,
-  ...extra,
-});
+const column = (name: string, type: string, extra: Partial<ColumnModel> = {}): ColumnModel =>
+  makeColumn(name, { type, nullable: false, ...extra });
 
 const people: TableModel = {
   schema: 'public',
