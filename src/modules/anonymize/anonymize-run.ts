@@ -17,6 +17,7 @@ import { type Static, Type } from 'typebox';
 import { AppError, notFound } from '../../core/errors.ts';
 import type { MigrationDialect, RowSession, TableReload } from '../../dialects/dialect.ts';
 import { TargetError } from '../../dialects/errors.ts';
+import { putForeignKeysBack } from '../../dialects/foreign-keys-back.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import { writeLocks } from '../../dialects/write-lock.ts';
 import { checkConfigRules } from '../../engine/anonymize/config-check.ts';
@@ -25,12 +26,7 @@ import type { RowBatch } from '../../engine/rows/copy-text.ts';
 import { tapBatches } from '../../engine/rows/transform.ts';
 import type { ValueKind } from '../../engine/rows/value-kind.ts';
 import { schemaHash } from '../../engine/schema/hash.ts';
-import {
-  type ForeignKeyModel,
-  type SchemaModel,
-  type TableModel,
-  tableKey,
-} from '../../engine/schema/model.ts';
+import { type SchemaModel, type TableModel, tableKey } from '../../engine/schema/model.ts';
 import { Uuid } from '../../http/schemas.ts';
 import type { SecretBox } from '../../security/secret-box.ts';
 import type { Db } from '../../store/db.ts';
@@ -62,11 +58,6 @@ export interface AnonymizeRunDeps {
   box: SecretBox;
   connections: Pick<ConnectionsService, 'withTarget' | 'findById'>;
 }
-
-const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
-  schema: fk.referenced_schema ?? table.schema,
-  name: fk.referenced_table,
-});
 
 export function createAnonymizeRun(deps: AnonymizeRunDeps) {
   const { db, box, connections } = deps;
@@ -302,34 +293,12 @@ async function rewriteGroup(
       out.push({ table: planned.table, rows: entry.rows });
     }
 
-    if (fkLoad.kind === 'readd')
-      for (const k of keys) {
-        for (const statement of fkLoad.addNotValid(
-          qualified(k.table),
-          k.fk,
-          qualified(referencedOf(k.table, k.fk)),
-        ))
-          await session.query(statement);
-        await session.query(fkLoad.validate(qualified(k.table), k.fk.name));
-      }
-    else
-      for (const k of keys) {
-        const parent = referencedOf(k.table, k.fk);
-        const { rows: orphans } = await session.query(
-          `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
-            k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
-            ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
-            k.fk.columns
-              .map((c, i) => `p.${q(k.fk.referenced_columns[i] as string)} = c.${q(c)}`)
-              .join(' AND ') +
-            ') LIMIT 1',
-        );
-        if (orphans.length > 0)
-          throw new RunFailed(
-            `Foreign key ${k.fk.name} of ${tableKey(k.table)} would reference rows that do not exist; the group was rolled back`,
-            {},
-          );
-      }
+    const orphaned = await putForeignKeysBack(session, dialect, keys);
+    if (orphaned)
+      throw new RunFailed(
+        `Foreign key ${orphaned.fk.name} of ${tableKey(orphaned.table)} would reference rows that do not exist; the group was rolled back`,
+        {},
+      );
     await committing(out);
     await session.query('COMMIT');
     return out;

@@ -8,9 +8,10 @@
 // MySQL turns checking off for the session and runs one orphan query per key). A failure or a
 // cancellation anywhere rolls everything back: the target keeps no row of a run that did not end.
 import type { MigrationDialect, RowSession } from '../../dialects/dialect.ts';
+import { putForeignKeysBack } from '../../dialects/foreign-keys-back.ts';
 import { qualifiedTable } from '../../dialects/rows.ts';
 import type { RowBatch } from '../../engine/rows/copy-text.ts';
-import type { ForeignKeyModel, TableModel } from '../../engine/schema/model.ts';
+import type { TableModel } from '../../engine/schema/model.ts';
 import type { PlannedTable, SeedPlan } from '../../engine/seed/seed-plan.ts';
 import { deferredRows, poolKey, tableProducer } from '../../engine/seed/table-rows.ts';
 import type { SeedInputs } from './seed-target.ts';
@@ -33,11 +34,6 @@ async function* asAsync(batches: Iterable<RowBatch>, progress: LoadProgress): As
     await progress.batch(batch.rows);
   }
 }
-
-const referencedOf = (table: TableModel, fk: ForeignKeyModel) => ({
-  schema: fk.referenced_schema ?? table.schema,
-  name: fk.referenced_table,
-});
 
 const sequenced = (table: TableModel, column: string) => {
   const c = table.columns.find((x) => x.name === column);
@@ -99,33 +95,11 @@ export async function loadPlan(input: {
         const sync = dialect.rows.syncSequence(planned.table, c.name);
         if (sync) await session.query(sync.sql, sync.params);
       }
-    if (fkLoad.kind === 'readd')
-      for (const k of keys) {
-        for (const statement of fkLoad.addNotValid(
-          qualified(k.table),
-          k.fk,
-          qualified(referencedOf(k.table, k.fk)),
-        ))
-          await session.query(statement);
-        await session.query(fkLoad.validate(qualified(k.table), k.fk.name));
-      }
-    else
-      for (const k of keys) {
-        const parent = referencedOf(k.table, k.fk);
-        const { rows } = await session.query(
-          `SELECT 1 AS orphan FROM ${qualified(k.table)} c WHERE ` +
-            k.fk.columns.map((c) => `c.${q(c)} IS NOT NULL`).join(' AND ') +
-            ` AND NOT EXISTS (SELECT 1 FROM ${qualified(parent)} p WHERE ` +
-            k.fk.columns
-              .map((c, i) => `p.${q(k.fk.referenced_columns[i] as string)} = c.${q(c)}`)
-              .join(' AND ') +
-            ') LIMIT 1',
-        );
-        if (rows.length > 0)
-          throw new OrphanRows(
-            `Foreign key ${k.fk.name} of ${qualified(k.table)} would reference rows that do not exist`,
-          );
-      }
+    const orphaned = await putForeignKeysBack(session, dialect, keys);
+    if (orphaned)
+      throw new OrphanRows(
+        `Foreign key ${orphaned.fk.name} of ${qualified(orphaned.table)} would reference rows that do not exist`,
+      );
     await input.committing?.(done);
     await session.query('COMMIT');
     return done;
