@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { stronglyConnectedComponents } from '../../src/engine/components.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -46,39 +47,13 @@ function importsOf(file: string): string[] {
   return specifiers.map((specifier) => relative(ROOT, resolve(ROOT, dirname(file), specifier)));
 }
 
-/** The import cycles among `files`: each strongly connected group of two or more files (Tarjan). */
+/** The import cycles among `files`: each strongly connected group of two or more files. */
 function importCycles(files: string[]): string[][] {
   const known = new Set(files);
   const edges = new Map(files.map((file) => [file, importsOf(file).filter((target) => known.has(target))]));
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const groups: string[][] = [];
-  let next = 0;
-  const visit = (file: string) => {
-    index.set(file, next);
-    low.set(file, next++);
-    stack.push(file);
-    onStack.add(file);
-    for (const target of edges.get(file) ?? []) {
-      if (!index.has(target)) {
-        visit(target);
-        low.set(file, Math.min(low.get(file)!, low.get(target)!));
-      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
-    }
-    if (low.get(file) !== index.get(file)) return;
-    const group: string[] = [];
-    let member: string;
-    do {
-      member = stack.pop()!;
-      onStack.delete(member);
-      group.push(member);
-    } while (member !== file);
-    if (group.length > 1) groups.push(group.sort());
-  };
-  for (const file of files) if (!index.has(file)) visit(file);
-  return groups;
+  return stronglyConnectedComponents(files, edges)
+    .filter((group) => group.length > 1)
+    .map((group) => group.sort());
 }
 
 /**

@@ -1,42 +1,9 @@
 // Cycles of foreign keys in a seed plan. Every nullable reference inside a strongly connected
 // component of the scenario's reference graph is deferred (written empty, filled by an UPDATE once
 // every row exists); what stays must be acyclic, or the NOT NULL keys that close a cycle are refused.
+import { stronglyConnectedComponents } from '../components.ts';
 import type { DefinitionProblem } from './definition.ts';
 import type { PlannedTable } from './seed-plan.ts';
-
-/** Tarjan's strongly connected components of the scenario's reference graph. */
-function components(keys: string[], edges: Map<string, Set<string>>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const on = new Set<string>();
-  const out: string[][] = [];
-  let counter = 0;
-  const visit = (v: string) => {
-    index.set(v, counter);
-    low.set(v, counter++);
-    stack.push(v);
-    on.add(v);
-    for (const w of edges.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (on.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const component: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        on.delete(w);
-        component.push(w);
-      } while (w !== v);
-      out.push(component);
-    }
-  };
-  for (const key of keys) if (!index.has(key)) visit(key);
-  return out;
-}
 
 /**
  * Marks the references a cycle is broken at (`deferred`) and returns what cannot be broken.
@@ -51,7 +18,7 @@ export function deferCycles(planned: PlannedTable[], at: (key: string) => number
       new Set(p.references.filter((r) => byKey.has(r.parent)).map((r) => r.parent)),
     ]),
   );
-  for (const component of components([...byKey.keys()], edges)) {
+  for (const component of stronglyConnectedComponents([...byKey.keys()], edges)) {
     const members = new Set(component);
     const cyclic = component.length > 1 || edges.get(component[0]!)?.has(component[0]!);
     if (!cyclic) continue;
@@ -78,7 +45,7 @@ export function deferCycles(planned: PlannedTable[], at: (key: string) => number
         ),
       ]),
     );
-    for (const inner of components(component, strict))
+    for (const inner of stronglyConnectedComponents(component, strict))
       if (inner.length > 1 || strict.get(inner[0]!)?.has(inner[0]!))
         problems.push({
           loc: ['definition', 'tables'],
