@@ -10,13 +10,16 @@ import {
   type TableModel,
   tableKey,
 } from '../schema/model.ts';
+import { closedPoolSize, isClosedFake } from './closed-pools.ts';
 import { type SeedColumn, seedColumn } from './column-kind.ts';
 import type { DefinitionProblem, GeneratorSpec, SeedDefinition } from './definition.ts';
 import { inferGenerator } from './infer.ts';
 import { type ColumnLimits, readCheck, readPredicate } from './limits.ts';
+import { localePools } from './locale-pools.ts';
 import { distinctCapacity, resolveExplicit } from './resolve.ts';
 import type { ResolvedColumn } from './resolved.ts';
 import type { PlannedReference, PlannedTable, Populated, UniqueKey } from './seed-plan.ts';
+import { personaColumns } from './values.ts';
 
 /** A table of the scenario: where the definition lists it, the table, what it asks for. */
 export interface LocatedTable {
@@ -32,6 +35,8 @@ export interface PlanContext {
   /** `tableKey\u0000columns` of every key some foreign key references. */
   referenced: Set<string>;
   problems: DefinitionProblem[];
+  /** The definition's locale: its lists decide how many values a closed list has. */
+  locale: string;
 }
 
 /** What planning one table's columns needs to know of it. */
@@ -136,6 +141,7 @@ export function planTable(
         'generator_required',
       );
   }
+  checkClosedPools(scope, columns, context.locale);
   const templateProblem = orderTemplates(columns);
   if (templateProblem) problem(['columns'], `${key}: ${templateProblem}`, 'unknown_column');
   return {
@@ -264,6 +270,31 @@ function inferColumn(
       'generator_required',
     );
   return null;
+}
+
+/**
+ * A unique column of a closed list (a country's codes or names: closed-pools.ts) holds as many rows
+ * as the list has entries, counted with the table's other fake columns (a narrow country-name
+ * column leaves out the countries whose names do not fit it); more rows are refused here rather
+ * than written with tags that are no codes.
+ */
+function checkClosedPools(scope: TableScope, columns: readonly ResolvedColumn[], locale: string): void {
+  const closed = columns.flatMap((c) =>
+    c.unique && c.generator.kind === 'fake' && isClosedFake(c.generator.fake)
+      ? [{ name: c.name, fake: c.generator.fake }]
+      : [],
+  );
+  if (closed.length === 0 || scope.rows === 0) return;
+  const shown = personaColumns(columns, scope.seedColumns, scope.rows);
+  for (const { name, fake } of closed) {
+    const capacity = closedPoolSize(fake, localePools(locale), shown);
+    if (capacity !== null && capacity < scope.rows)
+      scope.problem(
+        ['columns', name],
+        `${scope.key}.${name} is unique, but its inferred ${fake} values are a closed list of ${capacity} for ${scope.rows} rows (each is written once: ask for fewer rows or give the column a generator)`,
+        'unique_capacity',
+      );
+  }
 }
 
 /**

@@ -26,7 +26,14 @@ export function planSeed(
       t.foreign_keys.map((fk) => `${referencedKey(t, fk)}\u0000${fk.referenced_columns.join(',')}`),
     ),
   );
-  const context: PlanContext = { model, located, populated, referenced, problems };
+  const context: PlanContext = {
+    model,
+    located,
+    populated,
+    referenced,
+    problems,
+    locale: definition.locale ?? 'en',
+  };
   const planned = [...located].map(([key, table]) => planTable(context, key, table));
   problems.push(...deferCycles(planned, (key) => located.get(key)!.at));
   if (problems.length > 0) return { problems, plan: null };

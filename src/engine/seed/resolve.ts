@@ -266,8 +266,7 @@ export function distinctCapacity(generator: Resolved): number | null {
       return Math.floor((generator.to - generator.from) / 86_400_000) + 1;
     case 'timestamp':
       return Math.floor((generator.to - generator.from) / 1000) + 1;
-    case 'fake':
-      return generator.fake === 'boolean' ? 2 : null;
+    // A fake's closed list (closed-pools.ts) is counted by the planner, with the table's columns.
     default:
       return null;
   }

@@ -4,8 +4,11 @@
 // its first and last names, and its city lies in its country. The lists are narrowed once, when
 // the table is compiled, to what fits every column that shows them: a first name too long for the
 // shortest first-name column, a city or country name too long for its column, is never drawn
-// rather than cut. Pure apart from the per-locale pools it reads.
+// rather than cut. A unique country column draws each country once (distinct-countries.ts) and
+// the row's place lies in that country when the lists know its cities. Pure apart from the
+// per-locale pools it reads.
 import type { SeedColumn } from './column-kind.ts';
+import { distinctCountries } from './distinct-countries.ts';
 import { index, streamKey, word } from './hash.ts';
 import type { Country, CountryCities, LocalePools, NamePool } from './locale-pools.ts';
 import type { FakeValue } from './resolved.ts';
@@ -14,6 +17,8 @@ import type { FakeValue } from './resolved.ts';
 export interface PersonaColumn {
   fake: FakeValue;
   room: number;
+  /** Its values must be distinct: a country column then shows each country once. */
+  unique?: boolean;
 }
 
 export interface Place {
@@ -109,32 +114,81 @@ function lastDrawn<T>(draw: (row: number, attempt: number) => T): (row: number, 
   };
 }
 
+/** The smallest room of the columns that write a country by name (Infinity: none does). */
+function countryNameRoom(columns: readonly PersonaColumn[]): number {
+  const named = columns.filter((c) => c.fake === 'country' && countryForm(c.room) === 'name');
+  return Math.min(Number.POSITIVE_INFINITY, ...named.map((c) => c.room));
+}
+
+/** The countries a table's columns can show: codes always fit, a name must fit where one is written. */
+export function countriesShown(pools: LocalePools, columns: readonly PersonaColumn[]): readonly Country[] {
+  const nameRoom = countryNameRoom(columns);
+  if (nameRoom === Number.POSITIVE_INFINITY) return pools.countries;
+  return pools.countries.filter((c) => countryName(c, nameRoom) !== null);
+}
+
+/**
+ * The countries a unique country column can show once each: those shown, less any whose name, in a
+ * unique column that writes names, is already another's (in English two countries are "Congo" in
+ * a column of 10 to 20 characters). Its size is how many rows such a column holds.
+ */
+export function distinctCountryPool(pools: LocalePools, columns: readonly PersonaColumn[]): Country[] {
+  const nameRooms = columns
+    .filter((c) => c.fake === 'country' && c.unique === true && countryForm(c.room) === 'name')
+    .map((c) => c.room);
+  const taken = nameRooms.map(() => new Set<string>());
+  return countriesShown(pools, columns).filter((country) => {
+    const names = nameRooms.map((room) => countryName(country, room) ?? country.alpha3);
+    if (names.some((name, i) => taken[i]!.has(name))) return false;
+    names.forEach((name, i) => {
+      taken[i]!.add(name);
+    });
+    return true;
+  });
+}
+
+/**
+ * The person and place of each row of a table whose `columns` show them; `rows` is how many rows
+ * the run writes (a unique country column gives each of them a country of its own).
+ */
 export function rowPersona(
   pools: LocalePools,
   seed: number,
   table: string,
   columns: readonly PersonaColumn[],
+  rows = Number.POSITIVE_INFINITY,
 ): RowPersona {
   const personKey = streamKey(seed, table, 'row:person');
   const placeKey = streamKey(seed, table, 'row:place');
   const firstNames = fitting(pools.firstNames, roomOf(columns, 'first_name'));
   const lastNames = fitting(pools.lastNames, roomOf(columns, 'last_name'));
-  // Countries written by name must have a name that fits; codes always fit.
-  const nameRooms = columns.filter((c) => c.fake === 'country' && countryForm(c.room) === 'name');
-  const nameRoom = Math.min(Number.POSITIVE_INFINITY, ...nameRooms.map((c) => c.room));
+  const nameRoom = countryNameRoom(columns);
   const rooms = { city: roomOf(columns, 'city'), state: roomOf(columns, 'state'), countryName: nameRoom };
   const [home] = pools.home ? fittingPlaces([pools.home], rooms) : [];
   const world = fittingPlaces(pools.world, rooms);
-  const countries = pools.countries.filter(
-    (c) => nameRoom === Number.POSITIVE_INFINITY || countryName(c, nameRoom) !== null,
-  );
+  const countries = countriesShown(pools, columns);
   // A country agrees with the row's city or state when the table writes one.
   const withCity = columns.some((c) => c.fake === 'city' || c.fake === 'state');
+  const placesByCountry = new Map([...(home ? [home] : []), ...world].map((p) => [p.country.alpha2, p]));
+  const distinctCountry = columns.some((c) => c.fake === 'country' && c.unique === true)
+    ? distinctCountries(
+        distinctCountryPool(pools, columns),
+        new Set(placesByCountry.keys()),
+        streamKey(seed, table, 'row:country'),
+        rows,
+      )
+    : null;
 
-  function place(row: number, attempt: number): Place | null {
+  function placeEntry(row: number, attempt: number): CountryCities | undefined {
+    // The row's own country's, when it is drawn once per row; none when the lists know no city of it.
+    if (distinctCountry) return placesByCountry.get(distinctCountry(row, attempt).alpha2);
     // Half the rows at home when the locale has a home, the others anywhere the lists know.
     const atHome = home !== undefined && (world.length === 0 || (word(placeKey, row, attempt, 0) & 1) === 0);
-    const entry = atHome ? home : world[index(placeKey, row, world.length, attempt, 1)];
+    return atHome ? home : world[index(placeKey, row, world.length, attempt, 1)];
+  }
+
+  function place(row: number, attempt: number): Place | null {
+    const entry = placeEntry(row, attempt);
     if (!entry) return null;
     return {
       country: entry.country,
@@ -152,6 +206,7 @@ export function rowPersona(
     lastName: lastDrawn((row, attempt) => index(personKey, row, lastNames.names.length, attempt, 1)),
     place: lastDrawn(place),
     country: lastDrawn((row, attempt) => {
+      if (distinctCountry) return distinctCountry(row, attempt);
       const at = withCity ? place(row, attempt) : null;
       return at ? at.country : countries[index(placeKey, row, countries.length, attempt, 3)]!;
     }),

@@ -11,9 +11,9 @@ import { index, streamKey, unit } from './hash.ts';
 import type { PredicateTerm } from './limits.ts';
 import { localePools } from './locale-pools.ts';
 import { lineBatches } from './row-batches.ts';
-import { type PersonaColumn, rowPersona } from './row-persona.ts';
+import { rowPersona } from './row-persona.ts';
 import type { PlannedReference, PlannedTable, UniqueKey } from './seed-plan.ts';
-import { type CompileContext, compileValue, fakeRoom, type ValueFn } from './values.ts';
+import { type CompileContext, compileValue, personaColumns, type ValueFn } from './values.ts';
 
 /** How many times a row is drawn again before a unique key is declared impossible. */
 export const MAX_ATTEMPTS = 64;
@@ -137,24 +137,15 @@ export interface TableProducer {
 export function tableProducer(table: PlannedTable, inputs: TableInputs): TableProducer {
   const columns = table.columns.map((c) => c.name);
   const at = new Map(columns.map((c, i) => [c, i]));
-  const personaColumns: PersonaColumn[] = table.columns.flatMap((c) =>
-    c.generator.kind === 'fake'
-      ? [
-          {
-            fake: c.generator.fake,
-            room: fakeRoom(table.seedColumns.get(c.name)!, c.generator.fake, c.unique, table.rows),
-          },
-        ]
-      : [],
-  );
+  const shown = personaColumns(table.columns, table.seedColumns, table.rows);
   const context: CompileContext = {
     seed: inputs.seed,
     table: table.key,
     locale: inputs.locale,
     rows: table.rows,
     persona:
-      personaColumns.length > 0
-        ? rowPersona(localePools(inputs.locale), inputs.seed, table.key, personaColumns)
+      shown.length > 0
+        ? rowPersona(localePools(inputs.locale), inputs.seed, table.key, shown, table.rows)
         : undefined,
   };
   const compiled = table.columns.map((c) =>

@@ -6,6 +6,7 @@
 // 1,000 rows from (seed, table, column, block), so a row's value does not depend on the batch it is
 // written in. Pure apart from that faker state, which is private to the compiled column.
 import type { LocaleDefinition } from '@faker-js/faker';
+import { isClosedFake } from './closed-pools.ts';
 import type { SeedColumn } from './column-kind.ts';
 import { MAX_VALUE_BYTES, overValueBound, ValueRefused } from './definition.ts';
 import { fakeValue } from './fake-values.ts';
@@ -13,8 +14,8 @@ import { fakerLibrary } from './faker-library.ts';
 import { fakerMethod } from './faker-method.ts';
 import { index, permutation, streamKey, unit, word } from './hash.ts';
 import { localePools } from './locale-pools.ts';
-import type { FakeValue, Resolved } from './resolved.ts';
-import { columnRoom, length, type RowPersona, rowPersona } from './row-persona.ts';
+import type { FakeValue, Resolved, ResolvedColumn } from './resolved.ts';
+import { columnRoom, length, type PersonaColumn, type RowPersona, rowPersona } from './row-persona.ts';
 
 /** The text of `row`'s value; `values` holds the row's other columns (templates read them). */
 export type ValueFn = (row: number, attempt: number, values: (string | null)[]) => string | null;
@@ -106,8 +107,12 @@ export interface CompileContext {
   persona?: RowPersona;
 }
 
+/**
+ * Whether a unique fake column is kept distinct by a row tag: not a closed list's (a permutation of
+ * it instead, closed-pools.ts), nor a UUID or an object (distinct by their draws).
+ */
 const taggedFake = (fake: FakeValue, unique: boolean) =>
-  unique && fake !== 'boolean' && fake !== 'uuid' && fake !== 'json';
+  unique && !isClosedFake(fake) && fake !== 'uuid' && fake !== 'json';
 
 /**
  * The characters a fake value may take in its column: a unique one leaves room for the longest tag
@@ -115,6 +120,28 @@ const taggedFake = (fake: FakeValue, unique: boolean) =>
  */
 export function fakeRoom(seed: SeedColumn, fake: FakeValue, unique: boolean, rows: number): number {
   return columnRoom(seed) - (taggedFake(fake, unique) ? rowTag(Math.max(0, rows - 1), 0).length : 0);
+}
+
+/**
+ * The fake columns of a table as its row persona sees them: what each shows, in how many
+ * characters, and whether its values must be distinct.
+ */
+export function personaColumns(
+  columns: readonly ResolvedColumn[],
+  seedColumns: ReadonlyMap<string, SeedColumn>,
+  rows: number,
+): PersonaColumn[] {
+  return columns.flatMap((c) =>
+    c.generator.kind === 'fake'
+      ? [
+          {
+            fake: c.generator.fake,
+            room: fakeRoom(seedColumns.get(c.name)!, c.generator.fake, c.unique, rows),
+            unique: c.unique,
+          },
+        ]
+      : [],
+  );
 }
 
 /** The fakes drawn from the row's persona: redrawn together so that the row keeps agreeing. */
@@ -296,14 +323,22 @@ function compileFn(
       const room = fakeRoom(seed, fake, unique, context.rows);
       const persona =
         context.persona ??
-        rowPersona(localePools(context.locale), context.seed, context.table, [{ fake, room }]);
+        rowPersona(
+          localePools(context.locale),
+          context.seed,
+          context.table,
+          [{ fake, room, unique }],
+          context.rows,
+        );
       const value = fakeValue(fake, persona, key, room);
       return {
         fn: (row, attempt) => {
           const text = value(row, attempt);
           return tagged ? withTag(text, row, attempt, maxChars) : fitText(text);
         },
-        distinct: tagged || fake === 'uuid',
+        // A closed list the persona draws (the country) is drawn once per row there; a unique
+        // boolean (two rows at most) is kept apart by the table's tracking of its key.
+        distinct: tagged || fake === 'uuid' || (unique && isClosedFake(fake) && PERSONA_FAKES.has(fake)),
         shared: PERSONA_FAKES.has(fake),
       };
     }
