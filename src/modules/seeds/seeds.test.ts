@@ -24,6 +24,7 @@ create table eggs (id int primary key, hen_id int not null,
   constraint eggs_hen_fk foreign key (hen_id) references hens(id));
 alter table hens add constraint hens_egg_fk foreign key (egg_id) references eggs(id);
 create table codes (id int primary key, code varchar(8) not null, constraint codes_length check (char_length(code) + 0 = 3));
+create table offices (id int primary key, country char(2) not null unique, city varchar(40) not null);
 `;
 
 describe('seed scenarios', () => {
@@ -255,6 +256,27 @@ describe('seed scenarios', () => {
         expect(run.result).toEqual({ tables: [], rows_total: 0 });
         expect(Number((await engine.query(url, 'select count(*) as n from authors'))[0]?.n)).toBe(0);
         expect(Number((await engine.query(url, 'select count(*) as n from codes'))[0]?.n)).toBe(0);
+      });
+
+      it('writes a unique country column as real codes, each once, and refuses more rows than countries', async () => {
+        await refused(
+          [{ table: 'offices', rows: 300 }],
+          /offices\.country is unique, but its inferred country values are a closed list of \d+ for 300 rows/,
+          'unique_capacity',
+        );
+        const saved = await save([{ table: 'offices', rows: 200 }]);
+        expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+        const started = await owner.post(`${BASE}/${saved.body.id}/run`);
+        expect(started.status).toBe(202);
+        const run = await waitForRun(owner, started.body.id, ['succeeded', 'failed', 'cancelled']);
+        expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
+        const countries = (await engine.query(url, 'select country from offices')).map((r) =>
+          String(r.country),
+        );
+        expect(countries).toHaveLength(200);
+        expect(new Set(countries).size).toBe(200);
+        for (const code of countries) expect(code).toMatch(/^[A-Z]{2}$/);
+        await engine.query(url, 'delete from offices');
       });
 
       // Each preview reads the parents' keys and the unique values already there; were it to do
