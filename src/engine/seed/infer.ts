@@ -17,7 +17,8 @@
 //   |                                         | table of people: a few words                     |
 //   | text: phone, tel, telefon, mobile, fax  | phone number (locale pattern)                    |
 //   | text: city, town, stadt, ville, ciudad  | the row's city (row-persona.ts)                  |
-//   | text: country, land, pays, país         | the row's country: name, alpha-3 or alpha-2      |
+//   | text: country, land, pays, país         | the row's country: name, alpha-3 or alpha-2;     |
+//   |                                         | each country once in a unique column             |
 //   | text: state, province, region, district | a state of the row's country (its city without)  |
 //   | text: company, firma, société, empresa  | company name (locale)                            |
 //   | text: url, website, homepage, link      | https URL on example.com                         |
