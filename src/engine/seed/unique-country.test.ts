@@ -34,20 +34,31 @@ function plan(table: TableModel, rows: number, locale = 'en') {
   return planSeed(makeSchema([table]), definition, () => false);
 }
 
-/** The rows of the only table of a plan that has no problems, as column → value. */
-function produced(table: TableModel, rows: number, seed = 11, locale = 'en'): Record<string, string>[] {
-  const { plan: planned, problems } = plan(table, rows, locale);
+/**
+ * The rows of the only table of a plan that has no problems, as column → value; `existingUnique`:
+ * the values of its unique keys the table holds already.
+ */
+function produced(
+  table: TableModel,
+  rows: number,
+  seed = 11,
+  existingUnique?: Map<string, Set<string>>,
+): Record<string, string>[] {
+  const { plan: planned, problems } = plan(table, rows);
   expect(problems).toEqual([]);
   const producer = tableProducer(planned!.tables[0]!, {
     seed,
-    locale,
+    locale: 'en',
     keyBase: new Map([['id', 0n]]),
     pools: new Map(),
     recorded: [],
+    existingUnique,
   });
-  return Array.from({ length: rows }, (_, row) =>
-    Object.fromEntries(producer.columns.map((c, i) => [c, producer.row(row)[i] as string])),
-  );
+  // One row() a row: a tracked key counts every call.
+  return Array.from({ length: rows }, (_, row) => {
+    const values = producer.row(row);
+    return Object.fromEntries(producer.columns.map((c, i) => [c, values[i] as string]));
+  });
 }
 
 const pools = localePools('en');
@@ -86,6 +97,19 @@ describe('a unique country column', () => {
     expect(new Set(rows.map((r) => r.country)).size).toBe(30);
     for (const r of rows)
       expect(citiesOf.get(r.country!)?.has(r.city!), `${r.city} in ${r.country}`).toBe(true);
+  });
+
+  it('keeps away from the countries a table holds already, on a second run', () => {
+    const table = placesTable('character(2)', 'constraint');
+    const first = produced(table, 100).map((r) => r.country!);
+    // The table holds 40 of the countries this run would write first.
+    const held = new Set(first.slice(0, 40));
+    const again = produced(table, 100, 11, new Map([['places_country_key', held]])).map((r) => r.country!);
+    expect(new Set(again).size).toBe(100);
+    for (const code of again) {
+      expect(alpha2.has(code), code).toBe(true);
+      expect(held.has(code), code).toBe(false);
+    }
   });
 
   it('is refused when planned for more rows than there are countries, naming the column', () => {
