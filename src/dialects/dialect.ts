@@ -341,6 +341,27 @@ export interface TransactionOutcomes {
   readonly statusSql: string;
 }
 
+/**
+ * Tables whose rows lie in primary-key order (InnoDB's clustered index). A statement that reads a
+ * whole table can then be cut into primary-key ranges, and the passes a patch makes over the rows
+ * (before-image, the statement, after-image) read each range while its pages are still in memory,
+ * where three whole-table passes read a table larger than the cache from disk three times.
+ */
+export interface KeyOrderedTables {
+  /** SQL answering the plan of `statement`, one row per table it reads, its own table first. */
+  planSql(statement: string): string;
+  /** Whether the plan (planSql's rows) reads every row of the statement's table. */
+  readsWholeTable(plan: Record<string, unknown>[]): boolean;
+  /** The table reference `from` (quoted, with its alias) read in primary-key order. */
+  inKeyOrder(from: string): string;
+  /**
+   * Stops the session's clock at the current time, so that every range of a statement sees the
+   * NOW() one statement would; `clockRunsSql` starts it again.
+   */
+  readonly clockStoppedSql: string;
+  readonly clockRunsSql: string;
+}
+
 /** Engine-wide facts a caller decides by, never by the dialect's name. */
 export interface DialectCapabilities {
   /** DDL takes part in transactions (PostgreSQL); without, each DDL statement commits by itself (MySQL). */
@@ -363,6 +384,8 @@ export interface DialectCapabilities {
    * where every table is transactional (PostgreSQL).
    */
   readonly nonTransactionalTablesSql: string | null;
+  /** Rows kept in primary-key order (MySQL's InnoDB), or null where a table is a heap (PostgreSQL). */
+  readonly keyOrderedTables: KeyOrderedTables | null;
 }
 
 /** How this engine's SQL is written: pure (no connection), except pauseTriggers, which runs in `tx`. */

@@ -21,6 +21,15 @@ export const mysqlSqlWriter: SqlWriter = {
     nonTransactionalTablesSql: `SELECT t.TABLE_NAME AS table_name, t.ENGINE AS engine
       FROM information_schema.TABLES t JOIN information_schema.ENGINES e ON e.ENGINE = t.ENGINE
       WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_TYPE = 'BASE TABLE' AND e.TRANSACTIONS = 'NO'`,
+    keyOrderedTables: {
+      planSql: (statement) => `EXPLAIN ${statement}`,
+      // ALL reads the table's rows, `index` a whole index (the primary key is the table in InnoDB).
+      readsWholeTable: (plan) => ['ALL', 'index'].includes(String(plan[0]?.type)),
+      inKeyOrder: (from) => `${from} FORCE INDEX (PRIMARY)`,
+      // NOW(), CURRENT_TIMESTAMP and ON UPDATE columns read the session's timestamp when it is set.
+      clockStoppedSql: 'SET SESSION timestamp = UNIX_TIMESTAMP(NOW(6))',
+      clockRunsSql: 'SET SESSION timestamp = DEFAULT',
+    },
   },
   quoteIdent: q,
   placeholder: () => '?',

@@ -59,6 +59,8 @@ export const postgresSqlWriter: SqlWriter = {
     },
     // Every table takes part in transactions.
     nonTransactionalTablesSql: null,
+    // A heap: rows lie where they were written; row versions spare the after-image pass anyway.
+    keyOrderedTables: null,
   },
   quoteIdent: q,
   placeholder: (position) => `$${position}`,

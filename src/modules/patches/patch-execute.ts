@@ -25,6 +25,7 @@ import {
   runWithImages,
   writableColumns,
 } from './patch-images.ts';
+import { rangedUpdate, runInKeyRanges } from './patch-key-ranges.ts';
 import {
   assertSchemaAsRequested,
   PatchExecuteParams,
@@ -108,6 +109,13 @@ export function createPatchExecute(deps: PatchRunDeps) {
         if (unsafe) throw new PatchNoLongerFits(unsafe.message);
         statements = refreshStatements(patch.statements, model, params.allow_irreversible === true);
         const target = { sql, flavor: handle.flavor, runId: run.id };
+        const lastIndex = statements.at(-1)?.index;
+        const ranged = new Map(
+          statements.flatMap((s) => {
+            const update = rangedUpdate(sql, s, findTable(model, s.table)!, s.index === lastIndex);
+            return update === null ? [] : [[s.index, update] as const];
+          }),
+        );
         // DDL may commit by itself (MySQL): the empty images are created before the data transaction.
         await handle.transaction(
           async (tx) => {
@@ -135,14 +143,20 @@ export function createPatchExecute(deps: PatchRunDeps) {
               const xid =
                 versions === null ? null : String((await tx.query(versions.currentSql)).rows[0]!.version);
               const counts = { affected: [] as number[], imaged: [] as number[], xid };
+              // The statements whose after-image their key ranges already wrote (patch-key-ranges.ts).
+              const afterImaged = new Set<number>();
               for (const s of statements) {
-                const done = await runWithImages(tx, target, s);
+                const ranges = ranged.get(s.index);
+                const inRanges = ranges ? await runInKeyRanges(tx, target, s, ranges) : null;
+                if (inRanges && ranges?.afterImageByRange) afterImaged.add(s.index);
+                const done = inRanges ?? (await runWithImages(tx, target, s));
                 counts.affected.push(done.affected);
                 counts.imaged.push(done.imaged);
                 await context.progress(s.index + 1, statements.length);
               }
               for (const s of statements)
-                if (needsFinishedAfterImage(sql, s)) await finishAfterImage(tx, sql, run.id, s);
+                if (needsFinishedAfterImage(sql, s) && !afterImaged.has(s.index))
+                  await finishAfterImage(tx, sql, run.id, s);
               const total = counts.affected.reduce((a, b) => a + b, 0);
               if (expected !== undefined && total !== expected)
                 throw new ExpectedRowsMismatch(
