@@ -13,13 +13,15 @@ import {
 import { closedPoolSize, isClosedFake } from './closed-pools.ts';
 import { type SeedColumn, seedColumn } from './column-kind.ts';
 import type { DefinitionProblem, GeneratorSpec, SeedDefinition } from './definition.ts';
+import { fakerPool } from './faker-pools.ts';
 import { inferGenerator } from './infer.ts';
 import { type ColumnLimits, readCheck, readPredicate } from './limits.ts';
 import { localePools } from './locale-pools.ts';
 import { distinctCapacity, resolveExplicit } from './resolve.ts';
-import type { ResolvedColumn } from './resolved.ts';
+import type { Resolved, ResolvedColumn } from './resolved.ts';
+import { columnRoom } from './row-persona.ts';
 import type { PlannedReference, PlannedTable, Populated, UniqueKey } from './seed-plan.ts';
-import { personaColumns } from './values.ts';
+import { localeFaker, personaColumns } from './values.ts';
 
 /** A table of the scenario: where the definition lists it, the table, what it asks for. */
 export interface LocatedTable {
@@ -53,6 +55,7 @@ interface TableScope {
   singleUnique: Set<string>;
   primaryKey: string[];
   referenced: Set<string>;
+  locale: string;
   problem(loc: (string | number)[], msg: string, type: string): void;
 }
 
@@ -125,6 +128,7 @@ export function planTable(
     ),
     primaryKey: table.primary_key?.columns ?? [],
     referenced: context.referenced,
+    locale: context.locale,
     problem,
   };
   planReferences(context, scope);
@@ -220,8 +224,8 @@ function planColumn(scope: TableScope, column: ColumnModel): ResolvedColumn | nu
       scope.problem(['columns', column.name], `${key}.${column.name}: ${resolved.msg}`, resolved.type);
       return null;
     }
-    const capacity = distinctCapacity(resolved.generator);
-    if (unique && capacity !== null && capacity < rows)
+    const capacity = unique ? givenCapacity(seed, resolved.generator, scope.locale) : null;
+    if (capacity !== null && capacity < rows)
       scope.problem(
         ['columns', column.name],
         `${key}.${column.name} is unique, but its ${colSpec.kind} generator has only ${capacity} distinct values for ${rows} rows`,
@@ -231,6 +235,12 @@ function planColumn(scope: TableScope, column: ColumnModel): ResolvedColumn | nu
     return { name: column.name, generator: resolved.generator, nullRatio, unique, origin: 'given' };
   }
   return inferColumn(scope, column, seed, { unique, nullRatio });
+}
+
+/** How many distinct values a given generator has for its column, null when unbounded in practice. */
+function givenCapacity(seed: SeedColumn, generator: Resolved, locale: string): number | null {
+  if (generator.kind !== 'faker') return distinctCapacity(generator);
+  return fakerPool(localeFaker(locale), generator.method, generator.args, columnRoom(seed))?.length ?? null;
 }
 
 /** A column the definition does not name: a key the service writes, an inferred generator or NULL. */

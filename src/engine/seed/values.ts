@@ -5,13 +5,14 @@
 // the row agrees with itself; an explicit faker method runs on a faker instance reseeded once per block of
 // 1,000 rows from (seed, table, column, block), so a row's value does not depend on the batch it is
 // written in. Pure apart from that faker state, which is private to the compiled column.
-import type { LocaleDefinition } from '@faker-js/faker';
+import type { Faker, LocaleDefinition } from '@faker-js/faker';
 import { isClosedFake } from './closed-pools.ts';
 import type { SeedColumn } from './column-kind.ts';
 import { MAX_VALUE_BYTES, overValueBound, ValueRefused } from './definition.ts';
 import { fakeValue } from './fake-values.ts';
 import { fakerLibrary } from './faker-library.ts';
 import { fakerMethod } from './faker-method.ts';
+import { fakerPool } from './faker-pools.ts';
 import { index, permutation, streamKey, unit, word } from './hash.ts';
 import { localePools } from './locale-pools.ts';
 import type { FakeValue, Resolved, ResolvedColumn } from './resolved.ts';
@@ -86,6 +87,21 @@ function fakerLocale(locale: string): LocaleDefinition[] {
   return [...new Set([locale, locale.split('_')[0] as string, 'en', 'base'])].flatMap((l) =>
     all[l] ? [all[l]] : [],
   );
+}
+
+const plannerFakers = new Map<string, Faker>();
+
+/**
+ * A faker instance of `locale` for the planner to read the library's lists on (a closed list's
+ * size, faker-pools.ts), one per locale for the process; a compiled column has its own.
+ */
+export function localeFaker(locale: string): Faker {
+  let faker = plannerFakers.get(locale);
+  if (!faker) {
+    faker = new (fakerLibrary().Faker)({ locale: fakerLocale(locale) });
+    plannerFakers.set(locale, faker);
+  }
+  return faker;
 }
 
 /** Whatever a faker method answered, as the column's text. */
@@ -344,6 +360,14 @@ function compileFn(
     }
     case 'faker': {
       const faker = new (fakerLibrary().Faker)({ locale: fakerLocale(context.locale) });
+      // A closed list under a unique key: each entry once, as a `choice` (the planner counted it).
+      const pool = unique ? fakerPool(faker, generator.method, generator.args, maxChars) : null;
+      const perm = pool ? distinctDomain(pool.length) : null;
+      if (pool && perm)
+        return {
+          fn: (row, attempt) => fitText(pool[perm(row + attempt * context.rows)] as string),
+          distinct: true,
+        };
       const found = fakerMethod(faker, generator.method)!;
       // A method that refuses its arguments for some draw is the column's error, not the server's.
       const method = (...args: unknown[]) => {
