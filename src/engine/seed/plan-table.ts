@@ -55,6 +55,7 @@ interface TableScope {
   singleUnique: Set<string>;
   primaryKey: string[];
   referenced: Set<string>;
+  /** The definition's locale (the lists a closed list is counted in). */
   locale: string;
   problem(loc: (string | number)[], msg: string, type: string): void;
 }
@@ -145,7 +146,7 @@ export function planTable(
         'generator_required',
       );
   }
-  checkClosedPools(scope, columns, context.locale);
+  checkClosedPools(scope, columns);
   const templateProblem = orderTemplates(columns);
   if (templateProblem) problem(['columns'], `${key}: ${templateProblem}`, 'unknown_column');
   return {
@@ -288,7 +289,7 @@ function inferColumn(
  * column leaves out the countries whose names do not fit it); more rows are refused here rather
  * than written with tags that are no codes.
  */
-function checkClosedPools(scope: TableScope, columns: readonly ResolvedColumn[], locale: string): void {
+function checkClosedPools(scope: TableScope, columns: readonly ResolvedColumn[]): void {
   const closed = columns.flatMap((c) =>
     c.unique && c.generator.kind === 'fake' && isClosedFake(c.generator.fake)
       ? [{ name: c.name, fake: c.generator.fake }]
@@ -297,7 +298,7 @@ function checkClosedPools(scope: TableScope, columns: readonly ResolvedColumn[],
   if (closed.length === 0 || scope.rows === 0) return;
   const shown = personaColumns(columns, scope.seedColumns, scope.rows);
   for (const { name, fake } of closed) {
-    const capacity = closedPoolSize(fake, localePools(locale), shown);
+    const capacity = closedPoolSize(fake, localePools(scope.locale), shown);
     if (capacity !== null && capacity < scope.rows)
       scope.problem(
         ['columns', name],
