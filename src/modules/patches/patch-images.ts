@@ -11,7 +11,9 @@
 // (MySQL) an UPDATE also keeps the rows as the whole patch left them (`after`) to compare with.
 // DELETE and INSERT images come from the statement's own RETURNING inside WITH where the engine
 // takes it (PostgreSQL, one pass); MariaDB's INSERT … RETURNING gives the inserted keys, whose rows
-// are then copied. The rollback's SQL: patch-restore-plan.ts.
+// are then copied. The rollback's SQL: patch-restore-plan.ts. Where rows lie in key order (InnoDB),
+// an UPDATE that reads its whole table runs with its images range by range instead
+// (patch-key-ranges.ts), so that the three passes read the table once.
 import type { SqlWriter, TargetTransaction } from '../../dialects/dialect.ts';
 import type { Flavor, TableModel } from '../../engine/schema/model.ts';
 import type { Patch, StoredPatchStatement } from '../../store/tables.ts';
