@@ -40,8 +40,8 @@ describe.skipIf(!engines.mysql.up)('MariaDB: a patch UPDATE in primary-key range
   });
 
   /** The statement as execute stores it, its images created empty, and a run id of its own. */
-  async function prepared(text: string) {
-    await engines.mysql.load(db.url, `drop table if exists ledger; ${SCHEMA}`);
+  async function prepared(text: string, schema = SCHEMA) {
+    await engines.mysql.load(db.url, `drop table if exists ledger, counters; ${schema}`);
     const parsed = await parsePatch('mysql', text);
     if (!parsed.ok) throw new Error(parsed.message);
     const model = await handle.introspect();
@@ -105,6 +105,29 @@ describe.skipIf(!engines.mysql.up)('MariaDB: a patch UPDATE in primary-key range
       },
     );
     expect(Math.abs(Number(clock) - Date.now() / 1000)).toBeLessThan(60);
+  });
+
+  it('updates by the imaged keys where the key is one column, as the statement alone would', async () => {
+    const schema = `
+      create table counters (id bigint primary key, v int not null, label varchar(8) null);
+      insert into counters select seq, seq % 5, if(seq % 4 = 0, null, 'x') from seq_1_to_${ROWS};`;
+    const { statement, table, runId } = await prepared(
+      "UPDATE counters SET v = v + 100, label = 'done' WHERE v % 2 = 1",
+      schema,
+    );
+    const expected = await rowsOf('SELECT id, v, label FROM counters WHERE v % 2 = 1 ORDER BY id');
+    const update = rangedUpdate(mysqlDialect, statement, table, true)!;
+    const done = await handle.transaction(
+      (tx) => runInKeyRanges(tx, { sql: mysqlDialect, runId }, statement, { ...update, rowsPerRange: 6 }),
+      { commit: true },
+    );
+    expect(done).toEqual({ affected: expected.length, imaged: expected.length });
+    const image = (which: 'before' | 'after') =>
+      rowsOf(`SELECT id, v, label FROM ${backupTable(mysqlDialect, runId, 0, which)} ORDER BY id`);
+    expect(await image('before')).toEqual(expected);
+    const changed = await rowsOf("SELECT id, v, label FROM counters WHERE label = 'done' ORDER BY id");
+    expect(changed).toEqual(expected.map((r) => ({ ...r, v: Number(r.v) + 100, label: 'done' })));
+    expect(await image('after')).toEqual(changed);
   });
 
   it('leaves the after-image to the end of the patch when a later statement follows', async () => {
