@@ -14,7 +14,6 @@
 //
 // Needs PostgreSQL (TEST_PG_URL; a throw-away database is created and dropped); without it the
 // bench is skipped with one loud line and results.md is left as it was.
-import '../src/v8-flags.ts';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';

@@ -30,8 +30,8 @@
 // loop, but a child process is the closer model of a real client: its own heap and GC, its own
 // libuv pool, nothing shared but the loopback sockets, and the OS schedules it on the other core.
 // (On a 2-core machine the PostgreSQL server's processes still compete with both.)
-// First, as in the service's processes (src/main.ts): the benches run the service in this process.
-import '../src/v8-flags.ts';
+// `npm run bench` starts this process with the service's V8 settings (package.json's start and worker
+// scripts): the benches that run the service in this process measure it as it runs.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

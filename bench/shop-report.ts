@@ -1,7 +1,7 @@
 // The shop bench's report (bench/shop.ts): one table with each data operation beside its reference,
 // its goal, its time, ratio and RSS growth, and whether its result was correct; then every measure.
 import os from 'node:os';
-import type { TimedRun } from './shop-service.ts';
+import type { TimedRun, WorkerMemory } from './shop-service.ts';
 
 /** RSS growth over idle that every operation must stay under, at any row count, in bytes. */
 export const RSS_GROWTH_LIMIT = 150 * 2 ** 20;
@@ -22,6 +22,11 @@ export interface Outcome {
 }
 
 const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
+
+/** The worker's own account of its memory once a run is over: where its RSS is. */
+const workerAfter = (m: WorkerMemory) =>
+  `RSS ${mb(m.rss)}, V8 heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)} (young generation ${mb(m.spaces.new ?? 0)}), ` +
+  `outside the heap ${mb(m.external)}`;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 const cell = (text: string) => text.replace(/\|/g, '\\|');
@@ -101,7 +106,7 @@ export function shopReport(args: {
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM; Node ${process.version} on ${os.platform()} ${os.release()}; PostgreSQL, MariaDB, the service and the references share them`,
     `- Data: ${rows.toLocaleString('en-US')} rows in all (customers 10 % : orders 30 % : order_items 60 %), bench/shop-rows.ts: names, e-mails, phones, streets and cities of twelve locales (accents, Greek, Cyrillic, CJK, Hangul), NULLs, a JSON column, two foreign keys, an index on each foreign key and on the e-mails`,
-    '- Service: real processes as `npm start` and `npm run worker` start them, one API (`JOBS_IN_SERVER=false`) and one worker, on a PostgreSQL store; ours is timed from the POST to the run seen `succeeded` by a client polling every 100 ms (queue pick-up included)',
+    '- Service: real processes as `npm start` and `npm run worker` start them (through scripts/node-service.sh, with its memory settings), one API (`JOBS_IN_SERVER=false`) and one worker, on a PostgreSQL store; ours is timed from the POST to the run seen `succeeded` by a client polling every 100 ms (queue pick-up included)',
     `- Memory: RSS of every process of the service (both processes and their children; worker threads are in their process's RSS), /proc VmRSS sampled every 50 ms; growth = the peak of both processes together during the operation's runs over their idle level before the first run (${mb(idle)}, of which the worker ${mb(workerIdle)}); the worker's own growth is its peak over its idle level. pgloader's peak RSS (its one process, /usr/bin/time) is compared with the peak of the worker, the service's process that does the copy`,
     `- ${repeats} repeats, reference then ours each time; medians`,
     `- Load average (1 / 5 / 15 min) before: ${load(loadBefore)}, after: ${load(os.loadavg())}; other work on the machine takes cores from the service more than from its references`,
@@ -138,7 +143,7 @@ export function shopReport(args: {
     const runs = o.ours
       .map(
         (r) =>
-          `${s(r.wallMs)} (run ${s(r.runMs)}, pick-up ${s(r.pickupMs)}; CPU: service ${s(r.serviceCpuMs)}, database servers ${s(r.databaseCpuMs)}; RSS at the POST ${mb(r.startRss)}, peak ${mb(r.peakRss)}, worker's peak ${mb(r.workerPeakRss)})`,
+          `${s(r.wallMs)} (run ${s(r.runMs)}, pick-up ${s(r.pickupMs)}; CPU: service ${s(r.serviceCpuMs)}, database servers ${s(r.databaseCpuMs)}; RSS at the POST ${mb(r.startRss)}, peak ${mb(r.peakRss)}, worker's peak ${mb(r.workerPeakRss)}; worker after: ${workerAfter(r.workerAfter)})`,
       )
       .join(', ');
     const references = o.referenceAll.filter(Number.isFinite).map(s).join(', ');

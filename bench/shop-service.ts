@@ -1,20 +1,41 @@
 // The service as the shop bench measures it: real processes as `npm start` and `npm run worker` start
-// them (`node --import ./src/observability/tracing.ts src/main.ts serve|worker`), one API that takes
-// no jobs and one worker, on a PostgreSQL store, driven over HTTP with an API key like any client.
+// them (their node arguments read from package.json, V8's settings included), one API that takes no
+// jobs and one worker, on a PostgreSQL store, driven over HTTP with an API key like any client.
 // A run is timed from its POST to the moment a polling client sees it `succeeded` (the queue's
 // pick-up included), and the RSS of both processes' trees is sampled every 50 ms meanwhile.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { TestPgDatabase } from '../test/support/databases.ts';
-import { runToEnd, type ServiceProcess, scrubbedEnv, startProcess } from '../test/support/server-process.ts';
+import {
+  freePort,
+  runToEnd,
+  type ServiceProcess,
+  scrubbedEnv,
+  startProcess,
+} from '../test/support/server-process.ts';
 import { cpuSnapshot } from './cpu-time.ts';
 import { idleRss, type RssPeaks, treeCpuMs, watchRss } from './shop-memory.ts';
 
 const API = '/api/v1';
 const EMAIL = 'owner@shop-bench.example';
 const PASSWORD = 'shop bench password 123';
-const TRACING = ['--import', './src/observability/tracing.ts'];
+/**
+ * The command `npm start` (`start`) or `npm run worker` (`worker`) runs, read from package.json, so the
+ * bench runs the service as it is started, its memory settings included (scripts/node-service.sh).
+ */
+function serviceCommand(script: 'start' | 'worker'): { command: string; args: string[] } {
+  const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
+  const [command, ...args] = (scripts[script] ?? '').replace(/^exec\s+/, '').split(/\s+/);
+  if (!command) throw new Error(`package.json has no ${script} script`);
+  return { command, args };
+}
+
+/** PATH with this process's node first: the one the settings script then runs. */
+const nodeFirst = `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`;
 /** How often the client asks about its run: a real client's pace, and a request the API serves. */
 const POLL_MS = 100;
 /** A run still not over after this long is reported as failed, so the bench always ends and reports. */
@@ -37,7 +58,21 @@ export interface TimedRun {
   databaseCpuMs: number;
   /** Peak RSS of the worker's process tree alone (the process that does the work), in bytes. */
   workerPeakRss: number;
+  /** The worker's memory as its own /metrics tells it once the run succeeded. */
+  workerAfter: WorkerMemory;
   result: Record<string, unknown>;
+}
+
+/** What the worker process says of its memory (prom-client's process and Node.js gauges), in bytes. */
+export interface WorkerMemory {
+  rss: number;
+  /** V8's heap: committed, and used by live and not yet collected objects. */
+  heapTotal: number;
+  heapUsed: number;
+  /** Memory outside V8's heap that its objects hold (Buffers, the row batches). */
+  external: number;
+  /** V8's heap by space (new, old, large_object, code, …): committed bytes. */
+  spaces: Record<string, number>;
 }
 
 export interface ShopService {
@@ -118,6 +153,7 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
     // A run of millions of rows holds statements longer than the default minute.
     TARGET_STATEMENT_TIMEOUT_MS: String(3_600_000),
   };
+  const workerMetricsPort = await freePort();
   await cli(settings, ['migrate']);
   await cli(settings, ['create-admin', '--email', EMAIL, '--org', 'Shop'], { ADMIN_PASSWORD: PASSWORD });
   await cli(settings, [
@@ -133,10 +169,18 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
   ]);
   const processes: ServiceProcess[] = await Promise.all([
     startProcess({
-      args: [...TRACING, 'src/main.ts', 'serve'],
-      env: { ...settings, JOBS_IN_SERVER: 'false' },
+      ...serviceCommand('start'),
+      env: { ...settings, JOBS_IN_SERVER: 'false', PATH: nodeFirst },
     }),
-    startProcess({ args: [...TRACING, 'src/main.ts', 'worker'], env: { ...settings, LOG_LEVEL: 'info' } }),
+    startProcess({
+      ...serviceCommand('worker'),
+      env: {
+        ...settings,
+        LOG_LEVEL: 'info',
+        METRICS_PORT: String(workerMetricsPort),
+        PATH: nodeFirst,
+      },
+    }),
   ]);
   const [api, worker] = processes as [ServiceProcess, ServiceProcess];
   try {
@@ -178,6 +222,23 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
       }
       throw new Error(`POST ${path}: ${answer.response.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
     }
+  }
+
+  async function workerMemory(): Promise<WorkerMemory> {
+    const text = await (await fetch(`http://127.0.0.1:${workerMetricsPort}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    return {
+      rss: gauge('process_resident_memory_bytes'),
+      heapTotal: gauge('nodejs_heap_size_total_bytes'),
+      heapUsed: gauge('nodejs_heap_size_used_bytes'),
+      external: gauge('nodejs_external_memory_bytes'),
+      spaces: Object.fromEntries(
+        [...text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)$/gm)].map((m) => [
+          m[1]!,
+          Number(m[2]),
+        ]),
+      ),
+    };
   }
 
   const idle = await idleRss(pids());
@@ -227,6 +288,7 @@ export async function startShopService(store: TestPgDatabase): Promise<ShopServi
               serviceCpuMs,
               databaseCpuMs,
               ...peaksOf(watch.stop()),
+              workerAfter: await workerMemory(),
               result: (run.result ?? {}) as Record<string, unknown>,
             };
           }

@@ -23,7 +23,8 @@
 // written (bench/results.md, section `shop`).
 //
 // Environment: BENCH_SHOP_ROWS (default 1000000), BENCH_SHOP_REPEATS (default 3; medians),
-// BENCH_SHOP_MEMORY_ROWS (default 5000000), TEST_PG_URL, TEST_MYSQL_URL.
+// BENCH_SHOP_MEMORY_ROWS (default 5000000), BENCH_SHOP_WORK (some of bridgePgToPg, bridgeMariadbToPg,
+// seed, bridgeAnonymized, anonymizeInPlace, atScale; all by default), TEST_PG_URL, TEST_MYSQL_URL.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -128,7 +129,17 @@ async function sideBySide(
     references.push(await reference(i));
     log(`${label}: repeat ${i + 1} of ${repeats}, ours (reference ${fmt(references.at(-1)!)} ms)`);
     runs.push(await ours(i));
-    log(`${label}: ours ${fmt(runs.at(-1)!.wallMs)} ms`);
+    const run = runs.at(-1)!;
+    const mb = (bytes: number) => `${fmt(bytes / 2 ** 20)} MB`;
+    const after = run.workerAfter;
+    log(
+      `${label}: ours ${fmt(run.wallMs)} ms; worker peak ${mb(run.workerPeakRss)}, after: RSS ${mb(after.rss)}, ` +
+        `heap ${mb(after.heapUsed)} of ${mb(after.heapTotal)}, external ${mb(after.external)}; ` +
+        Object.entries(after.spaces)
+          .filter(([, bytes]) => bytes >= 2 ** 20)
+          .map(([space, bytes]) => `${space} ${mb(bytes)}`)
+          .join(', '),
+    );
   }
   const measured = references.filter(Number.isFinite);
   return {
@@ -414,6 +425,14 @@ async function atScale(c: Context, rows: number): Promise<Outcome[]> {
   }
 }
 
+/** BENCH_SHOP_WORK: a comma-separated list of the rows to run (their function names), all by default. */
+function chosen(work: string): boolean {
+  const only = process.env.BENCH_SHOP_WORK?.split(',')
+    .map((w) => w.trim())
+    .filter(Boolean);
+  return !only?.length || only.includes(work);
+}
+
 export async function runShopBench(): Promise<boolean> {
   const rows = Math.round(positiveNumber('BENCH_SHOP_ROWS', 1_000_000));
   const repeats = Math.round(positiveNumber('BENCH_SHOP_REPEATS', 3));
@@ -443,11 +462,12 @@ export async function runShopBench(): Promise<boolean> {
     };
     const outcomes: Outcome[] = [];
     for (const row of [bridgePgToPg, bridgeMariadbToPg, seed, bridgeAnonymized, anonymizeInPlace]) {
-      outcomes.push(await row(c).catch((error: unknown) => failedRow(row.name, error)));
+      if (chosen(row.name)) outcomes.push(await row(c).catch((error: unknown) => failedRow(row.name, error)));
     }
-    outcomes.push(
-      ...(await atScale(c, memoryRows).catch((error: unknown) => [failedRow('at scale', error)])),
-    );
+    if (chosen(atScale.name))
+      outcomes.push(
+        ...(await atScale(c, memoryRows).catch((error: unknown) => [failedRow('at scale', error)])),
+      );
     const built = shopReport({
       outcomes,
       rows,

@@ -49,7 +49,8 @@ start() {
     fail "the web app is not built (web/dist/index.html is missing): build the image again, its build step runs 'scripts/image.sh build'"
   fi
   # The tracing bootstrap first: it does nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
-  exec node --import ./src/observability/tracing.ts src/main.ts "${@:-serve}"
+  # Node's memory settings, as the npm scripts give them (docs/production.md, Memory).
+  exec scripts/node-service.sh --import ./src/observability/tracing.ts src/main.ts "${@:-serve}"
 }
 
 health() {

@@ -2,8 +2,6 @@
 // (`create-admin`, `set-plan`, …). Every process is built by the composition root (src/compose.ts).
 // Configuration errors and a busy embedded store end the process with one clear line.
 
-// First: V8's settings apply to the heap from the start (see the file).
-import './v8-flags.ts';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';

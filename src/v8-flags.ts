@@ -10,4 +10,4 @@
 // grown by the usual factor: half that CPU, the same bounded memory.
 import v8 from 'node:v8';
 
-v8.setFlagsFromString('--external-memory-accounted-in-global-limit');
+

@@ -29,6 +29,12 @@ export interface TransformPool {
   close(): Promise<void>;
 }
 
+/**
+ * A transform thread's young generation: it holds one or two batches' strings at a time, which die
+ * young, so a small nursery costs little time, and each thread's memory stays a few tens of MB.
+ */
+const TRANSFORM_YOUNG_GENERATION_MB = 8;
+
 /** One worker per core, at most four: beyond that the database servers on the machine starve. */
 export function poolSize(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()));
@@ -53,7 +59,10 @@ export function createTransformPool(plan: RunPlan, key: Buffer, size = poolSize(
 export function startTransformPool(size = poolSize()): StartedPool {
   const workers = Array.from(
     { length: size },
-    () => new Worker(new URL('./transform-worker.ts', import.meta.url)),
+    () =>
+      new Worker(new URL('./transform-worker.ts', import.meta.url), {
+        resourceLimits: { maxYoungGenerationSizeMb: TRANSFORM_YOUNG_GENERATION_MB },
+      }),
   );
   const close = async () => {
     await Promise.all(workers.map((worker) => worker.terminate()));
