@@ -362,19 +362,6 @@ export interface KeyOrderedTables {
   readonly clockRunsSql: string;
 }
 
-/**
- * Patch images of an engine that keeps no transaction log (MyISAM): their rows are written without
- * undo, redo or row locks, where most of what a copy costs goes. Such an image keeps its rows when
- * the patch's transaction rolls back, so what committed is told by a marker table that takes part
- * in the transaction (patch-images.ts).
- */
-export interface UntransactedImages {
-  /** Turns an empty image table into one of that engine; an image it fails on stays as it is. */
-  convertSql(table: string): string;
-  /** Creates the commit marker `table`, of a transactional engine, with an integer column `committed`. */
-  createMarkerSql(table: string): string;
-}
-
 /** Engine-wide facts a caller decides by, never by the dialect's name. */
 export interface DialectCapabilities {
   /** DDL takes part in transactions (PostgreSQL); without, each DDL statement commits by itself (MySQL). */
@@ -399,8 +386,6 @@ export interface DialectCapabilities {
   readonly nonTransactionalTablesSql: string | null;
   /** Rows kept in primary-key order (MySQL's InnoDB), or null where a table is a heap (PostgreSQL). */
   readonly keyOrderedTables: KeyOrderedTables | null;
-  /** Images out of the transaction (MySQL), or null where they take part in it (PostgreSQL). */
-  readonly untransactedImages: UntransactedImages | null;
 }
 
 /** How this engine's SQL is written: pure (no connection), except pauseTriggers, which runs in `tx`. */

@@ -30,12 +30,6 @@ export const mysqlSqlWriter: SqlWriter = {
       clockStoppedSql: 'SET SESSION timestamp = UNIX_TIMESTAMP(NOW(6))',
       clockRunsSql: 'SET SESSION timestamp = DEFAULT',
     },
-    // MyISAM writes a row to its file and its key cache and nothing else; a key longer than its
-    // 1,000 bytes, or a server without it, leaves the image InnoDB.
-    untransactedImages: {
-      convertSql: (table) => `ALTER TABLE ${table} ENGINE = MyISAM`,
-      createMarkerSql: (table) => `CREATE TABLE ${table} (committed INT NOT NULL) ENGINE = InnoDB`,
-    },
   },
   quoteIdent: q,
   placeholder: () => '?',

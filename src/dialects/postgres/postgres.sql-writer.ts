@@ -61,8 +61,6 @@ export const postgresSqlWriter: SqlWriter = {
     nonTransactionalTablesSql: null,
     // A heap: rows lie where they were written; row versions spare the after-image pass anyway.
     keyOrderedTables: null,
-    // Every table takes part in transactions: the images' rows are the commit's own mark.
-    untransactedImages: null,
   },
   quoteIdent: q,
   placeholder: (position) => `$${position}`,

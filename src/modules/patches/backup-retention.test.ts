@@ -13,7 +13,7 @@ import { createTestAppWithWorker } from '../../../test/support/worker-runs.ts';
 import { dialects } from '../../dialects/index.ts';
 import type { Logger as JobsLogger } from '../module.ts';
 import { type BackupRetentionResult, createBackupRetention } from './backup-retention.ts';
-import { backupTable, commitMarkerTable, imagesOf } from './patch-images.ts';
+import { backupTable, imagesOf } from './patch-images.ts';
 
 const API = '/api/v1';
 const DAY = 24 * 60 * 60 * 1000;
@@ -126,19 +126,11 @@ for (const engine of ENGINES) {
     const name = (runId: string, index: number, image: 'before' | 'after' = 'before') =>
       // The bare table name, as the catalog lists it.
       backupTable(dialects[engine.dialect], runId, index, image).split('.').at(-1)!.replace(/["`]/g, '');
-    /**
-     * The tables an UPDATE by primary key leaves: its images (an after-image only on MySQL) and,
-     * where images keep no transaction (MySQL), the run's commit marker.
-     */
-    const updateImages = (runId: string, index: number) => {
-      const marker = commitMarkerTable(dialects[engine.dialect], runId);
-      return [
-        ...imagesOf(dialects[engine.dialect], { kind: 'update', key: ['id'] }).map((image) =>
-          name(runId, index, image),
-        ),
-        ...(marker === null ? [] : [marker.replace(/["`]/g, '')]),
-      ];
-    };
+    /** The images an UPDATE by primary key leaves (an after-image only on MySQL). */
+    const updateImages = (runId: string, index: number) =>
+      imagesOf(dialects[engine.dialect], { kind: 'update', key: ['id'] }).map((image) =>
+        name(runId, index, image),
+      );
     const people = async () =>
       (await engine.query(url, 'select id, name, score from people order by id'))
         .map((row) => `${row.id}:${row.name}:${row.score}`)

@@ -18,8 +18,7 @@ import { unsuccessfulRunIds } from '../runs/runs.repo.ts';
 import {
   backupTable,
   backupTablesOf,
-  commitMarkerTable,
-  createImages,
+  createImageSql,
   finishAfterImage,
   imagesOf,
   needsFinishedAfterImage,
@@ -96,13 +95,8 @@ export function createPatchExecute(deps: PatchRunDeps) {
     await context.progress(0, patch.statements.length);
 
     let statements: (StoredPatchStatement & { columns: string[] })[] = [];
-    const marker = commitMarkerTable(sql, run.id);
-    const images = () => {
-      const tables = statements.flatMap((s) =>
-        imagesOf(sql, s).map((image) => backupTable(sql, run.id, s.index, image)),
-      );
-      return tables.length === 0 || marker === null ? tables : [...tables, marker];
-    };
+    const images = () =>
+      statements.flatMap((s) => imagesOf(sql, s).map((image) => backupTable(sql, run.id, s.index, image)));
     let affected: number[];
     let imaged: number[];
     let xid: string | null;
@@ -128,18 +122,16 @@ export function createPatchExecute(deps: PatchRunDeps) {
             // An earlier execution that was interrupted (its process killed) may have left images.
             for (const earlier of await unsuccessfulRunIds(db, 'patch_execute', patch.id, run.id))
               await dropTables(tx, backupTablesOf(sql, patch, earlier));
-            await createImages(
-              tx,
-              sql,
-              run.id,
-              statements.flatMap((s) =>
-                imagesOf(sql, s).map((image) => ({
-                  statement: s,
-                  table: findTable(model, s.table)!,
-                  image: backupTable(sql, run.id, s.index, image),
-                })),
-              ),
-            );
+            if (images().length > 0) for (const setup of sql.ownTablesSetup()) await tx.query(setup);
+            for (const s of statements)
+              for (const image of imagesOf(sql, s))
+                for (const create of createImageSql(
+                  sql,
+                  backupTable(sql, run.id, s.index, image),
+                  s,
+                  findTable(model, s.table)!,
+                ))
+                  await tx.query(create);
           },
           { commit: true },
         );
@@ -151,9 +143,6 @@ export function createPatchExecute(deps: PatchRunDeps) {
               const xid =
                 versions === null ? null : String((await tx.query(versions.currentSql)).rows[0]!.version);
               const counts = { affected: [] as number[], imaged: [] as number[], xid };
-              // Images that keep no transaction: this row alone commits with the patch (patch-images.ts).
-              if (marker !== null && images().length > 0)
-                await tx.query(`INSERT INTO ${marker} (committed) VALUES (1)`);
               // The statements whose after-image their key ranges already wrote (patch-key-ranges.ts).
               const afterImaged = new Set<number>();
               for (const s of statements) {

@@ -4,14 +4,6 @@
 // (the dialect's ownTable: PostgreSQL's schema `dbops_backup`, MySQL's `_dbops_bak_` prefix, having
 // no second schema to write to), named by run id and filtered from introspection and drift.
 //
-// Where the engine has tables that keep no transaction log (MySQL's MyISAM), the images are of
-// that engine: a copy into them writes no undo, redo or row locks. Their rows then survive a
-// rollback of the patch's transaction, so a marker table of a transactional engine receives one row
-// in it, and a run that died is told committed by that row (patch-interrupted.ts); a failed run
-// drops its images. MyISAM leaves its writes to the operating system's cache: a crash of the
-// server keeps them, one of the machine right after the patch may lose rows of the images (no
-// fsync), which the transactional images it replaces would have kept.
-//
 // A rollback must find the rows changed since the patch. Where the engine has row versions
 // (PostgreSQL's `xmin`), every row the patch wrote carries its transaction id until something else
 // writes it, so a row whose version differs was changed since: no copy of the updated rows is
@@ -38,20 +30,8 @@ export function backupTable(sql: SqlWriter, runId: string, index: number, image:
 }
 
 /**
- * Where images keep no transaction (capabilities.untransactedImages): the quoted table that receives
- * one row in the patch's transaction, so that a row in it means the transaction committed. Null
- * where the images' own rows say so.
- */
-export function commitMarkerTable(sql: SqlWriter, runId: string): string | null {
-  return sql.capabilities.untransactedImages === null
-    ? null
-    : sql.ownTable(`${runId.replaceAll('-', '')}_committed`);
-}
-
-/**
  * Every backup table name an execution may have left: `before` and `after` of every statement,
- * whatever its kind (INSERT and DELETE have no `after` today; IF EXISTS makes the extra names free),
- * and its commit marker.
+ * whatever its kind (INSERT and DELETE have no `after` today; IF EXISTS makes the extra names free).
  */
 export function backupTablesOf(
   sql: SqlWriter,
@@ -59,14 +39,10 @@ export function backupTablesOf(
   runId: string | null = patch.execute_run_id,
 ) {
   if (runId === null) return [];
-  const marker = commitMarkerTable(sql, runId);
-  return [
-    ...patch.statements.flatMap((s) => [
-      backupTable(sql, runId, s.index, 'before'),
-      backupTable(sql, runId, s.index, 'after'),
-    ]),
-    ...(marker === null ? [] : [marker]),
-  ];
+  return patch.statements.flatMap((s) => [
+    backupTable(sql, runId, s.index, 'before'),
+    backupTable(sql, runId, s.index, 'after'),
+  ]);
 }
 
 /** The images a statement keeps: no after-image without a key to compare by. */
@@ -99,28 +75,6 @@ export function createImageSql(
   table: TableModel,
 ): string[] {
   return sql.createEmptyCopy(image, statement.table_sql, table, statement.key ?? []);
-}
-
-/**
- * Creates the run's empty images in `tx` (DDL commits by itself on MySQL), each turned out of the
- * transaction where the engine has images that keep none, then the commit marker. An image the
- * conversion fails on stays transactional: slower, as right.
- */
-export async function createImages(
-  tx: TargetTransaction,
-  sql: SqlWriter,
-  runId: string,
-  images: { statement: StoredPatchStatement; table: TableModel; image: string }[],
-): Promise<void> {
-  if (images.length === 0) return;
-  for (const setup of sql.ownTablesSetup()) await tx.query(setup);
-  const untransacted = sql.capabilities.untransactedImages;
-  for (const { statement, table, image } of images) {
-    for (const create of createImageSql(sql, image, statement, table)) await tx.query(create);
-    if (untransacted !== null) await tx.query(untransacted.convertSql(image)).catch(() => {});
-  }
-  const marker = commitMarkerTable(sql, runId);
-  if (untransacted !== null && marker !== null) await tx.query(untransacted.createMarkerSql(marker));
 }
 
 /**

@@ -12,7 +12,7 @@ import { waitForRun } from '../../../test/support/operations.ts';
 import { closeSuite, createWorkerProject } from '../../../test/support/worker-runs.ts';
 import { dialects } from '../../dialects/index.ts';
 import type { Run } from '../../store/tables.ts';
-import { backupTable, commitMarkerTable } from './patch-images.ts';
+import { backupTable } from './patch-images.ts';
 import { updatePatch } from './patches.repo.ts';
 
 const API = '/api/v1';
@@ -85,26 +85,6 @@ describe('settling a patch whose run was interrupted', () => {
         await settle(none.run);
         expect((await owner.get(`${API}/patches/${none.patchId}`)).body.status).toBe('failed');
         expect((await owner.post(`${API}/patches/${none.patchId}/execute`, {})).status).toBe(202);
-      });
-
-      it('with a commit marker, its row and not the images tell', async () => {
-        const untransacted = dialects[dialect()].capabilities.untransactedImages;
-        if (untransacted === null) return;
-        const sql = dialects[dialect()];
-        const imaged = async (marked: boolean) => {
-          const left = await interrupted();
-          const image = backupTable(sql, left.run.id, 0);
-          const marker = commitMarkerTable(sql, left.run.id)!;
-          await engine.query(url, `create table ${image} (id int, score int) engine = MyISAM`);
-          // A MyISAM image keeps the rows of a transaction that rolled back.
-          await engine.query(url, `insert into ${image} values (1, 1)`);
-          await engine.query(url, untransacted.createMarkerSql(marker));
-          if (marked) await engine.query(url, `insert into ${marker} (committed) values (1)`);
-          await settle(left.run);
-          return (await owner.get(`${API}/patches/${left.patchId}`)).body.status;
-        };
-        expect(await imaged(false)).toBe('failed');
-        expect(await imaged(true)).toBe('executed');
       });
 
       it('a rollback: rolled back when the rows are as before the patch, executed when they are not', async () => {

@@ -3,14 +3,11 @@
 // from the target what the dead run did. The execution's data and its before-images are written in
 // one transaction, into image tables created empty beforehand: rows in the run's images mean the
 // transaction committed (the patch is applied, and never applied again); none mean it rolled back.
-// Where the images keep no transaction (MyISAM), they may hold rows of a transaction rolled back:
-// the run's commit marker, written in the transaction, tells instead (patch-images.ts); a run of
-// before the marker has none, and its images tell.
 // A rollback's restore is one transaction too, and leaves no mark of its own: the target tells
 // whether it committed by holding every row as its before-image says (the rollback's own check).
 
 import type { Patch, Run } from '../../store/tables.ts';
-import { backupTable, backupTablesOf, commitMarkerTable } from './patch-images.ts';
+import { backupTable, backupTablesOf } from './patch-images.ts';
 import { planFor } from './patch-rollback.ts';
 import type { PatchRunDeps } from './patch-run-deps.ts';
 import { findPatchById, movePatchStatus } from './patches.repo.ts';
@@ -18,10 +15,9 @@ import { findPatchById, movePatchStatus } from './patches.repo.ts';
 export function createPatchInterrupted(deps: Pick<PatchRunDeps, 'db' | 'connections' | 'now'>) {
   const { db, connections, now } = deps;
 
-  /** Whether any of `tables` has a row (null: none of them exists); a table never created has none. */
+  /** Whether any of `tables` has a row; a table the dead run never created has none. */
   async function anyRows(connection: Parameters<typeof connections.withTarget>[0], tables: string[]) {
     return connections.withTarget(connection, async (handle) => {
-      let existing = 0;
       for (const table of tables) {
         const found = await handle
           .transaction(
@@ -30,26 +26,11 @@ export function createPatchInterrupted(deps: Pick<PatchRunDeps, 'db' | 'connecti
               commit: false,
             },
           )
-          .catch(() => null);
+          .catch(() => false);
         if (found) return true;
-        if (found === false) existing++;
       }
-      return existing === 0 ? null : false;
+      return false;
     });
-  }
-
-  /** Whether the run's transaction committed, as its marker or else its images tell. */
-  async function committed(
-    connection: Parameters<typeof connections.withTarget>[0],
-    patch: Patch,
-    runId: string,
-  ) {
-    const sql = connections.dialectOf(connection);
-    const marker = commitMarkerTable(sql, runId);
-    const marked = marker === null ? null : await anyRows(connection, [marker]);
-    if (marked !== null) return marked;
-    const images = backupTablesOf(sql, patch, runId).filter((table) => table !== marker);
-    return (await anyRows(connection, images)) === true;
   }
 
   /**
@@ -88,7 +69,9 @@ export function createPatchInterrupted(deps: Pick<PatchRunDeps, 'db' | 'connecti
       const patch = run.subject_id ? await findPatchById(db, run.subject_id) : undefined;
       if (patch?.status !== 'executing') return;
       const connection = await connections.findById(patch.connection_id);
-      const applied = connection !== undefined && (await committed(connection, patch, run.id));
+      const applied =
+        connection !== undefined &&
+        (await anyRows(connection, backupTablesOf(connections.dialectOf(connection), patch, run.id)));
       const at = now();
       await movePatchStatus(
         db,
