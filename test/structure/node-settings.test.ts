@@ -34,7 +34,7 @@ describe('how the service is started', () => {
         }).toString(),
       );
     const given = run({});
-    expect(given.argv).toEqual(expect.arrayContaining(['--max-semi-space-size=8']));
+    expect(given.argv).toEqual(expect.arrayContaining(['--max-semi-space-size=16']));
     expect(given).toMatchObject({ arena: '2', mmap: '131072' });
     expect(run({ MALLOC_ARENA_MAX: '4' })).toMatchObject({ arena: '4' });
   });
