@@ -24,7 +24,7 @@ export interface Outcome {
 const mb = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MB`;
 
 /** The worker's own account of its memory once a run is over: where its RSS is. */
-const workerAfter = (m: WorkerMemory) =>
+export const workerAfter = (m: WorkerMemory) =>
   `RSS ${mb(m.rss)}, V8 heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)} (young generation ${mb(m.spaces.new ?? 0)}), ` +
   `outside the heap ${mb(m.external)}`;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;

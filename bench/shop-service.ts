@@ -1,5 +1,5 @@
 // The service as the shop bench measures it: real processes as `npm start` and `npm run worker` start
-// them (their node arguments read from package.json, V8's settings included), one API that takes no
+// them (their commands read from package.json, memory settings included), one API that takes no
 // jobs and one worker, on a PostgreSQL store, driven over HTTP with an API key like any client.
 // A run is timed from its POST to the moment a polling client sees it `succeeded` (the queue's
 // pick-up included), and the RSS of both processes' trees is sampled every 50 ms meanwhile.

@@ -53,7 +53,7 @@ import {
   pgloaderInstalled,
   psql,
 } from './shop-clients.ts';
-import { type Outcome, shopReport } from './shop-report.ts';
+import { type Outcome, shopReport, workerAfter } from './shop-report.ts';
 import { writeShopRows } from './shop-rows.ts';
 import {
   MYSQL_SHOP_KEYS,
@@ -130,16 +130,7 @@ async function sideBySide(
     log(`${label}: repeat ${i + 1} of ${repeats}, ours (reference ${fmt(references.at(-1)!)} ms)`);
     runs.push(await ours(i));
     const run = runs.at(-1)!;
-    const mb = (bytes: number) => `${fmt(bytes / 2 ** 20)} MB`;
-    const after = run.workerAfter;
-    log(
-      `${label}: ours ${fmt(run.wallMs)} ms; worker peak ${mb(run.workerPeakRss)}, after: RSS ${mb(after.rss)}, ` +
-        `heap ${mb(after.heapUsed)} of ${mb(after.heapTotal)}, external ${mb(after.external)}; ` +
-        Object.entries(after.spaces)
-          .filter(([, bytes]) => bytes >= 2 ** 20)
-          .map(([space, bytes]) => `${space} ${mb(bytes)}`)
-          .join(', '),
-    );
+    log(`${label}: ours ${fmt(run.wallMs)} ms; worker after: ${workerAfter(run.workerAfter)}`);
   }
   const measured = references.filter(Number.isFinite);
   return {
